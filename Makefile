@@ -1,0 +1,53 @@
+# A fresh machine has only python3, make and git: every target creates .venv and installs what it needs.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# Reinstall (editable, strict mode: a link tree mypy can read) whenever a source file is added or changed,
+# so the installed memesh.generated / memesh.transports mapping always matches the checkout.
+SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' 2>/dev/null)
+LINKTREE = $(firstword $(wildcard build/__editable__.memesh-*))
+
+.PHONY: install run test lint typecheck codegen check-codegen bench clean mcp
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python $(SOURCES)
+	@echo "installing memesh and its dev tools into $(VENV) (log: $(VENV)/install.log)"
+	@$(BIN)/python -m pip install -e '.[dev]' --config-settings editable_mode=strict > $(VENV)/install.log 2>&1 \
+		|| (cat $(VENV)/install.log; exit 1)
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/memesh serve
+
+mcp: $(STAMP)
+	$(BIN)/memesh-mcp
+
+codegen: $(STAMP)
+	$(BIN)/python tools/codegen.py
+
+check-codegen: $(STAMP)
+	$(BIN)/python tools/codegen.py --check
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	cd $(LINKTREE) && $(abspath $(BIN))/mypy --config-file $(CURDIR)/pyproject.toml -p memesh
+	$(BIN)/mypy tests tools benchmarks
+
+test: check-codegen lint typecheck
+	$(BIN)/pytest -n 2
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/startup.py
+	$(BIN)/python benchmarks/core_latency.py --n 10000
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

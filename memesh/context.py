@@ -1,0 +1,32 @@
+"""What a transport tells an operation about the call: the clock, who is writing, and who will read the answer."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+HOST_MAX = 64
+_HOST_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
+def clean_host(name: str | None, default: str) -> str:
+    """A client's self-declared name as provenance: control characters removed, trimmed, at most 64 characters."""
+    cleaned = _HOST_CONTROL.sub("", name or "").strip()[:HOST_MAX]
+    return cleaned or default
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Per-call facts an operation may not read globally.
+
+    `source_host` is stamped into `metadata.provenance.source_host` when a memory is first stored (never an input).
+    `agent_view` is true where the answer goes into an agent's context (MCP, CLI): recall then applies the size cap.
+    """
+
+    source_host: str
+    agent_view: bool
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def at(self, now: datetime) -> CallContext:
+        return CallContext(source_host=self.source_host, agent_view=self.agent_view, now=now)

@@ -1,0 +1,78 @@
+"""Cleaning of stored text: control characters out, credential-shaped substrings replaced with ***REDACTED***.
+
+Every writer runs text through here before it reaches the store, so a secret pasted into a memory never lands in
+the database or the keyword index. Names and tags are identifiers and are stored as given.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+REDACTED = "***REDACTED***"
+
+# C0 controls other than tab and newline, and DEL. (Carriage returns are turned into newlines first.)
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_NAME_WHITESPACE = re.compile(r"[\r\n\t]+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+_I = re.IGNORECASE
+# In the order they are applied; each is case-insensitive, as credential prefixes are typed in either case.
+SECRET_PATTERNS: tuple[re.Pattern[str], ...] = (
+    # PEM private keys, with their END line, or to the end of the text when it was cut off.
+    re.compile(r"-----BEGIN[A-Z ]*PRIVATE KEY-----(?:.*?-----END[A-Z ]*PRIVATE KEY-----|.*\Z)", _I | re.DOTALL),
+    # Credentials inside database and broker URLs (the host stays readable).
+    re.compile(
+        r"(?:postgres|postgresql|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqp|amqps)://[^\s:@/]+:[^\s:@/]+@", _I
+    ),
+    re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", _I),  # JWT
+    re.compile(r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", _I),  # SendGrid
+    re.compile(r"[srp]k_(?:live|test)_[A-Za-z0-9]{16,}", _I),  # Stripe
+    re.compile(r"npm_[A-Za-z0-9]{36}", _I),  # npm
+    re.compile(r"(?<![A-Za-z0-9_])sk[-_][^\s\"\\]{4,}[A-Za-z0-9]", _I),  # Anthropic / OpenAI sk-…
+    re.compile(r"Bearer(?:\s|\\[nrt])+[A-Za-z0-9_.\-]{16,}", _I),
+    re.compile(
+        r"(?<![A-Za-z0-9])(?:api[-_]?key|access[-_]?token|auth[-_]?token|refresh[-_]?token|session[-_]?token"
+        r"|token|secret|password|passwd|pwd|signature)=[^&\s\"'<>]{8,}",
+        _I,
+    ),
+    re.compile(r"(?:ghp|gho|gh[sur])_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,}", _I),  # GitHub
+    re.compile(r"A(?:KIA|SIA)[A-Z0-9]{16}", _I),  # AWS access key id
+    re.compile(r"AIza[A-Za-z0-9_-]{30,}", _I),  # Google API key
+    re.compile(r"xox[baprs]-[A-Za-z0-9-]{10,}", _I),  # Slack
+)
+
+
+def strip_controls(text: str) -> str:
+    """Newlines normalised to `\\n`; every other control character except tab removed."""
+    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def redact(text: str) -> str:
+    """`text` with every credential-shaped substring replaced by ***REDACTED***, repeated until nothing changes."""
+    for _ in range(8):
+        before = text
+        for pattern in SECRET_PATTERNS:
+            text = pattern.sub(REDACTED, text)
+        if text == before:
+            break
+    return text
+
+
+def clean_text(text: str) -> str:
+    """What is stored for one piece of free text: controls stripped, secrets redacted, lone surrogates replaced."""
+    return to_storable(redact(strip_controls(text)))
+
+
+def clean_all(texts: Iterable[str]) -> list[str]:
+    return [clean_text(text) for text in texts]
+
+
+def clean_name(name: str) -> str:
+    """A name or title on one line: runs of CR, LF and tab become one space, then trimmed."""
+    return _NAME_WHITESPACE.sub(" ", name).strip()
+
+
+def to_storable(text: str) -> str:
+    """Lone UTF-16 surrogates (which JSON can carry and SQLite cannot store) become U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)

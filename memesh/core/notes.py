@@ -1,0 +1,89 @@
+"""Derive a structured memory (title, observations, name) from free text: the `note` form of remember."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from memesh.core.clean import redact, strip_controls, to_storable
+
+TITLE_MAX = 200
+OBSERVATION_MAX = 10_000
+SLUG_MAX = 60
+NOTE_TYPE = "note"
+ELLIPSIS = "…"
+
+_MARKER = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+)")
+_LIST_ITEM = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+)")
+_BLANK_LINE = re.compile(r"\n\s*\n")
+_SPACES = re.compile(r"\s+")
+_FIRST_SENTENCE = re.compile(r"^(.+?[.!?。！？])(?=\s|$)")
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class DerivedNote:
+    """What a note turns into; `cleaned` is the text the name's hash is taken over."""
+
+    name: str
+    title: str
+    observations: list[str]
+    cleaned: str
+
+
+def clean_note(text: str) -> str:
+    """The note after cleaning: newlines normalised, control characters removed, secrets redacted, trimmed."""
+    return to_storable(redact(strip_controls(text))).strip().strip("\ufeff").strip()
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` trimmed; over `limit` characters it is cut to limit-1 and ends in `…`."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rstrip() + ELLIPSIS
+
+
+def title_from_line(line: str) -> str:
+    """A title from one line: a line over 200 characters is cut to its first sentence, then to 200."""
+    if len(line) > TITLE_MAX:
+        sentence = _FIRST_SENTENCE.match(line)
+        if sentence:
+            line = sentence.group(1)
+    return shorten(line, TITLE_MAX) or NOTE_TYPE
+
+
+def split_observations(text: str) -> list[str]:
+    """Paragraphs (blank-line separated) become observations; a paragraph of list items gives one per item."""
+    parts: list[str] = []
+    for block in _BLANK_LINE.split(text):
+        lines = [line.strip() for line in block.split("\n") if line.strip()]
+        if not lines:
+            continue
+        if all(_LIST_ITEM.match(line) for line in lines):
+            parts.extend(_MARKER.sub("", line) for line in lines)
+        else:
+            parts.append(" ".join(lines))
+    collapsed = (_SPACES.sub(" ", part).strip() for part in parts)
+    return [shorten(part, OBSERVATION_MAX) for part in collapsed if part]
+
+
+def slug(title: str) -> str:
+    """Lower-case ASCII letters and digits joined by `-`, at most 60 characters; `note` when none are left."""
+    text = _NOT_SLUG.sub("-", title.lower()).strip("-")[:SLUG_MAX].rstrip("-")
+    return text or NOTE_TYPE
+
+
+def derive_note(note: str) -> DerivedNote | None:
+    """Title, observations and name derived from `note`; None when nothing is left after cleaning."""
+    cleaned = clean_note(note)
+    if not cleaned:
+        return None
+    first, _, rest = cleaned.partition("\n")
+    first_line = _SPACES.sub(" ", _MARKER.sub("", first).strip())
+    title = title_from_line(first_line)
+    body = split_observations(rest)
+    observations = body if (title == first_line and body) else [*split_observations(first_line), *body]
+    digest = hashlib.sha256(cleaned.encode()).hexdigest()[:8]
+    return DerivedNote(name=f"{slug(title)}-{digest}", title=title, observations=observations, cleaned=cleaned)

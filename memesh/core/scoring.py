@@ -1,0 +1,78 @@
+"""The five-factor recall score: relevance 0.30, recency 0.25, frequency 0.18, confidence 0.17, impact 0.10."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+WEIGHTS = {"relevance": 0.30, "recency": 0.25, "frequency": 0.18, "confidence": 0.17, "impact": 0.10}
+RECENCY_SCALE_DAYS = 30.0
+NEUTRAL = 0.5
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What the score reads from one stored memory."""
+
+    id: int
+    last_accessed_at: str | None
+    access_count: int
+    confidence: float
+    recall_hits: int = 0
+    recall_misses: int = 0
+
+
+def parse_time(value: str | None) -> datetime | None:
+    """An ISO-8601 or SQLite `YYYY-MM-DD HH:MM:SS` timestamp as an aware UTC datetime; None when unreadable."""
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def recency(last_accessed_at: str | None, now: datetime) -> float:
+    """exp(-days/30) since the memory was last recalled; neutral when it never was."""
+    when = parse_time(last_accessed_at)
+    if when is None:
+        return NEUTRAL
+    days = max(0.0, (now - when).total_seconds() / 86400)
+    return math.exp(-days / RECENCY_SCALE_DAYS)
+
+
+def frequency(access_count: int, max_count: int) -> float:
+    """Access count on a log scale, relative to the most-recalled memory among the candidates."""
+    ceiling = max(max_count, 1)
+    return math.log(access_count + 1) / math.log(ceiling + 1)
+
+
+def impact(hits: int, misses: int) -> float:
+    """Laplace-smoothed share of recalls that were used: 0.5 for a memory with no record yet."""
+    return (hits + 1) / (hits + misses + 2)
+
+
+def position_relevance(index: int, count: int) -> float:
+    """Relevance from BM25 rank: the first hit 1.0, falling evenly, the last just above 0."""
+    return 1 - index / (count + 1)
+
+
+def score(signal: Signals, relevance: float, max_count: int, now: datetime) -> float:
+    return (
+        WEIGHTS["relevance"] * relevance
+        + WEIGHTS["recency"] * recency(signal.last_accessed_at, now)
+        + WEIGHTS["frequency"] * frequency(signal.access_count, max_count)
+        + WEIGHTS["confidence"] * signal.confidence
+        + WEIGHTS["impact"] * impact(signal.recall_hits, signal.recall_misses)
+    )
+
+
+def rank(signals: Sequence[Signals], relevance: Mapping[int, float], now: datetime) -> list[int]:
+    """Candidate ids by descending score; equal scores keep the order they came in (BM25, then recency)."""
+    max_count = max((s.access_count for s in signals), default=0)
+    scored = [(score(s, relevance.get(s.id, NEUTRAL), max_count, now), i, s.id) for i, s in enumerate(signals)]
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return [entity_id for _, _, entity_id in scored]

@@ -1,0 +1,51 @@
+"""The one path from decoded arguments to an operation's Result, shared by every transport.
+
+Validation happens here, once, against the tool's schema file; operations never re-validate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from returns.result import Failure, Result
+
+from memesh import schemas, validation
+from memesh.context import CallContext
+from memesh.errors import MemeshError
+from memesh.registry import BY_NAME
+from memesh.store.sqlite import SqliteStore
+
+
+def validate(schema_name: str, arguments: Any) -> Result[Any, MemeshError] | None:
+    """Failure(validation.bad-body) listing every issue, or None when the arguments fit the schema."""
+    problems = validation.issues(schemas.load(schema_name), arguments)
+    return Failure(MemeshError.bad_body("; ".join(problems))) if problems else None
+
+
+def drop_null_fields(schema_name: str, arguments: Any) -> Result[Any, MemeshError] | Any:
+    """MCP's decoding: unknown keys are refused on their own first; then a top-level null means "not given"."""
+    unknown = validation.unknown_key_issues(schemas.load(schema_name), arguments)
+    if unknown:
+        return Failure(MemeshError.bad_body("; ".join(unknown)))
+    if isinstance(arguments, dict):
+        return {key: value for key, value in arguments.items() if value is not None}
+    return arguments
+
+
+def call(
+    name: str, store: SqliteStore, arguments: Any, ctx: CallContext, *, nulls_mean_absent: bool = False
+) -> Result[Any, MemeshError]:
+    """Validate `arguments` for tool `name` and run it; Failure(validation.bad-body) for an unknown tool too."""
+    tool = BY_NAME.get(name)
+    if tool is None:
+        return Failure(MemeshError.bad_body(f"Unknown tool: {name}"))
+    if arguments is None:
+        arguments = {}
+    if nulls_mean_absent:
+        arguments = drop_null_fields(tool.input_schema, arguments)
+        if isinstance(arguments, Failure):
+            return arguments
+    refused = validate(tool.input_schema, arguments)
+    if refused is not None:
+        return refused
+    return tool.run(store, validation.normalize_numbers(arguments), ctx)

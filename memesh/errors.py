@@ -1,0 +1,46 @@
+"""The one error value every operation fails with, and the closed set of stable codes the spec defines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class ErrorCode(StrEnum):
+    """The spec's stable `errorCode` values. Code branches on these, never on message text."""
+
+    AUTH_MISSING_BEARER = "auth.missing-bearer"
+    AUTH_INVALID_TOKEN = "auth.invalid-token"
+    AUTH_NOT_CONFIGURED = "auth.not-configured"
+    AUTH_CROSS_ORIGIN = "auth.cross-origin"
+    BAD_BODY = "validation.bad-body"
+    BAD_PARAM = "validation.bad-param"
+    ROUTE_RETIRED = "route.retired"
+    ROUTE_NOT_FOUND = "route.not-found"
+    NOT_FOUND = "resource.not-found"
+    PAYLOAD_TOO_LARGE = "payload.too-large"
+    OPERATION_FAILED = "operation.failed"
+    PERMISSION_DENIED = "operation.permission-denied"
+    INTERNAL = "server.internal"
+
+
+@dataclass(frozen=True)
+class MemeshError:
+    """A failure a caller can act on: a stable code, a sentence for people, and optional structured detail."""
+
+    code: ErrorCode
+    message: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def bad_body(cls, message: str) -> MemeshError:
+        return cls(ErrorCode.BAD_BODY, message)
+
+    @classmethod
+    def failed(cls, message: str, **data: Any) -> MemeshError:
+        return cls(ErrorCode.OPERATION_FAILED, message, dict(data))
+
+    @classmethod
+    def not_found(cls, message: str, **data: Any) -> MemeshError:
+        return cls(ErrorCode.NOT_FOUND, message, dict(data))

@@ -1,0 +1,95 @@
+"""The memory as the core sees it: plain values, no storage or transport concerns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Final, Literal
+
+Namespace = Literal["personal", "team", "global"]
+NAMESPACES: Final = ("personal", "team", "global")
+DEFAULT_NAMESPACE: Final[Namespace] = "personal"
+ACTIVE: Final = "active"
+ARCHIVED: Final = "archived"
+
+# Types whose repeated observations are kept (a lesson learned twice is evidence), and the spellings of them.
+LESSON_TYPES: Final = frozenset({"lesson_learned", "lesson", "mistake"})
+TYPE_ALIASES: Final = {"lesson": "lesson_learned", "mistake": "lesson_learned"}
+
+
+def canonical_type(entity_type: str) -> str:
+    """The stored spelling of a type: `lesson` and `mistake` are stored as `lesson_learned`."""
+    return TYPE_ALIASES.get(entity_type, entity_type)
+
+
+def sqlite_time(moment: datetime) -> str:
+    """`YYYY-MM-DD HH:MM:SS` in UTC: the form created_at is stored and returned in."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def iso_time(moment: datetime) -> str:
+    """ISO-8601 UTC with milliseconds and `Z`, the form metadata timestamps use."""
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class Relation:
+    from_name: str
+    to_name: str
+    type: str
+
+
+@dataclass
+class Entity:
+    """One stored memory with everything attached to it."""
+
+    id: int
+    name: str
+    type: str
+    title: str | None
+    namespace: str
+    status: str
+    created_at: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    observations: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    access_count: int = 0
+    last_accessed_at: str | None = None
+    confidence: float = 1.0
+    recall_hits: int = 0
+    recall_misses: int = 0
+
+    @property
+    def archived(self) -> bool:
+        return self.status == ARCHIVED
+
+
+@dataclass(frozen=True)
+class EntityWrite:
+    """The whole state one memory should have after a write; the store makes the rows match it.
+
+    `entity_id` None inserts a new memory. `confidence` None keeps the stored value. Observations and tags are
+    the complete lists: the store appends when the stored ones are a prefix, and rewrites them otherwise.
+    """
+
+    entity_id: int | None
+    name: str
+    type: str
+    title: str | None
+    namespace: str
+    status: str
+    metadata: dict[str, Any]
+    observations: tuple[str, ...]
+    tags: tuple[str, ...]
+    created_at: str | None = None
+    confidence: float | None = None
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which memories a recall or listing may return."""
+
+    tag: str | None = None
+    namespace: str | None = None
+    include_archived: bool = False

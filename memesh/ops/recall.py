@@ -1,0 +1,118 @@
+"""recall: find memories by keyword (or list recent ones), ranked by the five-factor score."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from typing import Protocol
+
+from returns.result import Result, Success
+
+from memesh.context import CallContext
+from memesh.core import query as fts
+from memesh.core import scoring, sizecap
+from memesh.core.history import summarize
+from memesh.core.terms import query_terms
+from memesh.errors import MemeshError
+from memesh.generated.tools.recall_input import RecallInput
+from memesh.generated.tools.recall_output import Entity as RecallEntity
+from memesh.generated.tools.recall_output import RecallOutput
+from memesh.model import Entity, Filters, iso_time
+
+DEFAULT_LIMIT = 20
+
+
+class RecallStore(Protocol):
+    def count(self) -> int: ...
+    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]: ...
+    def search(self, expressions: Sequence[str], filters: Filters, limit: int) -> list[int]: ...
+    def recent(self, filters: Filters, limit: int) -> list[int]: ...
+    def load(self, ids: Sequence[int]) -> list[Entity]: ...
+    def touch(self, ids: Sequence[int], when: str) -> None: ...
+    def conflicts(self, names: Sequence[str]) -> list[str]: ...
+
+
+def filters_for(request: RecallInput) -> Filters:
+    """`cross_project` lifts the tag and namespace filters: it searches everything."""
+    if request.get("cross_project"):
+        return Filters(include_archived=request.get("include_archived", False))
+    return Filters(
+        tag=request.get("tag") or None,
+        namespace=request.get("namespace"),
+        include_archived=request.get("include_archived", False),
+    )
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFC", text).strip().casefold()
+
+
+def exact_matches_first(entities: list[Entity], query: str) -> list[Entity]:
+    """A memory whose name or title is exactly the query leads, whatever its score."""
+    wanted = _fold(query)
+    exact = [e for e in entities if _fold(e.name) == wanted or (e.title is not None and _fold(e.title) == wanted)]
+    return exact + [e for e in entities if e not in exact] if exact else entities
+
+
+def shown(entity: Entity, relevance: float | None) -> RecallEntity:
+    """One memory as recall returns it: history summarized to a count, relations outgoing."""
+    out: RecallEntity = {
+        "id": entity.id,
+        "name": entity.name,
+        "title": entity.title,
+        "type": entity.type,
+        "namespace": entity.namespace,  # type: ignore[typeddict-item]
+        "created_at": entity.created_at,
+    }
+    if entity.metadata:
+        out["metadata"] = summarize(entity.metadata)
+    out["observations"] = list(entity.observations)
+    out["tags"] = list(entity.tags)
+    out["relations"] = [{"from": r.from_name, "to": r.to_name, "type": r.type} for r in entity.relations]
+    if entity.archived:
+        out["archived"] = True
+    out["access_count"] = entity.access_count
+    if entity.last_accessed_at:
+        out["last_accessed_at"] = entity.last_accessed_at
+    out["confidence"] = entity.confidence
+    if relevance is not None:
+        out["match"] = {"source": "keyword", "relevance": round(relevance, 6)}
+    return out
+
+
+def recall(store: RecallStore, request: RecallInput, *, ctx: CallContext) -> Result[RecallOutput, MemeshError]:
+    """The ranked envelope for a query (an unsearchable one finds nothing) or, without one, the recent memories."""
+    limit = request.get("limit", DEFAULT_LIMIT)
+    filters = filters_for(request)
+    text = request.get("query") or ""
+    relevance: dict[int, float] = {}
+    if text.strip():
+        terms = query_terms(text)
+        plan = fts.plan_match(text, store.doc_freq(terms), store.count()) if terms else None
+        if plan is None:
+            return Success({"entities": [], "retrieval": {"mode": "fts", "truncated": False}})
+        ids = store.search(plan.expressions, filters, limit)
+        relevance = {entity_id: scoring.position_relevance(i, len(ids)) for i, entity_id in enumerate(ids)}
+    else:
+        ids = store.recent(filters, limit)
+    candidates = store.load(ids)
+    store.touch(ids, iso_time(ctx.now))  # counted now; this call ranks on what was known before it
+    signals = [
+        scoring.Signals(e.id, e.last_accessed_at, e.access_count, e.confidence, e.recall_hits, e.recall_misses)
+        for e in candidates
+    ]
+    by_id = {e.id: e for e in candidates}
+    ranked = [by_id[entity_id] for entity_id in scoring.rank(signals, relevance, ctx.now)]
+    if text.strip():
+        ranked = exact_matches_first(ranked, text)
+    ranked = ranked[:limit]
+    envelope: RecallOutput = {
+        "entities": [shown(e, relevance.get(e.id) if text.strip() else None) for e in ranked],
+        "retrieval": {"mode": "fts", "truncated": len(ranked) == limit},
+    }
+    conflicts = store.conflicts([e.name for e in ranked])
+    if conflicts:
+        envelope["conflicts"] = conflicts
+    if ctx.agent_view:
+        envelope = sizecap.cap_envelope(envelope)  # type: ignore[assignment,arg-type]
+    return Success(envelope)

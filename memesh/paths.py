@@ -1,0 +1,28 @@
+"""Where MeMesh keeps its files: `~/.memesh` (MEMESH_DIR) and the database in it (MEMESH_DB_PATH)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DB_FILENAME = "knowledge-graph.db"
+
+
+def memesh_dir() -> Path:
+    """The owner-private folder for config, tokens and (by default) the database."""
+    configured = os.environ.get("MEMESH_DIR", "").strip()
+    return Path(configured).expanduser() if configured else Path.home() / ".memesh"
+
+
+def db_path() -> Path:
+    """The database file: MEMESH_DB_PATH when set, else knowledge-graph.db inside memesh_dir()."""
+    configured = os.environ.get("MEMESH_DB_PATH", "").strip()
+    return Path(configured).expanduser() if configured else memesh_dir() / DB_FILENAME
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create `path` (mode 0700) if missing; an existing folder keeps the mode its owner gave it."""
+    if not path.exists():
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.chmod(0o700)
+    return path

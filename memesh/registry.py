@@ -1,0 +1,54 @@
+"""The single list of tools: name → schema files, behaviour hints and operation. Every transport iterates it, so a
+tool cannot be added to one surface and forgotten on another."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from returns.result import Result
+
+from memesh.context import CallContext
+from memesh.errors import MemeshError
+from memesh.ops.forget import forget
+from memesh.ops.recall import recall
+from memesh.ops.remember import remember
+from memesh.store.sqlite import SqliteStore
+
+Operation = Callable[[SqliteStore, Any, CallContext], Result[Any, MemeshError]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool: its schemas (names under schemas/), the hints MCP clients read, and the operation it runs."""
+
+    name: str
+    title: str
+    operation: Callable[..., Result[Any, MemeshError]]
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+
+    @property
+    def input_schema(self) -> str:
+        return f"tools/{self.name}.input"
+
+    @property
+    def output_schema(self) -> str:
+        return f"tools/{self.name}.output"
+
+    def run(self, store: SqliteStore, request: Any, ctx: CallContext) -> Result[Any, MemeshError]:
+        return self.operation(store, request, ctx=ctx)
+
+
+TOOLS: tuple[Tool, ...] = (
+    # remember writes and can archive (supersedes) but never deletes; a repeat of the same call appends nothing.
+    Tool("remember", "Remember", remember, read_only=False, destructive=False, idempotent=True),
+    # recall only reads memories (it does count accesses, which is bookkeeping, not a change of content).
+    Tool("recall", "Recall", recall, read_only=True, destructive=False, idempotent=True),
+    # forget hides a memory or removes an observation: a loss from the caller's point of view.
+    Tool("forget", "Forget", forget, read_only=False, destructive=True, idempotent=True),
+)
+
+BY_NAME = {tool.name: tool for tool in TOOLS}

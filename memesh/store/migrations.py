@@ -1,0 +1,79 @@
+"""Numbered schema migrations, applied in order and recorded in the database's `schema_migrations` table.
+
+A migration is never edited once released: a change to the schema is a new entry at the end.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
+    (
+        1,
+        "entities, observations, tags, relations and the keyword index",
+        """
+        CREATE TABLE entities (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL UNIQUE,
+            type TEXT NOT NULL,
+            title TEXT,
+            namespace TEXT NOT NULL DEFAULT 'personal',
+            status TEXT NOT NULL DEFAULT 'active',
+            created_at TEXT NOT NULL DEFAULT (datetime('now')),
+            metadata TEXT NOT NULL DEFAULT '{}',
+            access_count INTEGER NOT NULL DEFAULT 0,
+            last_accessed_at TEXT,
+            confidence REAL NOT NULL DEFAULT 1.0,
+            recall_hits INTEGER NOT NULL DEFAULT 0,
+            recall_misses INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX idx_entities_status ON entities(status);
+        CREATE INDEX idx_entities_namespace ON entities(namespace);
+        CREATE INDEX idx_entities_type ON entities(type, id);
+
+        CREATE TABLE observations (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            content TEXT NOT NULL,
+            created_at TEXT NOT NULL DEFAULT (datetime('now'))
+        );
+        CREATE INDEX idx_observations_entity ON observations(entity_id, id);
+
+        CREATE TABLE tags (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            UNIQUE (entity_id, tag)
+        );
+        CREATE INDEX idx_tags_tag ON tags(tag, entity_id);
+
+        CREATE TABLE relations (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            from_entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            to_entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            relation_type TEXT NOT NULL,
+            metadata TEXT,
+            created_at TEXT NOT NULL DEFAULT (datetime('now')),
+            UNIQUE (from_entity_id, to_entity_id, relation_type)
+        );
+        CREATE INDEX idx_relations_to ON relations(to_entity_id);
+
+        -- The keyword index keeps its own copy of the indexed text (rowid = entity id), so a row can always be
+        -- deleted and rebuilt without reproducing what was indexed; CJK runs are stored as bigrams.
+        CREATE VIRTUAL TABLE entities_fts USING fts5(
+            name, title, observations, tokenize = 'unicode61 remove_diacritics 2'
+        );
+        CREATE VIRTUAL TABLE entities_fts_vocab USING fts5vocab(entities_fts, 'row');
+
+        -- Row counts kept by triggers, so the noise guard does not count the table on every recall.
+        CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+        INSERT INTO counters (name, value) VALUES ('entities', 0);
+        CREATE TRIGGER entities_count_insert AFTER INSERT ON entities
+            BEGIN UPDATE counters SET value = value + 1 WHERE name = 'entities'; END;
+        CREATE TRIGGER entities_count_delete AFTER DELETE ON entities
+            BEGIN UPDATE counters SET value = value - 1 WHERE name = 'entities'; END;
+
+        CREATE TABLE memesh_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """,
+    ),
+)

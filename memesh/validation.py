@@ -1,0 +1,286 @@
+"""Validate a decoded request against its schema file once, at the edge, with one error format for every transport.
+
+The schemas in `schemas/` are the single source. This module interprets the subset of JSON Schema 2020-12 they are
+written in (`tools/codegen.py` refuses a schema that uses any other keyword), because the CLI must start in well
+under 0.2 s and the `jsonschema` package alone costs more than half of that to import. `tests/test_validation.py`
+holds this interpreter to the reference: for generated and hand-picked instances, it must accept exactly what
+`jsonschema.Draft202012Validator` accepts.
+
+Messages follow the spec: an issue at the root gives only its message; an issue on a field or an unknown key is
+prefixed with its path (`relations.0.to: Required`). Several issues are joined with `; `, in document order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+# Keywords that only describe; they never reject anything.
+ANNOTATIONS = frozenset({"$schema", "$id", "$defs", "$comment", "title", "description", "default", "examples"})
+ASSERTIONS = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "enum",
+        "const",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minItems",
+        "maxItems",
+        "items",
+        "$ref",
+        "anyOf",
+        "minProperties",
+    }
+)
+SUPPORTED_KEYWORDS = ANNOTATIONS | ASSERTIONS
+
+_TYPE_NAMES: dict[str, str] = {
+    "string": "string",
+    "integer": "integer",
+    "number": "number",
+    "boolean": "boolean",
+    "object": "object",
+    "array": "array",
+    "null": "null",
+}
+
+
+def json_type(value: object) -> str:
+    """The JSON type name of a decoded value (`integer` for whole numbers, as JSON Schema counts them)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _matches_type(value: object, expected: str) -> bool:
+    actual = json_type(value)
+    return actual == expected or (expected == "number" and actual == "integer")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+@cache
+def _pattern(source: str) -> re.Pattern[str]:
+    return re.compile(source)
+
+
+class _Validator:
+    def __init__(self, root: Mapping[str, Any]) -> None:
+        self.root = root
+        self.issues: list[tuple[tuple[str | int, ...], str]] = []
+        self.unknown: list[tuple[tuple[str | int, ...], str]] = []
+
+    def resolve(self, ref: str) -> Mapping[str, Any]:
+        if not ref.startswith("#/"):
+            raise ValueError(f"only local references are supported: {ref}")
+        node: Any = self.root
+        for part in ref[2:].split("/"):
+            node = node[part.replace("~1", "/").replace("~0", "~")]
+        return node  # type: ignore[no-any-return]
+
+    def fail(self, path: tuple[str | int, ...], message: str, *, unknown: bool = False) -> None:
+        self.issues.append((path, message))
+        if unknown:
+            self.unknown.append((path, message))
+
+    def check(self, schema: Mapping[str, Any] | bool, value: Any, path: tuple[str | int, ...]) -> None:
+        if schema is True:
+            return
+        if schema is False:
+            self.fail(path, "Invalid input: not allowed")
+            return
+        if "$ref" in schema:
+            self.check(self.resolve(schema["$ref"]), value, path)
+        if "anyOf" in schema:
+            self._any_of(schema["anyOf"], value, path)
+        if "type" in schema and not self._type(schema["type"], value, path):
+            return  # the other keywords would only restate the type error
+        if "const" in schema and not _same(value, schema["const"]):
+            self.fail(path, f"Invalid input: expected {_literal(schema['const'])}")
+        if "enum" in schema and not any(_same(value, option) for option in schema["enum"]):
+            options = "|".join(_literal(option) for option in schema["enum"])
+            self.fail(path, f"Invalid option: expected one of {options}")
+        if isinstance(value, str):
+            self._string(schema, value, path)
+        elif json_type(value) in ("integer", "number"):
+            self._number(schema, value, path)
+        elif isinstance(value, list):
+            self._array(schema, value, path)
+        elif isinstance(value, dict):
+            self._object(schema, value, path)
+
+    def _type(self, expected: str | list[str], value: Any, path: tuple[str | int, ...]) -> bool:
+        options = [expected] if isinstance(expected, str) else list(expected)
+        if any(_matches_type(value, option) for option in options):
+            return True
+        names = " | ".join(_TYPE_NAMES[option] for option in options)
+        received = "number" if json_type(value) == "integer" else json_type(value)
+        self.fail(path, f"Invalid input: expected {names}, received {received}")
+        return False
+
+    def _any_of(self, options: list[Mapping[str, Any]], value: Any, path: tuple[str | int, ...]) -> None:
+        best: list[tuple[tuple[str | int, ...], str]] | None = None
+        for option in options:
+            trial = _Validator(self.root)
+            trial.check(option, value, path)
+            if not trial.issues:
+                return
+            if best is None or len(trial.issues) < len(best):
+                best = trial.issues
+        self.issues.extend(best or [(path, "Invalid input")])
+
+    def _string(self, schema: Mapping[str, Any], value: str, path: tuple[str | int, ...]) -> None:
+        if "minLength" in schema and len(value) < schema["minLength"]:
+            self.fail(path, f"Too small: expected string to have >={schema['minLength']} characters")
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            self.fail(path, f"Too big: expected string to have <={schema['maxLength']} characters")
+        if "pattern" in schema and not _pattern(schema["pattern"]).search(value):
+            self.fail(path, f"Invalid string: must match pattern {schema['pattern']}")
+
+    def _number(self, schema: Mapping[str, Any], value: float, path: tuple[str | int, ...]) -> None:
+        if "minimum" in schema and value < schema["minimum"]:
+            self.fail(path, f"Too small: expected number to be >={_literal(schema['minimum'])}")
+        if "maximum" in schema and value > schema["maximum"]:
+            self.fail(path, f"Too big: expected number to be <={_literal(schema['maximum'])}")
+        if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
+            self.fail(path, f"Too small: expected number to be >{_literal(schema['exclusiveMinimum'])}")
+        if "exclusiveMaximum" in schema and value >= schema["exclusiveMaximum"]:
+            self.fail(path, f"Too big: expected number to be <{_literal(schema['exclusiveMaximum'])}")
+
+    def _array(self, schema: Mapping[str, Any], value: list[Any], path: tuple[str | int, ...]) -> None:
+        if "minItems" in schema and len(value) < schema["minItems"]:
+            self.fail(path, f"Too small: expected array to have >={schema['minItems']} items")
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            self.fail(path, f"Too big: expected array to have <={schema['maxItems']} items")
+        if "items" in schema:
+            for index, item in enumerate(value):
+                self.check(schema["items"], item, (*path, index))
+
+    def _object(self, schema: Mapping[str, Any], value: dict[str, Any], path: tuple[str | int, ...]) -> None:
+        properties: Mapping[str, Any] = schema.get("properties", {})
+        if "minProperties" in schema and len(value) < schema["minProperties"]:
+            self.fail(path, f"Too small: expected object to have >={schema['minProperties']} properties")
+        for key in schema.get("required", ()):
+            if key not in value:
+                expected = _expected_name(self._deref(properties.get(key, {})))
+                self.fail((*path, key), f"Invalid input: expected {expected}, received undefined")
+        extra = schema.get("additionalProperties", True)
+        for key in value:
+            if extra is False and key not in properties:
+                self.fail((*path, key), "Unrecognized key", unknown=True)
+        for key, item in value.items():
+            if key in properties:
+                self.check(properties[key], item, (*path, key))
+            elif extra is not False and extra is not True:
+                self.check(extra, item, (*path, key))
+
+    def _deref(self, schema: Any) -> Any:
+        while isinstance(schema, dict) and "$ref" in schema:
+            schema = self.resolve(schema["$ref"])
+        return schema
+
+
+def _expected_name(schema: Any) -> str:
+    if isinstance(schema, dict):
+        kind = schema.get("type")
+        if isinstance(kind, str):
+            return _TYPE_NAMES.get(kind, kind)
+        if "enum" in schema:
+            return "|".join(_literal(option) for option in schema["enum"])
+        if "const" in schema:
+            return _literal(schema["const"])
+    return "value"
+
+
+def _same(a: object, b: object) -> bool:
+    # JSON equality: true is not 1, and 1.0 is 1.
+    return json_type(a) == json_type(b) and a == b
+
+
+def _literal(value: object) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, dict)):
+        return json_type(value)
+    return str(value)
+
+
+def format_path(path: tuple[str | int, ...]) -> str:
+    return ".".join(str(part) for part in path)
+
+
+def _format(found: list[tuple[tuple[str | int, ...], str]]) -> list[str]:
+    return [f"{format_path(path)}: {message}" if path else message for path, message in found]
+
+
+def issues(schema: Mapping[str, Any], instance: Any) -> list[str]:
+    """Every way `instance` breaks `schema`, formatted `<path>: <message>` (root issues: the message alone)."""
+    validator = _Validator(schema)
+    validator.check(schema, instance, ())
+    return _format(validator.issues)
+
+
+def unknown_key_issues(schema: Mapping[str, Any], instance: Any) -> list[str]:
+    """Only the unknown-key issues of `instance` (what MCP reports first, before anything else is checked)."""
+    validator = _Validator(schema)
+    validator.check(schema, instance, ())
+    return _format(validator.unknown)
+
+
+def normalize_numbers(value: Any) -> Any:
+    """Whole floats become ints (JSON does not tell `5` from `5.0`, and an integer field may arrive as either)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [normalize_numbers(item) for item in value]
+    if isinstance(value, dict):
+        return {key: normalize_numbers(item) for key, item in value.items()}
+    return value
+
+
+def unsupported_keywords(schema: Any, where: str = "") -> list[str]:
+    """Keywords this interpreter does not implement, so codegen can refuse a schema it would misread."""
+    found: list[str] = []
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key not in SUPPORTED_KEYWORDS:
+                found.append(f"{where}/{key}")
+            if key in ("properties", "$defs"):
+                for name, sub in value.items():
+                    found += unsupported_keywords(sub, f"{where}/{key}/{name}")
+            elif key in ("items", "additionalProperties") and isinstance(value, dict):
+                found += unsupported_keywords(value, f"{where}/{key}")
+            elif key == "anyOf":
+                for index, sub in enumerate(value):
+                    found += unsupported_keywords(sub, f"{where}/anyOf/{index}")
+    return found

@@ -1,0 +1,76 @@
+"""Fixtures shared by every test: a fresh database file and a call context."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from returns.result import Result
+
+from memesh.context import CallContext
+from memesh.dispatch import call
+from memesh.errors import MemeshError
+from memesh.store.sqlite import SqliteStore, open_store
+
+NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def fresh_db(tmp_path: Path) -> Iterator[SqliteStore]:
+    """A migrated database in its own file, closed after the test."""
+    store = open_store(tmp_path / "memesh" / "knowledge-graph.db")
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def ctx() -> CallContext:
+    return CallContext(source_host="test-host", agent_view=False, now=NOW)
+
+
+@pytest.fixture
+def agent_ctx() -> CallContext:
+    return CallContext(source_host="test-host", agent_view=True, now=NOW)
+
+
+@pytest.fixture
+def memesh_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """MEMESH_DIR and MEMESH_DB_PATH pointed into the test's own folder; returns the database path."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("MEMESH_DIR", str(home / ".memesh"))
+    db = home / ".memesh" / "knowledge-graph.db"
+    monkeypatch.setenv("MEMESH_DB_PATH", str(db))
+    monkeypatch.setenv("HOME", str(home))
+    return db
+
+
+class Caller:
+    """Calls tools through the same dispatch path the transports use."""
+
+    def __init__(self, store: SqliteStore, ctx: CallContext) -> None:
+        self.store = store
+        self.ctx = ctx
+
+    def __call__(self, tool: str, arguments: Any) -> Result[Any, MemeshError]:
+        return call(tool, self.store, arguments, self.ctx)
+
+    def ok(self, tool: str, arguments: Any) -> Any:
+        result = self(tool, arguments)
+        return result.unwrap()
+
+    def fails(self, tool: str, arguments: Any) -> MemeshError:
+        result = self(tool, arguments)
+        return result.failure()
+
+
+@pytest.fixture
+def tools(fresh_db: SqliteStore, ctx: CallContext) -> Caller:
+    return Caller(fresh_db, ctx)
+
+
+@pytest.fixture
+def agent_tools(fresh_db: SqliteStore, agent_ctx: CallContext) -> Caller:
+    return Caller(fresh_db, agent_ctx)

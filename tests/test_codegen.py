@@ -1,0 +1,16 @@
+"""generated/ is exactly what the schemas produce, and every schema stays inside what the validator enforces."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_generated_models_match_the_schema_files() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "codegen.py"), "--check"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
