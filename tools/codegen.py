@@ -28,7 +28,8 @@ HEADER = (
 
 
 def _options() -> dict[str, Any]:
-    from datamodel_code_generator import DataModelType, Formatter, LiteralType, PythonVersion
+    from datamodel_code_generator import Formatter, LiteralType, PythonVersion
+    from datamodel_code_generator.enums import DataModelType
 
     table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["datamodel-codegen"]
     options = {key.replace("-", "_"): value for key, value in table.items()}
@@ -90,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     wanted = render_all()
     have = existing()
     if args.check:
-        drift = []
+        drift: list[str] = []
         for path in sorted(set(wanted) | set(have)):
             before = have.get(path, "").splitlines(keepends=True)
             after = wanted.get(path, "").splitlines(keepends=True)
