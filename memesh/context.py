@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 HOST_MAX = 64
@@ -16,17 +17,25 @@ def clean_host(name: str | None, default: str) -> str:
     return cleaned or default
 
 
+def _current_project() -> str:
+    from memesh.project import current_project  # runs git: only when an operation needs the project
+
+    return current_project()
+
+
 @dataclass(frozen=True)
 class CallContext:
     """Per-call facts an operation may not read globally.
 
     `source_host` is stamped into `metadata.provenance.source_host` when a memory is first stored (never an input).
     `agent_view` is true where the answer goes into an agent's context (MCP, CLI): recall then applies the size cap.
+    `project` gives the current project's id (the working directory's), asked only when an operation needs it.
     """
 
     source_host: str
     agent_view: bool
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
+    project: Callable[[], str] = _current_project
 
     def at(self, now: datetime) -> CallContext:
-        return CallContext(source_host=self.source_host, agent_view=self.agent_view, now=now)
+        return replace(self, now=now)

@@ -11,9 +11,13 @@ from returns.result import Result
 
 from memesh.context import CallContext
 from memesh.errors import MemeshError
+from memesh.ops.export import export
 from memesh.ops.forget import forget
+from memesh.ops.import_bundle import import_bundle
+from memesh.ops.learn import learn
 from memesh.ops.recall import recall
 from memesh.ops.remember import remember
+from memesh.ops.task_state import task_state
 from memesh.store.sqlite import SqliteStore
 
 Operation = Callable[[SqliteStore, Any, CallContext], Result[Any, MemeshError]]
@@ -49,6 +53,12 @@ TOOLS: tuple[Tool, ...] = (
     Tool("recall", "Recall", recall, read_only=True, destructive=False, idempotent=True),
     # forget hides a memory or removes an observation: a loss from the caller's point of view.
     Tool("forget", "Forget", forget, read_only=False, destructive=True, idempotent=True),
+    Tool("export", "Export memories", export, read_only=True, destructive=False, idempotent=True),
+    # import with overwrite replaces content (kept in history): destructive; the same bundle twice adds nothing.
+    Tool("import", "Import memories", import_bundle, read_only=False, destructive=True, idempotent=True),
+    Tool("learn", "Learn from a mistake", learn, read_only=False, destructive=False, idempotent=True),
+    # task_state can clear a field the owner stated ("" clears), so a write can lose information.
+    Tool("task_state", "Task state", task_state, read_only=False, destructive=True, idempotent=True),
 )
 
 BY_NAME = {tool.name: tool for tool in TOOLS}

@@ -7,6 +7,16 @@ from __future__ import annotations
 
 from typing import Final
 
+# The keyword index keeps its own copy of the indexed text (rowid = entity id), so a row can always be deleted and
+# rebuilt without reproducing what was indexed; CJK runs are stored as bigrams. `memesh reindex --fts` drops and
+# recreates exactly these two tables.
+FTS_TABLES: Final = (
+    "CREATE VIRTUAL TABLE entities_fts USING fts5("
+    "name, title, observations, tokenize = 'unicode61 remove_diacritics 2')",
+    "CREATE VIRTUAL TABLE entities_fts_vocab USING fts5vocab(entities_fts, 'row')",
+)
+FTS_DROP: Final = ("DROP TABLE IF EXISTS entities_fts_vocab", "DROP TABLE IF EXISTS entities_fts")
+
 MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
     (
         1,
@@ -58,12 +68,7 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
         );
         CREATE INDEX idx_relations_to ON relations(to_entity_id);
 
-        -- The keyword index keeps its own copy of the indexed text (rowid = entity id), so a row can always be
-        -- deleted and rebuilt without reproducing what was indexed; CJK runs are stored as bigrams.
-        CREATE VIRTUAL TABLE entities_fts USING fts5(
-            name, title, observations, tokenize = 'unicode61 remove_diacritics 2'
-        );
-        CREATE VIRTUAL TABLE entities_fts_vocab USING fts5vocab(entities_fts, 'row');
+        {fts}
 
         -- Row counts kept by triggers, so the noise guard does not count the table on every recall.
         CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -74,6 +79,6 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
             BEGIN UPDATE counters SET value = value - 1 WHERE name = 'entities'; END;
 
         CREATE TABLE memesh_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        """,
+        """.replace("{fts}", ";\n        ".join(FTS_TABLES) + ";"),
     ),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import Any
 from memesh import paths
 from memesh.core.terms import segment
 from memesh.model import ACTIVE, Entity, EntityWrite, Filters, Relation
-from memesh.store.migrations import MIGRATIONS
+from memesh.store.migrations import FTS_DROP, FTS_TABLES, MIGRATIONS
 
 BUSY_TIMEOUT_MS = 30_000
 _CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
@@ -368,6 +368,23 @@ class SqliteStore:
         entity = self.load([entity_id])[0]
         self._index(entity_id, entity.name, entity.title, entity.observations)
         return True
+
+    def rebuild_index(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Rebuild the keyword index from the stored rows, in one transaction; returns how many memories it holds.
+
+        Memories are untouched: only the index is dropped and written again, so a corrupted or emptied index
+        comes back exactly as the rows say it should be.
+        """
+        with self.transaction():
+            ids = [row[0] for row in self.conn.execute("SELECT id FROM entities ORDER BY id")]
+            for statement in (*FTS_DROP, *FTS_TABLES):
+                self.conn.execute(statement)
+            for done, chunk in enumerate(_chunks(ids), start=1):
+                for entity in self.load(chunk):
+                    self._index(entity.id, entity.name, entity.title, entity.observations)
+                if progress is not None:
+                    progress(min(done * _CHUNK, len(ids)), len(ids))
+        return len(ids)
 
     def touch(self, ids: Sequence[int], when: str) -> None:
         """Count one access for each memory a recall returned (access tracking feeds the ranking)."""

@@ -1,0 +1,74 @@
+"""config.json in the MeMesh folder: read, write (owner-only), and what is in effect with the environment."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from memesh import paths
+from memesh.core import settings
+
+FILENAME = "config.json"
+ENV = {
+    "briefing": "MEMESH_BRIEFING",
+    "sessionLimit": "MEMESH_SESSION_LIMIT",
+    "autoUpdate": "MEMESH_AUTO_UPDATE",
+    "autoCapture": "MEMESH_AUTO_CAPTURE",
+}
+
+
+class ConfigError(Exception):
+    """config.json exists but is not a settings object: writing would silently drop what is in it."""
+
+
+def config_path() -> Path:
+    return paths.memesh_dir() / FILENAME
+
+
+def read_raw() -> dict[str, Any]:
+    """Everything stored in config.json (unknown keys included); {} when there is no file."""
+    path = config_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"{path} exists but could not be read ({exc.strerror})") from exc
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"{path} exists but is not valid JSON") from exc
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path} exists but does not hold a settings object")
+    return value
+
+
+def write_raw(values: dict[str, Any]) -> None:
+    """Replace config.json atomically, mode 0600 in a 0700 folder; keys this version does not know are kept."""
+    path = config_path()
+    paths.ensure_private_dir(path.parent)
+    temporary = path.with_name(f".{FILENAME}.{os.getpid()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(values, handle, indent=2, ensure_ascii=False)
+    temporary.replace(path)
+
+
+def update(changes: dict[str, Any], removals: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Apply `changes` and remove `removals` in one read-modify-write; returns the whole stored object."""
+    values = read_raw()
+    values.update(changes)
+    for key in removals:
+        values.pop(key, None)
+    write_raw(values)
+    return values
+
+
+def effective_briefing(stored: dict[str, Any]) -> settings.Effective:
+    return settings.briefing(stored, os.environ.get(ENV["briefing"]))
+
+
+def effective_session_limit(stored: dict[str, Any]) -> settings.Effective:
+    return settings.session_limit(stored, os.environ.get(ENV["sessionLimit"]))

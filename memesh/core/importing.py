@@ -1,0 +1,339 @@
+"""The decisions behind import, as pure functions: what one bundle entry does to the graph, and what of its
+metadata may be believed.
+
+A bundle is untrusted input. Only purely descriptive metadata keys are taken from it (and only by the CLI, which
+reads the file itself); every key that changes what MeMesh does is refused or rebuilt, except four that are
+validated and accepted only onto a memory the import creates.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from memesh import schemas, validation
+from memesh.core import history
+from memesh.core.clean import clean_name, clean_text, redact
+from memesh.core.notes import TITLE_MAX, shorten
+from memesh.core.remembering import observation_hash
+from memesh.core.signal import signal_score
+from memesh.core.sizecap import json_bytes
+from memesh.model import (
+    ACTIVE,
+    ARCHIVED,
+    DEFAULT_NAMESPACE,
+    NAMESPACES,
+    Entity,
+    EntityWrite,
+    canonical_type,
+    iso_time,
+    sqlite_time,
+)
+
+Strategy = Literal["skip", "overwrite", "append"]
+Outcome = Literal["imported", "skipped", "appended", "kept_archived"]
+
+# Keys that only describe a memory (display or provenance); nothing reads them back to change behaviour.
+IMPORTABLE_METADATA_KEYS = frozenset(
+    {
+        "title_source",
+        "source_kind",
+        "source",
+        "cluster_key",
+        "dreamed_at",
+        "kind",
+        "project",
+        "previous_namespace",
+        "namespace_moved_at",
+        "split_from",
+        "retired_recall",
+        "priority",
+        "success_criteria",
+        "verification_scenario",
+        "implementation_state",
+        "outcome_state",
+        "accepted_at",
+        "source_ids",
+    }
+)
+FORGOTTEN_MAX = 1000
+HISTORY_MAX_ENTRIES = 50
+HISTORY_IMPORT_MAX_BYTES = 256 * 1024
+_HEX64 = re.compile(r"^[a-f0-9]{64}$")
+_CREATED_AT = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$")
+_HISTORY_KEYS = frozenset({"replaced_at", "title", "observations", "tags", "truncated"})
+
+
+@dataclass(frozen=True)
+class Options:
+    strategy: Strategy
+    namespace: str | None
+    restore_archived: bool
+    trust: bool
+    keep_metadata: bool
+    exported_at: Any
+    version: Any
+
+
+@dataclass(frozen=True)
+class EntryPlan:
+    """One bundle entry's outcome, the write to make (if any), and the relations it asks for."""
+
+    outcome: Outcome
+    overwritten: bool = False
+    write: EntityWrite | None = None
+    relations: list[tuple[str, str]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def duplicate_name(entries: list[Any]) -> str | None:
+    """The first name the bundle uses twice, or None."""
+    seen: set[str] = set()
+    for entry in entries:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if isinstance(name, str) and name:
+            if name in seen:
+                return name
+            seen.add(name)
+    return None
+
+
+def entry_problem(index: int, entry: Any) -> str | None:
+    """Why bundle entry `index` cannot be imported, or None. Checked against the bundle's own schema file."""
+    schema = schemas.load("tools/export.output")
+    entity_schema = {**schema["$defs"]["entity"], "$defs": schema["$defs"]}
+    problems = validation.issues(entity_schema, entry)
+    if problems:
+        return f"entities[{index}]: " + "; ".join(problems)
+    if not clean_name(entry["name"]):
+        return f"entities[{index}]: name: Name must not be blank after sanitization"
+    return None
+
+
+def parse_created_at(value: Any) -> str | None:
+    """A bundle's created_at as stored (`YYYY-MM-DD HH:MM:SS`), or None when it is not a real date and time."""
+    if not isinstance(value, str):
+        return None
+    match = _CREATED_AT.match(value)
+    if not match:
+        return None
+    try:
+        year, month, day, hour, minute, second = (int(part) for part in match.groups())
+        moment = datetime(year, month, day, hour, minute, second)  # the bundle's time is UTC, as stored
+    except ValueError:
+        return None
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _valid_forgotten(value: Any) -> list[str] | None:
+    if not isinstance(value, list) or not value:
+        return None
+    unique = list(dict.fromkeys(value))
+    if len(unique) > FORGOTTEN_MAX or not all(isinstance(h, str) and _HEX64.match(h) for h in unique):
+        return None
+    return unique
+
+
+def _valid_score(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if 0 <= value <= 1 else None  # NaN fails both comparisons
+
+
+def _valid_history_entry(entry: Any) -> bool:
+    if not isinstance(entry, dict) or not set(entry) <= _HISTORY_KEYS:
+        return False
+    return (
+        isinstance(entry.get("replaced_at"), str)
+        and (entry.get("title") is None or isinstance(entry.get("title"), str))
+        and isinstance(entry.get("observations"), list)
+        and all(isinstance(o, str) for o in entry["observations"])
+        and isinstance(entry.get("tags"), list)
+        and all(isinstance(t, str) for t in entry["tags"])
+        and isinstance(entry.get("truncated", False), bool)
+    )
+
+
+def _valid_history(value: Any) -> list[dict[str, Any]] | None:
+    if not isinstance(value, list) or not value or len(value) > HISTORY_MAX_ENTRIES:
+        return None
+    if not all(_valid_history_entry(entry) for entry in value) or json_bytes(value) > HISTORY_IMPORT_MAX_BYTES:
+        return None
+    redacted = [
+        {
+            **entry,
+            "title": redact(entry["title"]) if isinstance(entry.get("title"), str) else entry.get("title"),
+            "observations": [redact(o) for o in entry["observations"]],
+        }
+        for entry in value
+    ]
+    return redacted if json_bytes(redacted) <= HISTORY_IMPORT_MAX_BYTES else None
+
+
+def bundle_metadata(raw: Any, *, fresh: bool) -> dict[str, Any]:
+    """What of a bundle entry's metadata is kept: the descriptive allow-list (strings redacted) and, for a memory
+    the import creates, the four validated behaviour keys. A key that fails validation is dropped whole."""
+    if not isinstance(raw, dict):
+        return {}
+    kept = {
+        key: redact(value) if isinstance(value, str) else value
+        for key, value in raw.items()
+        if key in IMPORTABLE_METADATA_KEYS
+    }
+    if not fresh:
+        return kept
+    if (forgotten := _valid_forgotten(raw.get("forgotten_observation_hashes"))) is not None:
+        kept["forgotten_observation_hashes"] = forgotten
+    if (score := _valid_score(raw.get("signal_score"))) is not None:
+        kept["signal_score"] = score
+    if raw.get("pin") is True:
+        kept["pin"] = True
+    if (past := _valid_history(raw.get("replaced_history"))) is not None:
+        kept["replaced_history"] = past
+    return kept
+
+
+def _trust_keys(current: dict[str, Any], options: Options, now: datetime) -> dict[str, Any]:
+    provenance = current.get("provenance") if isinstance(current.get("provenance"), dict) else {}
+    return {
+        "trust": "trusted" if options.trust else "untrusted",
+        "provenance": {
+            **(provenance or {}),
+            "source": "trusted-import" if options.trust else "import",
+            "imported_at": iso_time(now),
+            "exported_at": options.exported_at,
+            "export_version": options.version,
+            "merge_strategy": options.strategy,
+        },
+    }
+
+
+def _texts(entry: dict[str, Any]) -> tuple[str | None, list[str]]:
+    raw_title = entry.get("title")
+    title = shorten(clean_name(clean_text(raw_title)), TITLE_MAX) or None if isinstance(raw_title, str) else None
+    return title, [clean_text(text) for text in entry.get("observations", [])]
+
+
+def _forgotten(entity: Entity) -> set[str]:
+    hashes = entity.metadata.get("forgotten_observation_hashes")
+    return {h for h in hashes if isinstance(h, str)} if isinstance(hashes, list) else set()
+
+
+def entry_name(entry: dict[str, Any]) -> str:
+    """The name a (valid) bundle entry is stored under: on one line, trimmed, as remember cleans names."""
+    return clean_name(entry["name"])
+
+
+def plan_entry(existing: Entity | None, entry: dict[str, Any], options: Options, now: datetime) -> EntryPlan:
+    """What importing `entry` does, given the memory of that name already stored (if any)."""
+    name = entry_name(entry)
+    title, observations = _texts(entry)
+    tags = list(dict.fromkeys(entry.get("tags", [])))
+    relations = [(r["to"], r["type"]) for r in entry.get("relations", [])]
+    if existing is not None and options.strategy == "skip":
+        return EntryPlan("skipped")
+    if existing is not None and existing.archived and not options.restore_archived:
+        return EntryPlan("kept_archived")
+    if existing is None:
+        return _create(name, entry, title, observations, tags, relations, options, now)
+    moved_to = options.namespace if options.namespace not in (None, existing.namespace) else None
+    metadata = dict(existing.metadata)
+    if moved_to is not None:
+        metadata.update(previous_namespace=existing.namespace, namespace_moved_at=iso_time(now))
+    if options.keep_metadata:
+        metadata.update(bundle_metadata(entry.get("metadata"), fresh=False))
+    if options.strategy == "append":
+        excluded = _forgotten(existing)
+        stored = set(existing.observations)
+        new = [o for o in dict.fromkeys(observations) if o not in stored and observation_hash(o) not in excluded]
+        adds_nothing = (
+            not existing.archived
+            and not new
+            and all(tag in existing.tags for tag in tags)
+            and title in (None, existing.title)
+            and moved_to is None
+        )
+        if adds_nothing:
+            return EntryPlan("skipped")
+        if not options.trust:  # a trusted restore leaves an appended memory's own trust as it was
+            metadata.update(_trust_keys(existing.metadata, options, now))
+        return EntryPlan(
+            "appended",
+            write=EntityWrite(
+                entity_id=existing.id,
+                name=existing.name,
+                type=existing.type,
+                title=title if title is not None else existing.title,
+                namespace=moved_to or existing.namespace,
+                status=ACTIVE,
+                metadata=metadata,
+                observations=(*existing.observations, *new),
+                tags=tuple(dict.fromkeys([*existing.tags, *tags])),
+            ),
+        )
+    # overwrite
+    new_title = title if title is not None else existing.title
+    unchanged = (
+        new_title == existing.title and observations == existing.observations and sorted(tags) == sorted(existing.tags)
+    )
+    if not unchanged:
+        version = history.version(iso_time(now), existing.title, existing.observations, sorted(existing.tags))
+        past = metadata.get("replaced_history")
+        metadata["replaced_history"] = history.bound([*(past if isinstance(past, list) else []), version])
+    metadata.update(_trust_keys(existing.metadata, options, now))
+    return EntryPlan(
+        "imported",
+        overwritten=True,
+        write=EntityWrite(
+            entity_id=existing.id,
+            name=existing.name,
+            type=existing.type,
+            title=new_title,
+            namespace=moved_to or existing.namespace,
+            status=ACTIVE,
+            metadata=metadata,
+            observations=tuple(observations),
+            tags=tuple(tags),
+        ),
+        relations=relations,
+    )
+
+
+def _create(  # noqa: PLR0917 - the parts of one entry, already taken apart by plan_entry
+    name: str,
+    entry: dict[str, Any],
+    title: str | None,
+    observations: list[str],
+    tags: list[str],
+    relations: list[tuple[str, str]],
+    options: Options,
+    now: datetime,
+) -> EntryPlan:
+    entity_type = canonical_type(entry["type"])
+    namespace = options.namespace or entry.get("namespace") or DEFAULT_NAMESPACE
+    if namespace not in NAMESPACES:
+        namespace = DEFAULT_NAMESPACE
+    kept = bundle_metadata(entry.get("metadata"), fresh=True) if options.keep_metadata else {}
+    excluded = set(kept.get("forgotten_observation_hashes", []))
+    observations = [o for o in dict.fromkeys(observations) if observation_hash(o) not in excluded]
+    metadata: dict[str, Any] = {**kept}
+    metadata.setdefault("signal_score", signal_score(entity_type, observations, tags))
+    metadata.update(_trust_keys({}, options, now))
+    return EntryPlan(
+        "imported",
+        write=EntityWrite(
+            entity_id=None,
+            name=name,
+            type=entity_type,
+            title=title,
+            namespace=namespace,
+            status=ARCHIVED if entry.get("status") == ARCHIVED else ACTIVE,
+            metadata=metadata,
+            observations=tuple(observations),
+            tags=tuple(tags),
+            created_at=parse_created_at(entry.get("created_at")) or sqlite_time(now),
+        ),
+        relations=relations,
+    )

@@ -1,0 +1,165 @@
+"""Owner settings (config.json): which keys exist, what a valid value is, and what is in effect. Pure."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+KEYS = ("autoCapture", "autoUpdate", "briefing", "sessionLimit", "setupCompleted")
+AUTO_UPDATE = ("off", "patch", "minor", "major")
+BRIEFING_LEVELS = ("minimal", "standard", "full")
+DEFAULT_BRIEFING = "minimal"
+SESSION_LIMIT_DEFAULT = 10
+SESSION_LIMIT_MIN, SESSION_LIMIT_MAX = 1, 100
+BOOLEAN_WORDS = {"true": True, "1": True, "false": False, "0": False}
+
+
+def readable(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """The stored values of known keys as GET /v1/config returns them: type-checked where a wrong type would mislead
+    a reader, but `sessionLimit` unranged and `briefing` passed through whatever its JSON type."""
+    out: dict[str, Any] = {}
+    for key in KEYS:
+        if key not in stored:
+            continue
+        value = stored[key]
+        if key in ("autoCapture", "setupCompleted") and not isinstance(value, bool):
+            continue
+        if key == "autoUpdate" and value not in AUTO_UPDATE:
+            continue
+        if key == "sessionLimit" and (isinstance(value, bool) or not isinstance(value, int | float)):
+            continue
+        out[key] = value
+    return out
+
+
+def parse_cli_value(key: str, raw: str) -> tuple[Any, str | None]:
+    """`memesh config set` input as the stored value, or an error naming the accepted values."""
+    if key in ("autoCapture", "setupCompleted"):
+        word = raw.strip().lower()
+        if word in BOOLEAN_WORDS:
+            return BOOLEAN_WORDS[word], None
+        return None, f"Invalid value for {key}: must be one of: true, false, 1, 0"
+    if key == "autoUpdate":
+        return (
+            (raw, None)
+            if raw in AUTO_UPDATE
+            else (None, f"Invalid value for autoUpdate: must be one of: {', '.join(AUTO_UPDATE)}")
+        )
+    if key == "briefing":
+        return (
+            (raw, None)
+            if raw in BRIEFING_LEVELS
+            else (None, f"Invalid value for briefing: must be one of: {', '.join(BRIEFING_LEVELS)}")
+        )
+    try:
+        number = int(raw.strip())
+    except ValueError:
+        number = None
+    if number is None or not SESSION_LIMIT_MIN <= number <= SESSION_LIMIT_MAX:
+        return None, f'sessionLimit needs a whole number of 1 to 100, not "{raw}".'
+    return number, None
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, list):
+        return "[array]"
+    if isinstance(value, dict):
+        return "[object]"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 100 else text[:99] + "…"
+
+
+@dataclass(frozen=True)
+class Effective:
+    """A value in effect, and the `config list` text that says where it came from."""
+
+    value: Any
+    row: str
+
+
+def briefing(stored: Mapping[str, Any], env: str | None) -> Effective:
+    """The briefing level in effect: MEMESH_BRIEFING, else config.json, else minimal; invalid values say so."""
+    if env is not None:
+        if env in BRIEFING_LEVELS:
+            return Effective(env, f"{env} (env MEMESH_BRIEFING)")
+        return Effective(
+            DEFAULT_BRIEFING,
+            f"{DEFAULT_BRIEFING} (default; the value in env MEMESH_BRIEFING is invalid: {_shown(env)})",
+        )
+    if "briefing" in stored:
+        value = stored["briefing"]
+        if value in BRIEFING_LEVELS:
+            return Effective(value, f"{value} (config.json)")
+        return Effective(
+            DEFAULT_BRIEFING, f"{DEFAULT_BRIEFING} (default; the value in config.json is invalid: {_shown(value)})"
+        )
+    return Effective(DEFAULT_BRIEFING, f"{DEFAULT_BRIEFING} (default)")
+
+
+def _js_number(raw: str) -> float | None:
+    """The number JavaScript's Number() reads from an environment string ("" is 0, "0x10" is 16)."""
+    text = raw.strip()
+    if text == "":
+        return 0.0
+    try:
+        return float(int(text, 16)) if text.lower().startswith("0x") else float(text)
+    except ValueError:
+        return None
+
+
+def _limit_problem(value: float | None) -> str | None:
+    if value is None or math.isnan(value) or math.isinf(value) or not float(value).is_integer():
+        return "above 100" if value == math.inf else "not a whole number"
+    if value > SESSION_LIMIT_MAX:
+        return "above 100"
+    if value < SESSION_LIMIT_MIN:
+        return "below 1"
+    return None
+
+
+def _display(value: float | None, raw: Any) -> str:
+    if value is None or math.isnan(value):
+        return str(raw)
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def session_limit(stored: Mapping[str, Any], env: str | None) -> Effective:
+    """The session limit the SessionStart hook uses (1–100), and why, when an env or stored value was adjusted.
+
+    A valid MEMESH_SESSION_LIMIT wins; above 100 is used as 100; below 1 or not whole falls through to the stored
+    value, then to the default 10.
+    """
+    adjusted: list[str] = []
+    if env is not None:
+        number = _js_number(env)
+        problem = _limit_problem(number)
+        if problem is None:
+            return Effective(int(number or 0), f"{int(number or 0)} (env MEMESH_SESSION_LIMIT)")
+        if problem == "above 100":
+            shown = _display(number, env)
+            return Effective(
+                SESSION_LIMIT_MAX, f"{shown} from MEMESH_SESSION_LIMIT (above 100; the SessionStart hook uses 100)"
+            )
+        adjusted.append(f"{_display(number, env)} from MEMESH_SESSION_LIMIT ({problem})")
+    raw = stored.get("sessionLimit")
+    if raw is not None and not isinstance(raw, bool) and isinstance(raw, int | float):
+        problem = _limit_problem(float(raw))
+        lead = f"{adjusted[0]}, then " if adjusted else ""
+        if problem is None:
+            return Effective(int(raw), f"{lead}{int(raw)}")
+        if problem == "above 100":
+            return Effective(
+                SESSION_LIMIT_MAX, f"{lead}{_display(float(raw), raw)} (above 100; the SessionStart hook uses 100)"
+            )
+        adjusted.append(f"{_display(float(raw), raw)} ({problem})")
+    if not adjusted:
+        return Effective(SESSION_LIMIT_DEFAULT, f"{SESSION_LIMIT_DEFAULT} (default)")
+    text = ", then ".join(adjusted)
+    return Effective(
+        SESSION_LIMIT_DEFAULT, f"{text[:-1]}; the SessionStart hook uses the default {SESSION_LIMIT_DEFAULT})"
+    )

@@ -1,0 +1,96 @@
+"""import: merge an export bundle into the graph, as one transaction for the whole bundle."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+from returns.result import Failure, Result, Success
+
+from memesh.context import CallContext
+from memesh.core import importing
+from memesh.errors import MemeshError
+from memesh.generated.tools.import_input import ImportInput
+from memesh.generated.tools.import_output import ImportOutput
+from memesh.model import Entity, EntityWrite
+
+
+class ImportStore(Protocol):
+    def transaction(self) -> AbstractContextManager[None]: ...
+    def find(self, name: str) -> Entity | None: ...
+    def save(self, write: EntityWrite) -> int: ...
+    def existing_names(self, names: list[str]) -> set[str]: ...
+    def relate(self, from_name: str, to_name: str, relation_type: str) -> bool: ...
+
+
+def import_bundle(
+    store: ImportStore,
+    request: ImportInput,
+    *,
+    ctx: CallContext,
+    trust: bool = False,
+    keep_metadata: bool = False,
+) -> Result[ImportOutput, MemeshError]:
+    """Import every valid entry (bad ones are listed in `errors`), then the relations the bundle can reach.
+
+    `trust` and `keep_metadata` are for the CLI restoring the owner's own file; MCP and HTTP never set them.
+    Failure(validation.bad-body) for restore_archived with skip, Failure(operation.failed) for a bundle naming one
+    memory twice — and then nothing is imported.
+    """
+    strategy = request["merge_strategy"]
+    restore = request.get("restore_archived", False)
+    if restore and strategy == "skip":
+        return Failure(
+            MemeshError.bad_body(
+                'restore_archived (--restore-archived) only applies with merge strategy "append" or "overwrite"; '
+                '"skip" leaves every existing entity untouched, so there is nothing to restore. Nothing was imported.'
+            )
+        )
+    data: dict[str, Any] = dict(request["data"])
+    entries: list[Any] = list(data.get("entities", []))
+    twice = importing.duplicate_name(entries)
+    if twice is not None:
+        shown = twice if len(twice) <= 80 else twice[:80] + "…"
+        return Failure(
+            MemeshError.failed(
+                f'This file names "{shown}" more than once. Nothing was imported. '
+                "A file produced by `memesh export` names each memory once."
+            )
+        )
+    options = importing.Options(
+        strategy=strategy,
+        namespace=request.get("namespace"),
+        restore_archived=restore,
+        trust=trust,
+        keep_metadata=keep_metadata,
+        exported_at=data.get("exported_at"),
+        version=data.get("version"),
+    )
+    counts = {"imported": 0, "overwritten": 0, "skipped": 0, "appended": 0, "kept_archived": 0}
+    errors: list[str] = []
+    queued: list[tuple[str, str, str]] = []
+    with store.transaction():
+        for index, entry in enumerate(entries):
+            problem = importing.entry_problem(index, entry)
+            if problem is not None:
+                errors.append(problem)
+                continue
+            try:
+                with store.transaction():  # one savepoint per entry: a failing entry leaves no trace
+                    plan = importing.plan_entry(store.find(importing.entry_name(entry)), entry, options, ctx.now)
+                    if plan.write is not None:
+                        store.save(plan.write)
+            except Exception as exc:
+                errors.append(f"{entry['name']}: {exc}")
+                continue
+            counts[plan.outcome] += 1
+            counts["overwritten"] += int(plan.overwritten)
+            queued += [(plan.write.name, target, kind) for target, kind in plan.relations if plan.write]
+        present = store.existing_names([target for _, target, _ in queued])
+        skipped_relations = []
+        for source, target, kind in queued:
+            if target not in present:
+                skipped_relations.append(f"{source} -{kind}-> {target}")
+            else:
+                store.relate(source, target, kind)
+    return Success({**counts, "errors": errors, "skipped_relations": skipped_relations})  # type: ignore[typeddict-item]

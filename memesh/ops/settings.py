@@ -1,0 +1,33 @@
+"""Owner settings as operations: read what is stored, apply a validated partial update (HTTP /v1/config)."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from returns.result import Failure, Result, Success
+
+from memesh import config
+from memesh.core import settings
+from memesh.errors import MemeshError
+from memesh.generated.http.config_input import ConfigUpdate
+from memesh.generated.http.config_output import StoredConfig
+
+
+def read_config() -> Result[StoredConfig, MemeshError]:
+    """The supported settings as stored; Failure(operation.failed) when config.json is unreadable."""
+    try:
+        stored = config.read_raw()
+    except config.ConfigError as exc:
+        return Failure(MemeshError.failed(str(exc)))
+    return Success(cast(StoredConfig, settings.readable(stored)))
+
+
+def update_config(request: ConfigUpdate) -> Result[StoredConfig, MemeshError]:
+    """Store the fields given (others preserved) and return what is stored; refuses to touch an unreadable file."""
+    try:
+        stored = config.update(dict(request))
+    except config.ConfigError as exc:
+        return Failure(
+            MemeshError.failed(f"Refusing to modify config.json: {exc}. Fix or remove the file, then retry.")
+        )
+    return Success(cast(StoredConfig, settings.readable(stored)))

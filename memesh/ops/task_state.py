@@ -1,0 +1,54 @@
+"""task_state: read or update where the work stands on a project."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Literal, cast
+
+from returns.result import Failure, Result, Success
+
+from memesh.context import CallContext
+from memesh.core import remembering, task
+from memesh.errors import MemeshError
+from memesh.generated.tools.task_state_input import TaskStateInput
+from memesh.generated.tools.task_state_output import State, TaskStateOutput
+from memesh.model import ACTIVE, iso_time
+from memesh.ops.remember import RememberStore
+
+Field = Literal["goal", "next", "blocked", "done"]
+
+
+def task_state(
+    store: RememberStore, request: TaskStateInput, *, ctx: CallContext
+) -> Result[TaskStateOutput, MemeshError]:
+    """The project's state (a read when no field is given), or the state after writing the fields given."""
+    project = request.get("project") or ctx.project()
+    name = task.entity_name(project)
+    patch = {key: request[key] for key in task.FIELDS if key in request}  # type: ignore[literal-required]
+    with store.transaction():
+        existing = store.find(name)
+        current = task.stored_state(existing.metadata) if existing and existing.status == ACTIVE else {}
+        if not patch:
+            return Success({"project": project, "state": cast(State, task.shown(current))})
+        update = task.apply(current, patch, iso_time(ctx.now))
+        if not update.changed:
+            return Success({"project": project, "state": cast(State, task.shown(current)), "changed": []})
+        resolved = remembering.Resolved(
+            name=name,
+            type=task.ENTITY_TYPE,
+            title=task.title_for(project, update.state),
+            observations=update.observations,
+            tags=[f"project:{project}"],
+            relations=[],
+            namespace=None,
+            replace=False,
+        )
+        match remembering.plan(existing, resolved, set(), now=ctx.now, source_host=ctx.source_host):
+            case Failure() as refused:
+                return refused
+            case Success(plan):
+                pass
+        metadata = {**plan.write.metadata, "task_state": update.state}
+        store.save(replace(plan.write, metadata=metadata))
+    changed = cast(list[Field], update.changed)
+    return Success({"project": project, "state": cast(State, task.shown(update.state)), "changed": changed})
