@@ -251,6 +251,28 @@ class SqliteStore:
             for row in self.conn.execute(f"SELECT id FROM entities {where} ORDER BY id DESC LIMIT ?", (*params, limit))
         ]
 
+    def ids_with_tag(self, tag: str) -> list[int]:
+        """Every memory carrying exactly this tag, archived included, oldest first."""
+        return [
+            row[0] for row in self.conn.execute("SELECT entity_id FROM tags WHERE tag = ? ORDER BY entity_id", (tag,))
+        ]
+
+    def get_meta(self, key: str) -> str | None:
+        """A value MeMesh keeps about itself in the database (not about any one memory)."""
+        row = self.conn.execute("SELECT value FROM memesh_metadata WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        """Store (or, with None, remove) one of MeMesh's own values."""
+        if value is None:
+            self.conn.execute("DELETE FROM memesh_metadata WHERE key = ?", (key,))
+        else:
+            self.conn.execute(
+                "INSERT INTO memesh_metadata (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
     def conflicts(self, names: Sequence[str]) -> list[str]:
         """`"a" contradicts "b"` for every contradicts relation between two of these memories."""
         if len(names) < 2:

@@ -1,0 +1,299 @@
+"""import --notes: one memory per note file in a directory, kept in step with the files across runs.
+
+Read-only on the directory and bounded: symlinks and paths outside it are refused, .git and node_modules are not
+entered, files over 256 KB are skipped, one run reads at most 500 files. Provenance records the path relative to the
+directory, the file's SHA-256 and a digest of the directory — never an absolute path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from returns.result import Failure, Result, Success
+
+from memesh.context import CallContext
+from memesh.core import note_files as nf
+from memesh.core import remembering
+from memesh.errors import MemeshError
+from memesh.model import ARCHIVED, Entity, EntityWrite
+
+SKIPPED_DIRS = frozenset({".git", "node_modules"})
+SOURCE = "note-file"
+
+
+class NoteStore(Protocol):
+    def transaction(self) -> AbstractContextManager[None]: ...
+    def find(self, name: str) -> Entity | None: ...
+    def save(self, write: EntityWrite) -> int: ...
+    def ids_with_tag(self, tag: str) -> list[int]: ...
+    def load(self, ids: list[int]) -> list[Entity]: ...
+    def get_meta(self, key: str) -> str | None: ...
+    def set_meta(self, key: str, value: str | None) -> None: ...
+
+
+@dataclass
+class _File:
+    rel: str
+    path: Path
+    size: int
+    mtime_ms: float
+    ino: int
+    data: bytes | None = None
+    note: nf.NoteFile | None = None
+
+    @property
+    def fingerprint(self) -> dict[str, Any]:
+        return {"mtime": self.mtime_ms, "size": self.size}
+
+
+@dataclass
+class _Run:
+    result: dict[str, Any] = field(
+        default_factory=lambda: {
+            "created": 0,
+            "replaced": 0,
+            "unchanged": 0,
+            "repathed": 0,
+            "restored": 0,
+            "markedMissing": [],
+            "skipped": [],
+            "refusedNow": 0,
+            "more": 0,
+        }
+    )
+    skips: dict[str, dict[str, Any]] = field(default_factory=dict)
+    previous_skips: dict[str, dict[str, Any]] = field(default_factory=dict)
+    touched: set[str] = field(default_factory=set)
+
+    def skip(self, file: _File | None, rel: str, reason: str, *, fingerprint: bool = True) -> None:
+        self.result["skipped"].append({"path": rel, "reason": reason})
+        if self.previous_skips.get(rel, {}).get("reason") != reason:
+            self.result["refusedNow"] += 1
+        if fingerprint:
+            self.skips[rel] = {**(file.fingerprint if file else {}), "reason": reason}
+
+
+def _walk(root: Path) -> tuple[list[_File], list[str]]:
+    files: list[_File] = []
+    refused: list[str] = []
+    for folder, dirs, names in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not (Path(folder) / d).is_symlink())
+        for name in sorted(names):
+            if not name.lower().endswith(".md"):
+                continue
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                refused.append(rel)
+                continue
+            try:
+                stat = path.lstat()
+            except OSError:
+                continue
+            files.append(_File(rel, path, stat.st_size, stat.st_mtime_ns / 1e6, stat.st_ino))
+    files.sort(key=lambda f: f.rel)
+    return files, sorted(refused)
+
+
+def _provenance(entity: Entity) -> dict[str, Any]:
+    provenance = entity.metadata.get("provenance")
+    return provenance if isinstance(provenance, dict) else {}
+
+
+def _is_note(entity: Entity) -> bool:
+    return _provenance(entity).get("source") == SOURCE
+
+
+def import_notes(
+    store: NoteStore, directory: Path, *, project: str | None, ctx: CallContext
+) -> Result[dict[str, Any], MemeshError]:
+    """Ingest the note files under `directory`; Failure(operation.failed) when it is not a readable directory."""
+    try:
+        root = Path(os.path.realpath(directory))
+        if not root.is_dir():
+            return Failure(MemeshError.failed(f"not a directory: {directory}"))
+        files, symlinks = _walk(root)
+    except OSError as exc:
+        return Failure(MemeshError.failed(f"cannot read {directory}: {exc.strerror}"))
+    digest = nf.dir_id(str(root))
+    run = _Run()
+    with store.transaction():
+        key = f"note_ingest_skips:{digest}"
+        raw_skips = store.get_meta(key)
+        run.previous_skips = json.loads(raw_skips) if raw_skips else {}
+        ours = [e for e in store.load(store.ids_with_tag(nf.NOTE_TAG)) if _provenance(e).get("note_dir_id") == digest]
+        by_path = {_provenance(e).get("note_path"): e for e in ours if nf.MISSING_TAG not in e.tags}
+        for rel in symlinks:
+            run.skip(None, rel, "symlink refused")
+        claims = _read(files, root, by_path, run)
+        present = {f.rel for f in files}
+        for name, claimants in claims.items():
+            _settle(store, name, claimants, digest, present, project, ctx, run)
+        _sweep(store, ours, present, {f.rel: f for f in files}, run)
+        store.set_meta(key, json.dumps(run.skips) if run.skips else None)
+    return Success({"dirId": digest, "discovered": len(files) + len(symlinks), **run.result})
+
+
+def _read(files: list[_File], root: Path, by_path: dict[Any, Entity], run: _Run) -> dict[str, list[_File]]:
+    claims: dict[str, list[_File]] = {}
+    read = 0
+    for file in files:
+        known = by_path.get(file.rel)
+        if known is not None:
+            recorded = _provenance(known)
+            if (recorded.get("note_mtime_ms"), recorded.get("note_size"), recorded.get("note_ino")) == (
+                file.mtime_ms,
+                file.size,
+                file.ino,
+            ):
+                run.touched.add(known.name)
+                run.result["unchanged"] += 1
+                continue
+        previous = run.previous_skips.get(file.rel)
+        if previous and previous.get("mtime") == file.mtime_ms and previous.get("size") == file.size:
+            run.skip(file, file.rel, str(previous.get("reason", "skipped")))
+            continue
+        if read >= nf.MAX_FILES_PER_RUN:
+            run.result["more"] += 1
+            continue
+        if file.size > nf.MAX_FILE_BYTES:
+            run.skip(file, file.rel, "larger than 256 KB")
+            continue
+        real = Path(os.path.realpath(file.path))
+        if not real.is_relative_to(root):
+            run.skip(file, file.rel, "resolves outside the directory")
+            continue
+        try:
+            file.data = file.path.read_bytes()
+        except OSError as exc:
+            run.skip(file, file.rel, f"unreadable: {exc.strerror}", fingerprint=False)
+            continue
+        read += 1
+        note = nf.read_note(file.data)
+        if isinstance(note, str):
+            run.skip(file, file.rel, note)
+            continue
+        file.note = note
+        claims.setdefault(note.name, []).append(file)
+    return claims
+
+
+def _settle(  # noqa: PLR0917 - one name's claim, decided with everything the run knows
+    store: NoteStore,
+    name: str,
+    claimants: list[_File],
+    digest: str,
+    present: set[str],
+    project: str | None,
+    ctx: CallContext,
+    run: _Run,
+) -> None:
+    existing = store.find(name)
+    refusal = None
+    if existing is not None and not _is_note(existing):
+        refusal = f'name "{name}" belongs to a memory that did not come from a note file'
+    elif existing is not None and _provenance(existing).get("note_dir_id") != digest:
+        refusal = f'name "{name}" was already ingested from another note directory'
+    elif existing is not None and existing.status == ARCHIVED:
+        refusal = f'memory "{name}" was archived with forget; not re-ingested'
+    if refusal is not None:
+        for file in claimants:
+            run.skip(file, file.rel, refusal)
+        return
+    recorded = _provenance(existing) if existing else {}
+    missing = existing is not None and nf.MISSING_TAG in existing.tags
+    recorded_path = recorded.get("note_path")
+    if existing is not None and not missing and recorded_path in present and name in run.touched:
+        for file in claimants:
+            run.skip(file, file.rel, f'name "{name}" belongs to {recorded_path}, which was not read this run')
+        return
+    owner = next((f for f in claimants if f.rel == recorded_path and not missing), None)
+    owner = owner or next(
+        (f for f in claimants if nf.content_hash(f.data or b"") == recorded.get("content_hash")), None
+    )
+    owner = owner or claimants[0]
+    for file in claimants:
+        if file is not owner:
+            run.skip(file, file.rel, f'name "{name}" already used by {owner.rel} in this directory')
+    run.touched.add(name)
+    _write(store, existing, owner, digest, project, ctx, run)
+
+
+def _write(  # noqa: PLR0917
+    store: NoteStore,
+    existing: Entity | None,
+    file: _File,
+    digest: str,
+    project: str | None,
+    ctx: CallContext,
+    run: _Run,
+) -> None:
+    assert file.note is not None and file.data is not None
+    provenance = {
+        "source": SOURCE,
+        "note_path": file.rel,
+        "content_hash": nf.content_hash(file.data),
+        "note_dir_id": digest,
+        "note_mtime_ms": file.mtime_ms,
+        "note_size": file.size,
+        "note_ino": file.ino,
+    }
+    if existing is not None and _provenance(existing).get("content_hash") == provenance["content_hash"]:
+        missing = nf.MISSING_TAG in existing.tags
+        moved = _provenance(existing).get("note_path") != file.rel
+        metadata = {**existing.metadata, "provenance": {**_provenance(existing), **provenance}}
+        tags = tuple(tag for tag in existing.tags if tag != nf.MISSING_TAG)
+        store.save(_same(existing, metadata=metadata, tags=tags))
+        key = "restored" if missing else "repathed" if moved else "unchanged"
+        run.result[key] += 1
+        return
+    request = remembering.Resolved(
+        name=file.note.name,
+        type=file.note.type,
+        title=file.note.title,
+        observations=file.note.observations,
+        tags=nf.note_tags(existing.tags if existing else [], project),
+        relations=[],
+        namespace=None,
+        replace=True,
+    )
+    planned = remembering.plan(existing, request, set(), now=ctx.now, source_host=SOURCE).unwrap()
+    metadata = dict(planned.write.metadata)
+    metadata["trust"] = "untrusted"
+    metadata["provenance"] = {**metadata.get("provenance", {}), **provenance}
+    store.save(replace(planned.write, metadata=metadata))
+    run.result["replaced" if existing is not None else "created"] += 1
+
+
+def _same(entity: Entity, *, metadata: dict[str, Any], tags: tuple[str, ...]) -> EntityWrite:
+    return EntityWrite(
+        entity_id=entity.id,
+        name=entity.name,
+        type=entity.type,
+        title=entity.title,
+        namespace=entity.namespace,
+        status=entity.status,
+        metadata=metadata,
+        observations=tuple(entity.observations),
+        tags=tags,
+    )
+
+
+def _sweep(store: NoteStore, ours: list[Entity], present: set[str], files: dict[str, _File], run: _Run) -> None:
+    """A memory whose file vanished (or stopped declaring its name) is tagged missing, never deleted."""
+    for entity in ours:
+        if entity.name in run.touched or nf.MISSING_TAG in entity.tags:
+            continue
+        rel = _provenance(entity).get("note_path")
+        file = files.get(rel) if isinstance(rel, str) else None
+        gone = rel not in present
+        renamed = file is not None and file.note is not None and file.note.name != entity.name
+        stopped = file is not None and file.data is not None and file.note is None
+        if gone or renamed or stopped:
+            store.save(_same(entity, metadata=entity.metadata, tags=(*entity.tags, nf.MISSING_TAG)))
+            run.result["markedMissing"].append(entity.name)
