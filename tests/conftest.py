@@ -16,6 +16,7 @@ from memesh.errors import MemeshError
 from memesh.store.sqlite import SqliteStore, open_store
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+TEST_PROJECT = "test-project~" + "0" * 32
 
 
 @pytest.fixture
@@ -28,12 +29,12 @@ def fresh_db(tmp_path: Path) -> Iterator[SqliteStore]:
 
 @pytest.fixture
 def ctx() -> CallContext:
-    return CallContext(source_host="test-host", agent_view=False, now=NOW)
+    return CallContext(source_host="test-host", agent_view=False, now=NOW, project=lambda: TEST_PROJECT)
 
 
 @pytest.fixture
 def agent_ctx() -> CallContext:
-    return CallContext(source_host="test-host", agent_view=True, now=NOW)
+    return CallContext(source_host="test-host", agent_view=True, now=NOW, project=lambda: TEST_PROJECT)
 
 
 @pytest.fixture

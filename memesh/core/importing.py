@@ -24,6 +24,7 @@ from memesh.model import (
     ACTIVE,
     ARCHIVED,
     DEFAULT_NAMESPACE,
+    LESSON_TYPES,
     NAMESPACES,
     Entity,
     EntityWrite,
@@ -317,7 +318,8 @@ def _create(  # noqa: PLR0917 - the parts of one entry, already taken apart by p
         namespace = DEFAULT_NAMESPACE
     kept = bundle_metadata(entry.get("metadata"), fresh=True) if options.keep_metadata else {}
     excluded = set(kept.get("forgotten_observation_hashes", []))
-    observations = [o for o in dict.fromkeys(observations) if observation_hash(o) not in excluded]
+    unique = observations if entity_type in LESSON_TYPES else list(dict.fromkeys(observations))
+    observations = [o for o in unique if observation_hash(o) not in excluded]
     metadata: dict[str, Any] = {**kept}
     metadata.setdefault("signal_score", signal_score(entity_type, observations, tags))
     metadata.update(_trust_keys({}, options, now))

@@ -1,0 +1,56 @@
+"""Owner settings: what a valid value is, and what is in effect with the environment, in the spec's words."""
+
+from __future__ import annotations
+
+import pytest
+
+from memesh.core import settings
+
+
+def test_briefing_defaults_to_minimal() -> None:
+    assert settings.briefing({}, None).row == "minimal (default)"
+
+
+def test_briefing_from_config_and_env_says_its_source() -> None:
+    assert settings.briefing({"briefing": "full"}, None).row == "full (config.json)"
+    assert settings.briefing({"briefing": "full"}, "standard").row == "standard (env MEMESH_BRIEFING)"
+
+
+def test_an_invalid_briefing_falls_back_to_minimal_and_is_reported() -> None:
+    effective = settings.briefing({"briefing": 7}, None)
+    assert effective.value == "minimal" and "invalid: 7" in effective.row
+    assert "env MEMESH_BRIEFING is invalid" in settings.briefing({}, "loud").row
+
+
+@pytest.mark.parametrize(
+    ("stored", "env", "value", "row"),
+    [
+        ({}, None, 10, "10 (default)"),
+        ({"sessionLimit": 20}, None, 20, "20"),
+        ({"sessionLimit": 500}, None, 100, "500 (above 100; the SessionStart hook uses 100)"),
+        ({"sessionLimit": 0}, None, 10, "0 (below 1; the SessionStart hook uses the default 10)"),
+        ({}, "30", 30, "30 (env MEMESH_SESSION_LIMIT)"),
+        ({}, "1000", 100, "1000 from MEMESH_SESSION_LIMIT (above 100; the SessionStart hook uses 100)"),
+        ({"sessionLimit": 25}, "abc", 25, "abc from MEMESH_SESSION_LIMIT (not a whole number), then 25"),
+    ],
+)
+def test_session_limit_in_effect_names_the_adjustment(
+    stored: dict[str, int], env: str | None, value: int, row: str
+) -> None:
+    effective = settings.session_limit(stored, env)
+    assert (effective.value, effective.row) == (value, row)
+
+
+def test_readable_returns_stored_values_unranged_and_briefing_of_any_type() -> None:
+    stored = {"sessionLimit": 500, "briefing": ["odd"], "autoCapture": "yes", "unknown": 1, "autoUpdate": "minor"}
+    assert settings.readable(stored) == {"sessionLimit": 500, "briefing": ["odd"], "autoUpdate": "minor"}
+
+
+def test_cli_values_are_validated_with_the_accepted_ones_named() -> None:
+    assert settings.parse_cli_value("autoCapture", "0") == (False, None)
+    assert settings.parse_cli_value("sessionLimit", "42") == (42, None)
+    assert (
+        settings.parse_cli_value("sessionLimit", "101")[1]
+        == 'sessionLimit needs a whole number of 1 to 100, not "101".'
+    )
+    assert "minimal, standard, full" in str(settings.parse_cli_value("briefing", "max")[1])

@@ -1,0 +1,150 @@
+"""import --notes: one memory per frontmatter note file, kept in step with the files across runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memesh.context import CallContext
+from memesh.core.note_files import MISSING_TAG, NOTE_TAG
+from memesh.ops.note_import import import_notes
+from memesh.store.sqlite import SqliteStore
+
+PROJECT = "notes~" + "1" * 32
+
+
+def _note(path: Path, name: str | None, body: str, description: str | None = None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    front = ["---"]
+    if name is not None:
+        front.append(f"name: {name}")
+    if description is not None:
+        front.append(f"description: {description}")
+    front.append("---")
+    path.write_text("\n".join(front) + "\n" + body)
+
+
+def _run(store: SqliteStore, folder: Path, ctx: CallContext) -> dict[str, Any]:
+    return import_notes(store, folder, project=PROJECT, ctx=ctx).unwrap()
+
+
+@pytest.fixture
+def notes(tmp_path: Path) -> Path:
+    folder = tmp_path / "memory"
+    _note(folder / "a.md", "alpha", "First paragraph.\n\n- one\n- two\n", description="The alpha note")
+    _note(folder / "sub" / "b.md", "beta", "Beta body.\n")
+    return folder
+
+
+def test_each_note_file_becomes_one_memory_with_relative_provenance(
+    fresh_db: SqliteStore, ctx: CallContext, notes: Path
+) -> None:
+    result = _run(fresh_db, notes, ctx)
+    assert result["created"] == 2 and result["discovered"] == 2
+    alpha = fresh_db.find("alpha")
+    assert alpha is not None
+    assert alpha.title == "The alpha note" and alpha.observations == ["First paragraph.", "one", "two"]
+    assert NOTE_TAG in alpha.tags and f"project:{PROJECT}" in alpha.tags
+    provenance = alpha.metadata["provenance"]
+    assert provenance["note_path"] == "a.md" and len(provenance["content_hash"]) == 64
+    assert str(notes) not in str(alpha.metadata) and alpha.metadata["trust"] == "untrusted"
+
+
+def test_an_unchanged_file_is_a_no_op(fresh_db: SqliteStore, ctx: CallContext, notes: Path) -> None:
+    _run(fresh_db, notes, ctx)
+    result = _run(fresh_db, notes, ctx)
+    assert result["unchanged"] == 2 and result["created"] == result["replaced"] == 0
+
+
+def test_a_changed_file_replaces_its_memory_and_keeps_the_old_version(
+    fresh_db: SqliteStore, ctx: CallContext, notes: Path
+) -> None:
+    _run(fresh_db, notes, ctx)
+    _note(notes / "sub" / "b.md", "beta", "Beta body, rewritten.\n")
+    assert _run(fresh_db, notes, ctx)["replaced"] == 1
+    beta = fresh_db.find("beta")
+    assert beta is not None and beta.observations == ["Beta body, rewritten."]
+    assert beta.metadata["replaced_history"][0]["observations"] == ["Beta body."]
+
+
+def test_a_vanished_file_keeps_its_memory_tagged_missing(fresh_db: SqliteStore, ctx: CallContext, notes: Path) -> None:
+    _run(fresh_db, notes, ctx)
+    (notes / "sub" / "b.md").unlink()
+    assert _run(fresh_db, notes, ctx)["markedMissing"] == ["beta"]
+    beta = fresh_db.find("beta")
+    assert beta is not None and MISSING_TAG in beta.tags and beta.status == "active"
+
+
+def test_a_renamed_file_keeps_its_memory_without_a_new_version(
+    fresh_db: SqliteStore, ctx: CallContext, notes: Path
+) -> None:
+    _run(fresh_db, notes, ctx)
+    (notes / "sub" / "b.md").rename(notes / "b-moved.md")
+    result = _run(fresh_db, notes, ctx)
+    assert result["repathed"] == 1 and result["markedMissing"] == []
+    beta = fresh_db.find("beta")
+    assert beta is not None and beta.metadata["provenance"]["note_path"] == "b-moved.md"
+    assert "replaced_history" not in beta.metadata
+
+
+def test_a_second_file_claiming_a_name_is_reported_as_a_duplicate(
+    fresh_db: SqliteStore, ctx: CallContext, notes: Path
+) -> None:
+    _note(notes / "z.md", "alpha", "Impostor.\n")
+    result = _run(fresh_db, notes, ctx)
+    assert {"path": "z.md", "reason": 'name "alpha" already used by a.md in this directory'} in result["skipped"]
+    alpha = fresh_db.find("alpha")
+    assert alpha is not None and alpha.observations[0] == "First paragraph."
+
+
+def test_files_without_frontmatter_or_name_are_skipped_not_guessed(
+    fresh_db: SqliteStore, ctx: CallContext, notes: Path
+) -> None:
+    (notes / "plain.md").write_text("just text\n")
+    _note(notes / "nameless.md", None, "body\n")
+    reasons = {item["path"]: item["reason"] for item in _run(fresh_db, notes, ctx)["skipped"]}
+    assert reasons["plain.md"].startswith("no frontmatter")
+    assert reasons["nameless.md"] == "frontmatter has no name"
+
+
+def test_symlinks_git_and_node_modules_and_large_files_are_not_read(
+    fresh_db: SqliteStore, ctx: CallContext, notes: Path
+) -> None:
+    (notes / "link.md").symlink_to(notes / "a.md")
+    _note(notes / ".git" / "x.md", "from-git", "no\n")
+    _note(notes / "node_modules" / "y.md", "from-modules", "no\n")
+    _note(notes / "big.md", "big", "x" * (256 * 1024 + 10))
+    result = _run(fresh_db, notes, ctx)
+    reasons = {item["path"]: item["reason"] for item in result["skipped"]}
+    assert reasons["link.md"] == "symlink refused" and reasons["big.md"] == "larger than 256 KB"
+    assert fresh_db.find("from-git") is None and fresh_db.find("from-modules") is None
+
+
+def test_a_name_owned_by_an_ordinary_memory_is_not_overwritten(
+    fresh_db: SqliteStore, ctx: CallContext, notes: Path, tools: Any
+) -> None:
+    tools.ok("remember", {"name": "alpha", "type": "decision", "observations": ["mine"]})
+    result = _run(fresh_db, notes, ctx)
+    assert any("did not come from a note file" in item["reason"] for item in result["skipped"])
+    alpha = fresh_db.find("alpha")
+    assert alpha is not None and alpha.observations == ["mine"]
+
+
+def test_credentials_in_a_note_file_are_redacted(fresh_db: SqliteStore, ctx: CallContext, tmp_path: Path) -> None:
+    _note(tmp_path / "n" / "s.md", "secret", "key AKIAABCDEFGHIJKLMNOP here\n")
+    _run(fresh_db, tmp_path / "n", ctx)
+    entity = fresh_db.find("secret")
+    assert entity is not None and entity.observations == ["key ***REDACTED*** here"]
+
+
+def test_a_forgotten_memory_is_not_revived_by_editing_its_file(
+    fresh_db: SqliteStore, ctx: CallContext, notes: Path, tools: Any
+) -> None:
+    _run(fresh_db, notes, ctx)
+    tools.ok("forget", {"name": "beta"})
+    _note(notes / "sub" / "b.md", "beta", "Edited after forget.\n")
+    _run(fresh_db, notes, ctx)
+    beta = fresh_db.find("beta")
+    assert beta is not None and beta.status == "archived" and beta.observations == ["Beta body."]
