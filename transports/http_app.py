@@ -1,0 +1,254 @@
+"""The HTTP API as a plain ASGI app: decode the request, call the core, answer in the spec's envelopes.
+
+Order on every /v1 request: the origin boundary, then bearer auth (remote listeners only), then the body (POST,
+bounded to 1 MB), then the route. Operations run in a worker thread on the app's one store, one at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import traceback
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import parse_qs, unquote
+
+import anyio.to_thread
+from returns.result import Failure, Result, Success
+
+import memesh
+from memesh import dispatch
+from memesh.context import CallContext
+from memesh.errors import ErrorCode, MemeshError
+from memesh.ops import entities
+from memesh.registry import TOOLS
+from memesh.store.sqlite import SqliteStore, StoreError, open_store
+from memesh.transports.http_body import Disconnected, decode_json, read_limited
+from memesh.transports.http_boundary import check_bearer, check_origin
+from memesh.transports.http_errors import HttpFailure, failure, success
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Any]]
+Send = Callable[[Message], Awaitable[None]]
+T = TypeVar("T")
+
+SECURITY_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"strict-origin-when-cross-origin"),
+]
+
+TOOL_ROUTES = {f"/v1/{tool.name}": tool.name for tool in TOOLS}
+RETIRED = {
+    "/v1/consolidate": (
+        "POST /v1/consolidate is retired. It rewrote memories with an LLM summary and deleted the originals, with no "
+        "review step. Use the MCP work_package tool to stage an agent result, then review and accept or reject the "
+        "proposal."
+    ),
+    "/v1/verify": (
+        "POST /v1/verify is retired along with the agentic-orchestration experiment. It recorded a verification "
+        "report for background-agent work; the protocol it served was removed without ever leaving opt-in. Run your "
+        "own verification (typecheck/tests/lint) and store conclusions with POST /v1/remember if you want them "
+        "remembered."
+    ),
+}
+ENTITY_PREFIX = "/v1/entities/"
+DB_UNAVAILABLE = "Database not initialized"
+INTERNAL = "Internal server error"
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the routes need from an ASGI scope: method, path (decoded and as sent), first value of each header.
+
+    `raw_path` is None when the server gave no `raw_path`; `sent_path` is then the decoded path.
+    """
+
+    method: str
+    path: str
+    raw_path: str | None
+    headers: dict[str, str]
+    query: dict[str, list[str]]
+
+    @property
+    def sent_path(self) -> str:
+        return self.raw_path if self.raw_path is not None else self.path
+
+    @classmethod
+    def from_scope(cls, scope: Scope) -> Request:
+        headers: dict[str, str] = {}
+        for name, value in scope.get("headers", []):
+            headers.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
+        raw = scope.get("raw_path")
+        raw_path = raw.decode("latin-1").split("?", 1)[0] if raw else None
+        query = parse_qs(scope.get("query_string", b"").decode("utf-8", "replace"), keep_blank_values=True)
+        return cls(scope["method"].upper(), scope["path"], raw_path, headers, query)
+
+    @property
+    def route(self) -> str:
+        """The decoded path, one trailing slash ignored (as `/v1/health/` reaches `/v1/health`)."""
+        return self.path[:-1] if len(self.path) > 1 and self.path.endswith("/") else self.path
+
+
+def _param(request: Request, name: str) -> str | None:
+    values = request.query.get(name)
+    if not values:
+        return None
+    if len(values) > 1:
+        raise HttpFailure(MemeshError(ErrorCode.BAD_PARAM, f"{name} must be given once", {"param": name}))
+    return values[0]
+
+
+def _entity_name(request: Request) -> str | None:
+    """The `:name` of /v1/entities/:name, percent-decoded from the path as sent (so `%2F` is part of a name)."""
+    sent = request.sent_path.removesuffix("/")
+    segment = sent[len(ENTITY_PREFIX) :]
+    if not sent.startswith(ENTITY_PREFIX) or not segment or "/" in segment:
+        return None
+    if request.raw_path is None:  # the server decoded the path already
+        return segment
+    try:
+        return unquote(segment, errors="strict")
+    except UnicodeDecodeError as exc:
+        raise HttpFailure(MemeshError(ErrorCode.BAD_PARAM, "name is not valid UTF-8", {"param": "name"})) from exc
+
+
+def _unwrap(result: Result[Any, MemeshError]) -> Any:
+    match result:
+        case Success(data):
+            return data
+        case Failure(error):
+            raise HttpFailure(error)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+class MemeshHttpApp:
+    """One listener's app: `remote` listeners require the bearer `token` and skip the loopback Host check."""
+
+    def __init__(self, *, remote: bool = False, token: str | None = None, db_path: Path | None = None) -> None:
+        self.remote = remote
+        self.token = token
+        self.db_path = db_path
+        self._store: SqliteStore | None = None
+        # One SQLite connection per app, so one operation at a time touches it.
+        self._lock = threading.Lock()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        request = Request.from_scope(scope)
+        try:
+            status, body = await self._handle(request, receive)
+            payload = _encode(body)
+        except Disconnected:
+            return
+        except HttpFailure as refused:
+            status, payload = refused.status, _encode(failure(refused.error, refused.extra))
+        except Exception:
+            # The details go to the server's log, never onto the wire.
+            traceback.print_exc(file=sys.stderr)
+            status, payload = 500, _encode(failure(MemeshError(ErrorCode.INTERNAL, INTERNAL)))
+        await _respond(send, status, payload, head=request.method == "HEAD")
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                self.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _handle(self, request: Request, receive: Receive) -> tuple[int, Any]:
+        method = "GET" if request.method == "HEAD" else request.method
+        route = request.route
+        payload = b""
+        if route == "/v1" or route.startswith("/v1/"):
+            refused = check_origin(request.headers, check_host=not self.remote)
+            if refused is None and self.remote:
+                refused = check_bearer(request.headers.get("authorization"), self.token)
+            if refused is not None:
+                raise refused
+            if method == "POST":
+                payload = await read_limited(request.headers, receive)
+        if method == "GET":
+            if route == "/v1/health":
+                return 200, success(await self._run(_health))
+            if route == "/v1/entities":
+                return 200, success(await self._list(request))
+            name = _entity_name(request)
+            if name is not None:
+                return 200, success(_unwrap(await self._run(lambda store: entities.get_entity(store, name))))
+        elif method == "POST":
+            if route in TOOL_ROUTES:
+                body = decode_json(request.headers.get("content-type"), payload)
+                return 200, success(_unwrap(await self._run(lambda store: _call(TOOL_ROUTES[route], store, body))))
+            if route in RETIRED:
+                raise HttpFailure(MemeshError(ErrorCode.ROUTE_RETIRED, RETIRED[route]))
+        raise HttpFailure(MemeshError(ErrorCode.ROUTE_NOT_FOUND, f"No route for {request.method} {request.sent_path}"))
+
+    async def _list(self, request: Request) -> Any:
+        entity_type = _param(request, "type") or None
+        limit_text = _param(request, "limit")
+        limit = entities.LIST_DEFAULT_LIMIT
+        if limit_text is not None:
+            # Length first: int() refuses strings past 4300 digits, and nothing that long is in range anyway.
+            if len(limit_text) > 9 or not (limit_text.isascii() and limit_text.isdigit()):
+                raise HttpFailure(entities.bad_limit())
+            limit = int(limit_text)
+        return _unwrap(await self._run(lambda store: entities.list_entities(store, entity_type, limit)))
+
+    async def _run(self, work: Callable[[SqliteStore], T]) -> T:
+        return await anyio.to_thread.run_sync(self._locked, work)
+
+    def _locked(self, work: Callable[[SqliteStore], T]) -> T:
+        with self._lock:
+            if self._store is None:
+                try:
+                    self._store = open_store(self.db_path)
+                except StoreError as exc:
+                    print(f"MeMesh HTTP: {exc}", file=sys.stderr)
+                    raise HttpFailure(MemeshError(ErrorCode.INTERNAL, DB_UNAVAILABLE), status=503) from exc
+            return work(self._store)
+
+    def close(self) -> None:
+        """Close the store (the app reopens it if another request arrives)."""
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+
+def _health(store: SqliteStore) -> dict[str, Any]:
+    return {"status": "ok", "version": memesh.__version__, "entity_count": store.count()}
+
+
+def _call(tool: str, store: SqliteStore, body: Any) -> Result[Any, MemeshError]:
+    return dispatch.call(tool, store, body, CallContext(source_host="http", agent_view=False))
+
+
+def _encode(body: Any) -> bytes:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+
+async def _respond(send: Send, status: int, payload: bytes, *, head: bool = False) -> None:
+    headers = [
+        (b"content-type", b"application/json; charset=utf-8"),
+        (b"content-length", str(len(payload)).encode()),
+        *SECURITY_HEADERS,
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": b"" if head else payload})
+
+
+def create_app(*, remote: bool = False, token: str | None = None, db_path: Path | None = None) -> MemeshHttpApp:
+    """The ASGI app for one listener; `remote=True` requires `Authorization: Bearer <token>` on every /v1 request."""
+    return MemeshHttpApp(remote=remote, token=token, db_path=db_path)

@@ -1,0 +1,70 @@
+"""The HTTP API's one table from error code to status, and the spec's two envelopes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memesh.errors import ErrorCode, MemeshError
+
+# Every ErrorCode has a row; tests/transports/http/test_errors.py fails when a code is added without one.
+HTTP_STATUS: dict[ErrorCode, int] = {
+    ErrorCode.AUTH_MISSING_BEARER: 401,
+    ErrorCode.AUTH_INVALID_TOKEN: 401,
+    ErrorCode.AUTH_NOT_CONFIGURED: 503,
+    ErrorCode.AUTH_CROSS_ORIGIN: 403,
+    ErrorCode.BAD_BODY: 400,
+    ErrorCode.BAD_PARAM: 400,
+    ErrorCode.ROUTE_RETIRED: 410,
+    ErrorCode.ROUTE_NOT_FOUND: 404,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.PAYLOAD_TOO_LARGE: 413,
+    ErrorCode.OPERATION_FAILED: 400,
+    ErrorCode.PERMISSION_DENIED: 500,
+    ErrorCode.INTERNAL: 500,
+}
+
+# Fields older clients branch on, kept beside errorCode on the two failures that had them.
+LEGACY_CODE: dict[ErrorCode, str] = {
+    ErrorCode.ROUTE_NOT_FOUND: "NOT_FOUND",
+    ErrorCode.PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+}
+
+BODY_LIMIT_BYTES = 1024 * 1024
+BODY_LIMIT_HINT = (
+    "Split large exports/imports into smaller batches, or stream them via the CLI (`memesh export` / `memesh "
+    "import`) which reads/writes files directly and is not subject to the per-request 1MB cap."
+)
+JSON_BODY_HINT = "Send a JSON object with Content-Type: application/json."
+
+
+class HttpFailure(Exception):
+    """A failure the app answers with an envelope; raised by the request-decoding helpers, caught in one place."""
+
+    def __init__(self, error: MemeshError, *, status: int | None = None, extra: dict[str, Any] | None = None) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.status = HTTP_STATUS[error.code] if status is None else status
+        self.extra = extra or {}
+
+
+def success(data: Any) -> dict[str, Any]:
+    return {"success": True, "data": data}
+
+
+def failure(error: MemeshError, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`{success: false, errorCode, error}`, with the legacy `code` where one existed and any extra fields."""
+    body: dict[str, Any] = {"success": False, "errorCode": str(error.code)}
+    if error.code in LEGACY_CODE:
+        body["code"] = LEGACY_CODE[error.code]
+    body["error"] = error.message
+    body.update(extra or {})
+    return body
+
+
+def too_large() -> HttpFailure:
+    error = MemeshError(ErrorCode.PAYLOAD_TOO_LARGE, "Request body exceeds the 1MB limit")
+    return HttpFailure(error, extra={"limit": "1mb", "hint": BODY_LIMIT_HINT})
+
+
+def bad_json(message: str) -> HttpFailure:
+    return HttpFailure(MemeshError.bad_body(message), extra={"hint": JSON_BODY_HINT})
