@@ -33,6 +33,8 @@ class Tool:
     read_only: bool
     destructive: bool
     idempotent: bool
+    # Whether the HTTP API offers the tool as POST /v1/<name> (task_state is read there as GET /v1/task-state).
+    http_post: bool = True
 
     @property
     def input_schema(self) -> str:
@@ -58,7 +60,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool("import", "Import memories", import_bundle, read_only=False, destructive=True, idempotent=True),
     Tool("learn", "Learn from a mistake", learn, read_only=False, destructive=False, idempotent=True),
     # task_state can clear a field the owner stated ("" clears), so a write can lose information.
-    Tool("task_state", "Task state", task_state, read_only=False, destructive=True, idempotent=True),
+    Tool("task_state", "Task state", task_state, read_only=False, destructive=True, idempotent=True, http_post=False),
 )
 
 BY_NAME = {tool.name: tool for tool in TOOLS}

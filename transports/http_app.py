@@ -23,7 +23,7 @@ import memesh
 from memesh import dispatch
 from memesh.context import CallContext
 from memesh.errors import ErrorCode, MemeshError
-from memesh.ops import entities
+from memesh.ops import entities, settings
 from memesh.registry import TOOLS
 from memesh.store.sqlite import SqliteStore, StoreError, open_store
 from memesh.transports.http_body import Disconnected, decode_json, read_limited
@@ -42,7 +42,8 @@ SECURITY_HEADERS = [
     (b"referrer-policy", b"strict-origin-when-cross-origin"),
 ]
 
-TOOL_ROUTES = {f"/v1/{tool.name}": tool.name for tool in TOOLS}
+TOOL_ROUTES = {f"/v1/{tool.name}": tool.name for tool in TOOLS if tool.http_post}
+PROJECT_REQUIRED = "project query parameter is required (the project name as shown by /v1/projects)"
 RETIRED = {
     "/v1/consolidate": (
         "POST /v1/consolidate is retired. It rewrote memories with an LLM summary and deleted the originals, with no "
@@ -184,6 +185,10 @@ class MemeshHttpApp:
                 return 200, success(await self._run(_health))
             if route == "/v1/entities":
                 return 200, success(await self._list(request))
+            if route == "/v1/task-state":
+                return 200, success(await self._task_state(request))
+            if route == "/v1/config":
+                return 200, success({"config": _unwrap(await anyio.to_thread.run_sync(settings.read_config))})
             name = _entity_name(request)
             if name is not None:
                 return 200, success(_unwrap(await self._run(lambda store: entities.get_entity(store, name))))
@@ -191,6 +196,9 @@ class MemeshHttpApp:
             if route in TOOL_ROUTES:
                 body = decode_json(request.headers.get("content-type"), payload)
                 return 200, success(_unwrap(await self._run(lambda store: _call(TOOL_ROUTES[route], store, body))))
+            if route == "/v1/config":
+                body = decode_json(request.headers.get("content-type"), payload)
+                return 200, success(_unwrap(await anyio.to_thread.run_sync(_update_config, body)))
             if route in RETIRED:
                 raise HttpFailure(MemeshError(ErrorCode.ROUTE_RETIRED, RETIRED[route]))
         raise HttpFailure(MemeshError(ErrorCode.ROUTE_NOT_FOUND, f"No route for {request.method} {request.sent_path}"))
@@ -205,6 +213,12 @@ class MemeshHttpApp:
                 raise HttpFailure(entities.bad_limit())
             limit = int(limit_text)
         return _unwrap(await self._run(lambda store: entities.list_entities(store, entity_type, limit)))
+
+    async def _task_state(self, request: Request) -> Any:
+        project = _param(request, "project")
+        if project is None or not project.strip() or len(project) > 200:
+            raise HttpFailure(MemeshError(ErrorCode.BAD_PARAM, PROJECT_REQUIRED, {"param": "project"}))
+        return _unwrap(await self._run(lambda store: _call("task_state", store, {"project": project})))
 
     async def _run(self, work: Callable[[SqliteStore], T]) -> T:
         return await anyio.to_thread.run_sync(self._locked, work)
@@ -233,6 +247,11 @@ def _health(store: SqliteStore) -> dict[str, Any]:
 
 def _call(tool: str, store: SqliteStore, body: Any) -> Result[Any, MemeshError]:
     return dispatch.call(tool, store, body, CallContext(source_host="http", agent_view=False))
+
+
+def _update_config(body: Any) -> Result[Any, MemeshError]:
+    refused = dispatch.validate("http/config.input", body)
+    return refused if refused is not None else settings.update_config(body)
 
 
 def _encode(body: Any) -> bytes:

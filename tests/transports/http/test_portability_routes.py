@@ -1,0 +1,87 @@
+"""The HTTP routes of issue 3: export, import, learn, task state and config."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _config_home(memesh_env: Path) -> None:
+    """config.json lives in MEMESH_DIR; keep it inside the test's folder."""
+
+
+def test_export_then_import_round_trips_over_http(api: Any) -> None:
+    api.ok("POST", "/v1/remember", json={"name": "a", "type": "decision", "observations": ["x"], "tags": ["t"]})
+    bundle = api.ok("POST", "/v1/export", json={})
+    assert bundle["version"] == "3.1.0" and bundle["entity_count"] == 1
+    api.ok("POST", "/v1/forget", json={"name": "a"})
+    result = api.ok(
+        "POST", "/v1/import", json={"data": bundle, "merge_strategy": "overwrite", "restore_archived": True}
+    )
+    assert result["imported"] == 1 and result["overwritten"] == 1
+
+
+def test_import_ignores_bundle_metadata_over_http(api: Any) -> None:
+    bundle = {"entities": [{"name": "a", "type": "t", "metadata": {"pin": True, "guard": {"p": "rm"}}}]}
+    api.ok("POST", "/v1/import", json={"data": bundle, "merge_strategy": "skip"})
+    entity = api.ok("GET", "/v1/entities/a")
+    assert "pin" not in entity["metadata"] and "guard" not in entity["metadata"]
+
+
+def test_import_without_a_merge_strategy_is_a_bad_body(api: Any) -> None:
+    body = api.fails("POST", "/v1/import", 400, "validation.bad-body", json={"data": {"entities": []}})
+    assert "merge_strategy" in body["error"]
+
+
+def test_a_bundle_naming_a_memory_twice_is_refused_with_operation_failed(api: Any) -> None:
+    bundle = {"entities": [{"name": "a", "type": "t"}, {"name": "a", "type": "t"}]}
+    api.fails("POST", "/v1/import", 400, "operation.failed", json={"data": bundle, "merge_strategy": "skip"})
+
+
+def test_learn_over_http_returns_the_lesson_name(api: Any) -> None:
+    data = api.ok(
+        "POST", "/v1/learn", json={"error": "Module not found: left-pad", "fix": "npm install", "project": "web"}
+    )
+    assert data == {"learned": True, "name": data["name"], "type": "lesson_learned"}
+    assert data["name"].startswith("lesson-web-module-not-found-left-pad-")
+
+
+def test_task_state_needs_the_project_parameter(api: Any) -> None:
+    body = api.fails("GET", "/v1/task-state", 400, "validation.bad-param")
+    assert "project" in body["error"]
+
+
+def test_task_state_of_a_project_with_no_statement_is_empty(api: Any) -> None:
+    assert api.ok("GET", "/v1/task-state?project=memesh") == {"project": "memesh", "state": {}}
+
+
+def test_task_state_has_no_write_route(api: Any) -> None:
+    api.fails("POST", "/v1/task_state", 404, "route.not-found", json={"goal": "x"})
+
+
+def test_config_post_stores_a_partial_update_and_returns_what_is_stored(api: Any, memesh_env: Path) -> None:
+    assert api.ok("GET", "/v1/config") == {"config": {}}
+    assert api.ok("POST", "/v1/config", json={"briefing": "standard", "sessionLimit": 20}) == {
+        "briefing": "standard",
+        "sessionLimit": 20,
+    }
+    assert api.ok("POST", "/v1/config", json={"autoCapture": False})["briefing"] == "standard"
+    stored = json.loads((memesh_env.parent / "config.json").read_text())
+    assert stored == {"briefing": "standard", "sessionLimit": 20, "autoCapture": False}
+
+
+@pytest.mark.parametrize("body", [{"sessionLimit": 0}, {"sessionLimit": 101}, {"briefing": "max"}, {"theme": "dark"}])
+def test_config_post_refuses_unknown_fields_and_out_of_range_values(api: Any, body: dict[str, Any]) -> None:
+    api.fails("POST", "/v1/config", 400, "validation.bad-body", json=body)
+
+
+@pytest.mark.parametrize("stored", [["odd"], {"level": "full"}, 3, None, True, "loud"])
+def test_config_get_returns_a_stored_briefing_of_any_json_type(api: Any, memesh_env: Path, stored: Any) -> None:
+    (memesh_env.parent).mkdir(parents=True, exist_ok=True)
+    (memesh_env.parent / "config.json").write_text(json.dumps({"briefing": stored, "sessionLimit": 500}))
+    assert api.ok("GET", "/v1/config") == {"config": {"briefing": stored, "sessionLimit": 500}}
+    assert api.ok("POST", "/v1/config", json={"autoCapture": True})["briefing"] == stored
