@@ -6,13 +6,16 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from returns.result import Success
 
-from memesh import schemas
+from memesh import dispatch, schemas
+from memesh.context import CallContext
+from memesh.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:
     from tests.transports.mcp.conftest import McpClient, McpHarness
-
-pytestmark = pytest.mark.anyio
 
 
 async def checked(client: McpClient, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -22,6 +25,7 @@ async def checked(client: McpClient, tool: str, arguments: dict[str, Any]) -> di
     return data
 
 
+@pytest.mark.anyio
 async def test_every_optional_part_of_remember_output_matches_its_schema(mcp_server: McpHarness, era: str) -> None:
     async with mcp_server.connect(era) as client:
         noted = await checked(client, "remember", {"note": "Pick SQLite\n\nOne file.\n\nNo server."})
@@ -51,6 +55,7 @@ async def test_every_optional_part_of_remember_output_matches_its_schema(mcp_ser
     assert replaced["replaced"] is True
 
 
+@pytest.mark.anyio
 async def test_every_optional_part_of_recall_output_matches_its_schema(mcp_server: McpHarness, era: str) -> None:
     bulky = ["x" * 3000, "y" * 3000, "z" * 3000]
     async with mcp_server.connect(era) as client:
@@ -74,6 +79,7 @@ async def test_every_optional_part_of_recall_output_matches_its_schema(mcp_serve
     assert archived["entities"][0]["archived"] is True
 
 
+@pytest.mark.anyio
 async def test_every_kind_of_forget_output_matches_its_schema(mcp_server: McpHarness, era: str) -> None:
     async with mcp_server.connect(era) as client:
         await checked(client, "remember", {"name": "m", "type": "note", "observations": ["one", "two"]})
@@ -81,3 +87,16 @@ async def test_every_kind_of_forget_output_matches_its_schema(mcp_server: McpHar
         archived = await checked(client, "forget", {"name": "m"})
     assert (removed["observation_removed"], removed["remaining_observations"]) == (True, 1)
     assert archived["archived"] is True
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(note=st.text(min_size=1, max_size=2000), query=st.text(max_size=60))
+def test_whatever_a_note_or_a_query_holds_the_payloads_match_their_schemas(
+    fresh_db: SqliteStore, note: str, query: str
+) -> None:
+    # In-process through the same dispatch call and context the MCP server uses, so many shapes are cheap to try.
+    ctx = CallContext(source_host="mcp", agent_view=True)
+    for tool, arguments in (("remember", {"note": note}), ("recall", {"query": query}), ("recall", {})):
+        result = dispatch.call(tool, fresh_db, arguments, ctx, nulls_mean_absent=True)
+        if isinstance(result, Success):
+            jsonschema.Draft202012Validator(schemas.load(f"tools/{tool}.output")).validate(result.unwrap())
