@@ -1,0 +1,240 @@
+"""The real `memesh-mcp` run as a subprocess over stdio, reached through the mcp SDK's clients of both eras."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types
+
+LEGACY = "2025-11-25"  # ClientSession + stdio_client: the initialize handshake
+MODERN = "2026-07-28"  # mcp.Client: every request carries its own envelope
+ERAS = (LEGACY, MODERN)
+WAIT_SECONDS = 30.0
+SERVER = Path(sys.executable).with_name("memesh-mcp")
+ENVELOPE = "io.modelcontextprotocol/"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(params=ERAS)
+def era(request: pytest.FixtureRequest) -> str:
+    """Each test that takes it runs once per protocol era."""
+    value: str = request.param
+    return value
+
+
+@dataclass
+class McpClient:
+    """One connected client, the same calls whichever era it speaks."""
+
+    peer: ClientSession | Client
+    server_info: types.Implementation | None
+
+    async def tools(self) -> list[types.Tool]:
+        return (await self.peer.list_tools()).tools
+
+    async def call(self, name: str, arguments: dict[str, Any] | None = None) -> types.CallToolResult:
+        return await self.peer.call_tool(name, arguments)
+
+    async def ok(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The structured result of a call that must succeed (the text form must say the same)."""
+        result = await self.call(name, arguments)
+        assert not result.is_error, text_of(result)
+        data = result.structured_content
+        assert isinstance(data, dict)
+        assert json.loads(text_of(result)) == data
+        return data
+
+    async def fails(self, name: str, arguments: dict[str, Any] | None = None) -> str:
+        """The message of a call that must come back as an isError tool result."""
+        result = await self.call(name, arguments)
+        assert result.is_error, text_of(result)
+        assert result.structured_content is None
+        return text_of(result)
+
+
+def text_of(result: types.CallToolResult) -> str:
+    [block] = result.content
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+@dataclass
+class McpHarness:
+    """How to start the server under test: its command, its database and where its stderr goes."""
+
+    folder: Path
+    db: Path
+    stderr_log: Path
+    command: list[str] = field(default_factory=lambda: [str(SERVER)])
+
+    def params(self) -> StdioServerParameters:
+        return StdioServerParameters(
+            command=self.command[0],
+            args=self.command[1:],
+            env={"MEMESH_DB_PATH": str(self.db)},
+            cwd=str(self.folder),
+        )
+
+    def launch_with(self, script: str) -> None:
+        """Serve through a Python launcher (to patch the server from inside its own process) instead."""
+        launcher = self.folder / "launcher.py"
+        launcher.write_text(script, encoding="utf-8")
+        self.command = [sys.executable, str(launcher)]
+
+    @asynccontextmanager
+    async def connect(self, era: str, client_name: str = "pytest-client") -> AsyncIterator[McpClient]:
+        info = types.Implementation(name=client_name, version="1.0")
+        with self.stderr_log.open("a", encoding="utf-8") as errlog:
+            transport = stdio_client(self.params(), errlog=errlog)
+            if era == LEGACY:
+                async with (
+                    transport as (read, write),
+                    ClientSession(read, write, read_timeout_seconds=WAIT_SECONDS, client_info=info) as session,
+                ):
+                    init = await session.initialize()
+                    assert init.protocol_version == LEGACY
+                    yield McpClient(session, init.server_info)
+            else:
+                async with Client(transport, client_info=info, read_timeout_seconds=WAIT_SECONDS) as client:
+                    assert client.protocol_version == MODERN
+                    yield McpClient(client, client.server_info)
+
+    def stderr(self) -> str:
+        return self.stderr_log.read_text(encoding="utf-8") if self.stderr_log.exists() else ""
+
+
+@pytest.fixture
+def mcp_server(tmp_path: Path) -> McpHarness:
+    """A server with its own database file in the test's folder."""
+    db = tmp_path / "memesh" / "knowledge-graph.db"
+    return McpHarness(folder=tmp_path, db=db, stderr_log=tmp_path / "stderr.log")
+
+
+class RawServer:
+    """The server driven by hand, one JSON-RPC line at a time, keeping every line it writes to stdout."""
+
+    def __init__(self, harness: McpHarness) -> None:
+        params = harness.params()
+        self._errlog = harness.stderr_log.open("a", encoding="utf-8")
+        self.process = subprocess.Popen(
+            [params.command, *params.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._errlog,
+            cwd=params.cwd,
+            # Without PYTHONUNBUFFERED (set on some machines), so the server's stdout is block-buffered as it is
+            # under a real client, and a buffered stray print is exercised too.
+            env={**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}, **(params.env or {})},
+            text=True,
+            encoding="utf-8",
+        )
+        self.lines: list[str] = []
+        self._incoming: queue.Queue[str] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self._next_id = 0
+        self._responses: dict[int, dict[str, Any]] = {}
+        self.handshaken = False
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self._incoming.put(line)
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.flush()
+
+    def start(self, method: str, params: dict[str, Any] | None = None) -> int:
+        """Send a request without waiting for its response; returns its id."""
+        self._next_id += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return self._next_id
+
+    def response(self, request_id: int) -> dict[str, Any]:
+        """The response to request `request_id`, reading (and keeping in `lines`) whatever comes before it."""
+        while request_id not in self._responses:
+            line = self._incoming.get(timeout=WAIT_SECONDS)
+            self.lines.append(line)
+            message: dict[str, Any] = json.loads(line)
+            if "id" in message:
+                self._responses[message["id"]] = message
+        return self._responses.pop(request_id)
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self.response(self.start(method, params))
+
+    def initialize(self, client_name: str) -> dict[str, Any]:
+        """The 2025-11-25 handshake: initialize, then the initialized notification."""
+        response = self.request(
+            "initialize",
+            {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": client_name, "version": "1.0"}},
+        )
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        self.handshaken = True
+        return response
+
+    def tool_params(
+        self, name: str, arguments: dict[str, Any], client_info: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """tools/call params; before any handshake, as a 2026-07-28 request with client info only when given."""
+        if self.handshaken:
+            return {"name": name, "arguments": arguments}
+        meta: dict[str, Any] = {f"{ENVELOPE}protocolVersion": MODERN, f"{ENVELOPE}clientCapabilities": {}}
+        if client_info is not None:
+            meta[f"{ENVELOPE}clientInfo"] = client_info
+        return {"name": name, "arguments": arguments, "_meta": meta}
+
+    def call_tool(
+        self, name: str, arguments: dict[str, Any], client_info: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return self.request("tools/call", self.tool_params(name, arguments, client_info))
+
+    def close(self) -> None:
+        """Close stdin, wait for the server to exit, and keep whatever else it wrote to stdout."""
+        if self.process.returncode is not None:
+            return
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=WAIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.process.kill()  # a failed test may leave it stuck; never leave it running
+            raise
+        self._reader.join(timeout=WAIT_SECONDS)
+        while not self._incoming.empty():
+            self.lines.append(self._incoming.get())
+        self._errlog.close()
+
+
+@pytest.fixture
+def start_raw(mcp_server: McpHarness) -> Iterator[Callable[[], RawServer]]:
+    """Starts the server by hand (after the test has set the harness up), stopped when the test ends."""
+    servers: list[RawServer] = []
+
+    def start() -> RawServer:
+        servers.append(RawServer(mcp_server))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()

@@ -1,0 +1,140 @@
+"""The server process: stdout carries only protocol messages, and nothing a tool does can crash it or leak paths."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING
+
+import pytest
+
+from memesh.registry import TOOLS
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from tests.transports.mcp.conftest import McpHarness, RawServer
+
+pytestmark = pytest.mark.anyio
+
+SECRET_PATH = "/home/someone/private/notes.db"
+
+# Runs the real server with dispatch.call wrapped: it writes to stdout both ways a careless tool could (a buffered
+# print and a raw write to fd 1), and raises for one query, the way an unexpected bug would.
+NOISY_LAUNCHER = f"""
+import os
+from memesh import dispatch
+from memesh.transports import mcp_server
+
+real_call = dispatch.call
+
+def noisy_call(name, store, arguments, ctx, **options):
+    print("stray print from inside a tool call")
+    os.write(1, b"stray bytes written to fd 1\\n")
+    if isinstance(arguments, dict) and arguments.get("query") == "explode":
+        raise FileNotFoundError(2, "No such file or directory", {SECRET_PATH!r})
+    return real_call(name, store, arguments, ctx, **options)
+
+dispatch.call = noisy_call
+mcp_server.main()
+"""
+
+
+def test_stray_output_from_a_tool_never_reaches_the_protocol_stream(
+    mcp_server: McpHarness, start_raw: Callable[[], RawServer]
+) -> None:
+    mcp_server.launch_with(NOISY_LAUNCHER)
+    server = start_raw()
+    server.initialize("pytest-raw")
+    answer = server.call_tool("remember", {"name": "n", "type": "note"})
+    server.close()
+    assert answer["result"]["isError"] is False
+    assert all(json.loads(line)["jsonrpc"] == "2.0" for line in server.lines)
+    assert "stray print from inside a tool call" in mcp_server.stderr()
+    assert "stray bytes written to fd 1" in mcp_server.stderr()
+
+
+async def test_an_exception_inside_a_tool_is_a_tool_error_without_paths(mcp_server: McpHarness, era: str) -> None:
+    mcp_server.launch_with(NOISY_LAUNCHER)
+    async with mcp_server.connect(era) as client:
+        message = await client.fails("recall", {"query": "explode"})
+        still_serving = await client.ok("recall", {"query": "anything"})
+    assert message.startswith('Tool "recall" failed: FileNotFoundError')
+    assert "/home/someone" not in message
+    assert "Traceback" not in message
+    assert still_serving["entities"] == []
+    assert "Traceback" in mcp_server.stderr()
+
+
+async def test_a_database_that_cannot_be_opened_makes_calls_fail_not_the_server(
+    mcp_server: McpHarness, era: str
+) -> None:
+    blocker = mcp_server.folder / "not-a-folder"
+    blocker.write_text("a file where the database folder should be", encoding="utf-8")
+    mcp_server.db = blocker / "knowledge-graph.db"
+    async with mcp_server.connect(era) as client:
+        listed = await client.tools()
+        first = await client.fails("remember", {"name": "n", "type": "note"})
+        second = await client.fails("recall", {})
+    assert len(listed) == 3
+    assert first == second
+    assert "cannot open the database" in first
+    assert "\n" not in first
+
+
+async def test_a_database_that_could_not_be_opened_is_tried_again_on_the_next_call(mcp_server: McpHarness) -> None:
+    blocker = mcp_server.folder / "not-yet-a-folder"
+    blocker.write_text("in the way for now", encoding="utf-8")
+    mcp_server.db = blocker / "knowledge-graph.db"
+    async with mcp_server.connect("2025-11-25") as client:
+        await client.fails("remember", {"name": "n", "type": "note"})
+        blocker.unlink()
+        stored = await client.ok("remember", {"name": "n", "type": "note"})
+    assert stored["stored"] is True
+    assert mcp_server.db.exists()
+
+
+def test_a_modern_request_without_client_info_is_stamped_mcp(start_raw: Callable[[], RawServer]) -> None:
+    server = start_raw()
+    server.call_tool("remember", {"name": "anonymous", "type": "note"})
+    server.call_tool("remember", {"name": "named", "type": "note"}, client_info={"name": "opencode", "version": "1"})
+    found = server.call_tool("recall", {})["result"]["structuredContent"]
+    hosts = {entity["name"]: entity["metadata"]["provenance"]["source_host"] for entity in found["entities"]}
+    assert hosts == {"anonymous": "mcp", "named": "opencode"}
+
+
+# A recall for "wait" blocks in its worker thread until the test writes to a FIFO, so the test can ask something
+# else while a tool call is still running.
+BLOCKING_LAUNCHER = """
+import sys
+from memesh import dispatch
+from memesh.transports import mcp_server
+
+real_call = dispatch.call
+
+def blocking_call(name, store, arguments, ctx, **options):
+    if isinstance(arguments, dict) and arguments.get("query") == "wait":
+        with open(sys.argv[1], encoding="utf-8") as gate:
+            gate.read()
+    return real_call(name, store, arguments, ctx, **options)
+
+dispatch.call = blocking_call
+mcp_server.main()
+"""
+
+
+def test_a_running_tool_call_does_not_stop_the_server_answering(
+    mcp_server: McpHarness, start_raw: Callable[[], RawServer]
+) -> None:
+    gate = mcp_server.folder / "gate"
+    os.mkfifo(gate)
+    mcp_server.launch_with(BLOCKING_LAUNCHER)
+    mcp_server.command.append(str(gate))
+    server = start_raw()
+    server.initialize("pytest-raw")
+    blocked = server.start("tools/call", server.tool_params("recall", {"query": "wait"}))
+    listed = server.request("tools/list")
+    assert [tool["name"] for tool in listed["result"]["tools"]] == [tool.name for tool in TOOLS]
+    with gate.open("w", encoding="utf-8") as opener:
+        opener.write("go")
+    assert server.response(blocked)["result"]["isError"] is False

@@ -1,0 +1,47 @@
+"""tools/list serves every registry tool with its schema files verbatim, over both protocol eras."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+import memesh
+from memesh import schemas
+from memesh.registry import TOOLS
+
+if TYPE_CHECKING:
+    from tests.transports.mcp.conftest import McpHarness
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_every_registry_tool_is_listed_in_order_with_its_schema_files(mcp_server: McpHarness, era: str) -> None:
+    async with mcp_server.connect(era) as client:
+        listed = await client.tools()
+    assert [tool.name for tool in listed] == [tool.name for tool in TOOLS]
+    for tool, served in zip(TOOLS, listed, strict=True):
+        assert served.title == tool.title
+        assert served.description == schemas.description(tool.input_schema)
+        assert served.input_schema == schemas.load(tool.input_schema)
+        assert served.output_schema == schemas.load(tool.output_schema)
+
+
+async def test_every_tool_carries_its_registry_hints_as_annotations(mcp_server: McpHarness, era: str) -> None:
+    async with mcp_server.connect(era) as client:
+        listed = {tool.name: tool for tool in await client.tools()}
+    for tool in TOOLS:
+        annotations = listed[tool.name].annotations
+        assert annotations is not None
+        assert annotations.read_only_hint is tool.read_only
+        assert annotations.destructive_hint is tool.destructive
+        assert annotations.idempotent_hint is tool.idempotent
+        assert annotations.open_world_hint is False
+
+
+async def test_the_server_names_itself_memesh_with_the_package_version(mcp_server: McpHarness, era: str) -> None:
+    async with mcp_server.connect(era) as client:
+        await client.tools()
+        info = client.server_info
+    assert info is not None
+    assert (info.name, info.version) == ("memesh", memesh.__version__)

@@ -1,0 +1,70 @@
+"""The MCP server's one store connection, shared by tool calls that run one at a time in worker threads."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from mcp import types
+
+from memesh import dispatch
+from memesh.context import CallContext
+from memesh.store.sqlite import SqliteStore, StoreError, open_store
+from memesh.transports.mcp_results import short_reason, to_call_result, tool_error, unexpected_failure
+
+log = logging.getLogger("memesh.mcp")
+
+
+class Backend:
+    """Opens the store once and runs tool calls on it; a lock keeps the single connection to one call at a time."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self._path = path
+        # One connection, one transaction at a time: SqliteStore tracks its transaction depth without locking.
+        self._lock = threading.Lock()
+        self._store: SqliteStore | None = None
+        self._open_error = ""
+
+    def open(self) -> None:
+        """Open the store now, so a bad database path shows in the log at start; a failure is kept, not raised."""
+        with self._lock:
+            self._ensure_store()
+
+    def _ensure_store(self) -> SqliteStore | None:
+        # A failed open is retried on the next call: the folder may only have been missing for a moment.
+        if self._store is None:
+            try:
+                self._store = open_store(self._path)
+            except StoreError as exc:
+                self._open_error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                log.error("%s", self._open_error)
+            except Exception as exc:  # whatever else goes wrong opening it, the server stays up to say so
+                self._open_error = short_reason(exc)
+                log.exception("cannot open the database")
+        return self._store
+
+    def call(self, name: str, arguments: dict[str, Any] | None, ctx: CallContext) -> types.CallToolResult:
+        """Run tool `name` and map its Result; never raises (a failure of any kind is an isError result)."""
+        with self._lock:
+            store = self._ensure_store()
+            if store is None:
+                return tool_error(f"MeMesh cannot use its database: {self._open_error}")
+            try:
+                result = dispatch.call(name, store, arguments, ctx, nulls_mean_absent=True)
+            except Exception as exc:
+                log.exception("tool %r raised", name)
+                return unexpected_failure(name, exc)
+        try:
+            return to_call_result(result)
+        except Exception as exc:
+            log.exception("tool %r returned a result that cannot be sent", name)
+            return unexpected_failure(name, exc)
+
+    def close(self) -> None:
+        """Close the connection, if one was opened."""
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None

@@ -1,0 +1,84 @@
+"""memesh-mcp: MeMesh as an MCP stdio server, on the SDK's low-level Server so the schema files are served verbatim.
+
+Both protocol eras are answered by the SDK's runner: the 2025-11-25 initialize handshake and the 2026-07-28
+per-request envelope. Only protocol messages reach stdout: while serving, stdio_server points fd 1 at stderr and
+writes the wire through a private duplicate, so a stray print cannot corrupt the stream.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+
+import anyio
+import anyio.to_thread
+from mcp import types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
+
+import memesh
+from memesh.context import CallContext, clean_host
+from memesh.transports.mcp_backend import Backend
+from memesh.transports.mcp_results import client_name, tool_listing
+
+SERVER_NAME = "memesh"
+DEFAULT_HOST = "mcp"  # the provenance stamp when the client declares no name
+
+
+def _lifespan(backend: Backend) -> Callable[[Server[Backend]], AbstractAsyncContextManager[Backend]]:
+    @asynccontextmanager
+    async def lifespan(_server: Server[Backend]) -> AsyncIterator[Backend]:
+        await anyio.to_thread.run_sync(backend.open)
+        try:
+            yield backend
+        finally:
+            backend.close()
+
+    return lifespan
+
+
+def build_server(backend: Backend) -> Server[Backend]:
+    """The MCP server for MeMesh's tools, calling them on `backend` (opened when the server starts)."""
+    listing = tool_listing()
+
+    async def list_tools(
+        _ctx: ServerRequestContext[Backend], _params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return listing.model_copy(deep=True)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Backend], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        call_ctx = CallContext(source_host=clean_host(client_name(ctx), DEFAULT_HOST), agent_view=True)
+        # The store is synchronous SQLite: a call runs in a worker thread so the event loop keeps serving.
+        return await anyio.to_thread.run_sync(ctx.lifespan_context.call, params.name, params.arguments, call_ctx)
+
+    return Server(
+        SERVER_NAME,
+        version=memesh.__version__,
+        lifespan=_lifespan(backend),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def serve() -> None:
+    """Serve MCP on stdin/stdout until the client closes stdin."""
+    server = build_server(Backend())
+    async with stdio_server() as (read_stream, write_stream):
+        try:
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        finally:
+            # Text printed without a flush still sits in Python's buffer: let it out now, while fd 1 points at
+            # stderr, not at exit, after stdio_server has handed fd 1 back to the wire.
+            sys.stdout.flush()
+
+
+def main() -> None:
+    """Entry point of `memesh-mcp`."""
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="memesh-mcp: %(levelname)s: %(message)s")
+    # Ctrl-C in a terminal is how a person stops a stdio server by hand: no traceback for it.
+    with suppress(KeyboardInterrupt):
+        anyio.run(serve)
