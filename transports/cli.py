@@ -24,10 +24,10 @@ app = App(
     version=__version__,
 )
 
-# `--tags x y` and `--tags x --tags y` both work: a list option takes every value up to the next flag.
-Many = Annotated[list[str] | None, Parameter(consume_multiple=True)]
-# Plain switches: no generated `--no-…` twin.
-Switch = Annotated[bool, Parameter(negative=())]
+# `--tags x y` and `--tags x --tags y` both work: a list option takes every value up to the next flag. No
+# generated `--empty-…` / `--no-…` twins: each flag is spelled once, as the spec spells it.
+Many = Annotated[list[str] | None, Parameter(consume_multiple=True, negative=())]
+Switch = Annotated[bool, Parameter(negative=(), show_default=False)]
 
 
 @app.command
@@ -61,7 +61,7 @@ def remember(
     obs
         Observations, after the text's own.
     tags
-        Tags, e.g. project:<id> topic:database.
+        Tags, e.g. project:NAME topic:database.
     namespace
         personal (default), team or global; on an existing memory this moves it.
     supersedes
@@ -109,7 +109,7 @@ def recall(
     query
         Search terms.
     tag
-        Only memories with this tag, e.g. project:<id>.
+        Only memories with this tag, e.g. project:NAME.
     limit
         At most this many results (default 20, max 100).
     include_archived
