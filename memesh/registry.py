@@ -3,24 +3,45 @@ tool cannot be added to one surface and forgotten on another."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from returns.result import Result
 
 from memesh.context import CallContext
 from memesh.errors import MemeshError
-from memesh.ops.export import export
-from memesh.ops.forget import forget
-from memesh.ops.import_bundle import import_bundle
-from memesh.ops.learn import learn
-from memesh.ops.recall import recall
-from memesh.ops.remember import remember
-from memesh.ops.task_state import task_state
 from memesh.store.sqlite import SqliteStore
 
 Operation = Callable[[SqliteStore, Any, CallContext], Result[Any, MemeshError]]
+
+
+@dataclass
+class LazyOperation:
+    """The operation `function` of module `module`, imported on its first call.
+
+    A command runs one tool, and importing every operation (with the core rules each one pulls in) would make
+    every CLI command pay for all of them at start-up; `tests/test_registry_lazy.py` resolves each one.
+    """
+
+    module: str
+    function: str
+    _resolved: Callable[..., Result[Any, MemeshError]] | None = field(default=None, repr=False, compare=False)
+
+    def resolve(self) -> Callable[..., Result[Any, MemeshError]]:
+        """The operation itself, imported now if it was not yet."""
+        if self._resolved is None:
+            self._resolved = getattr(importlib.import_module(self.module), self.function)
+        return self._resolved
+
+    def __call__(self, store: SqliteStore, request: Any, *, ctx: CallContext) -> Result[Any, MemeshError]:
+        return self.resolve()(store, request, ctx=ctx)
+
+
+def _op(name: str) -> LazyOperation:
+    """The function `name` of `memesh/ops/<name>.py`."""
+    return LazyOperation(f"memesh.ops.{name}", name)
 
 
 @dataclass(frozen=True)
@@ -50,17 +71,19 @@ class Tool:
 
 TOOLS: tuple[Tool, ...] = (
     # remember writes and can archive (supersedes) but never deletes; a repeat of the same call appends nothing.
-    Tool("remember", "Remember", remember, read_only=False, destructive=False, idempotent=True),
+    Tool("remember", "Remember", _op("remember"), read_only=False, destructive=False, idempotent=True),
     # recall only reads memories (it does count accesses, which is bookkeeping, not a change of content).
-    Tool("recall", "Recall", recall, read_only=True, destructive=False, idempotent=True),
+    Tool("recall", "Recall", _op("recall"), read_only=True, destructive=False, idempotent=True),
     # forget hides a memory or removes an observation: a loss from the caller's point of view.
-    Tool("forget", "Forget", forget, read_only=False, destructive=True, idempotent=True),
-    Tool("export", "Export memories", export, read_only=True, destructive=False, idempotent=True),
+    Tool("forget", "Forget", _op("forget"), read_only=False, destructive=True, idempotent=True),
+    Tool("export", "Export memories", _op("export"), read_only=True, destructive=False, idempotent=True),
     # import with overwrite replaces content (kept in history): destructive; the same bundle twice adds nothing.
-    Tool("import", "Import memories", import_bundle, read_only=False, destructive=True, idempotent=True),
-    Tool("learn", "Learn from a mistake", learn, read_only=False, destructive=False, idempotent=True),
+    Tool("import", "Import memories", _op("import_bundle"), read_only=False, destructive=True, idempotent=True),
+    Tool("learn", "Learn from a mistake", _op("learn"), read_only=False, destructive=False, idempotent=True),
     # task_state can clear a field the owner stated ("" clears), so a write can lose information.
-    Tool("task_state", "Task state", task_state, read_only=False, destructive=True, idempotent=True, http_post=False),
+    Tool(
+        "task_state", "Task state", _op("task_state"), read_only=False, destructive=True, idempotent=True, http_post=False
+    ),
 )
 
 BY_NAME = {tool.name: tool for tool in TOOLS}

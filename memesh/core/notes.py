@@ -75,15 +75,40 @@ def slug(title: str) -> str:
     return text or NOTE_TYPE
 
 
+def _first_line_and_body(cleaned: str) -> tuple[str, list[str]]:
+    first, _, rest = cleaned.partition("\n")
+    return _SPACES.sub(" ", _MARKER.sub("", first).strip()), split_observations(rest)
+
+
+def _observations(first_line: str, title: str, body: list[str], *, titled: bool) -> list[str]:
+    # The first line is left out only where it survives whole as the derived title; otherwise it is kept.
+    if title == first_line and body and not titled:
+        return body
+    return [*split_observations(first_line), *body]
+
+
+def note_name(title: str, cleaned: str) -> str:
+    """`<slug of title>-<first 8 hex of SHA-256 of the cleaned text>`: the same text twice names one memory."""
+    return f"{slug(title)}-{hashlib.sha256(cleaned.encode()).hexdigest()[:8]}"
+
+
 def derive_note(note: str) -> DerivedNote | None:
     """Title, observations and name derived from `note`; None when nothing is left after cleaning."""
     cleaned = clean_note(note)
     if not cleaned:
         return None
-    first, _, rest = cleaned.partition("\n")
-    first_line = _SPACES.sub(" ", _MARKER.sub("", first).strip())
+    first_line, body = _first_line_and_body(cleaned)
     title = title_from_line(first_line)
-    body = split_observations(rest)
-    observations = body if (title == first_line and body) else [*split_observations(first_line), *body]
-    digest = hashlib.sha256(cleaned.encode()).hexdigest()[:8]
-    return DerivedNote(name=f"{slug(title)}-{digest}", title=title, observations=observations, cleaned=cleaned)
+    observations = _observations(first_line, title, body, titled=False)
+    return DerivedNote(name=note_name(title, cleaned), title=title, observations=observations, cleaned=cleaned)
+
+
+def text_observations(text: str, *, titled: bool = False) -> list[str]:
+    """The observations free text contributes beside explicit ones: exactly what the note form derives from it,
+    plus its first line when the caller's own title takes the place of the derived one (`titled`), so that no
+    line of the text is dropped. Empty when nothing is left after cleaning."""
+    cleaned = clean_note(text)
+    if not cleaned:
+        return []
+    first_line, body = _first_line_and_body(cleaned)
+    return _observations(first_line, title_from_line(first_line), body, titled=titled)

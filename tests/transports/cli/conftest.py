@@ -1,0 +1,84 @@
+"""Two ways to run the CLI: in this process (Cyclopts returning the exit status) and as the installed script."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from memesh.transports.cli import run
+
+MEMESH_BIN = Path(sys.executable).parent / "memesh"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+class Cli:
+    """`cli("recall", "x", "--json")` runs one command line in-process against the test's own database."""
+
+    def __init__(self, capsys: pytest.CaptureFixture[str]) -> None:
+        self.capsys = capsys
+
+    def __call__(self, *argv: str) -> Outcome:
+        self.capsys.readouterr()
+        code = run(argv)
+        captured = self.capsys.readouterr()
+        return Outcome(code, captured.out, captured.err)
+
+    def ok(self, *argv: str) -> Outcome:
+        outcome = self(*argv)
+        assert outcome.code == 0, outcome
+        return outcome
+
+
+@pytest.fixture
+def cli(memesh_env: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    return Cli(capsys)
+
+
+class Process:
+    """Runs `.venv/bin/memesh` as a real process, in the test's folder, with the test's database."""
+
+    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
+        self.cwd = cwd
+        self.env = env
+
+    def __call__(self, *argv: str, stdin: str | None = None) -> Outcome:
+        done = subprocess.run(
+            [str(MEMESH_BIN), *argv],
+            cwd=self.cwd,
+            env=self.env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return Outcome(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.fixture
+def memesh_process(tmp_path: Path) -> Process:
+    home = tmp_path / "home"
+    env = {key: value for key, value in os.environ.items() if not key.startswith("MEMESH_") and key not in ("HOME",)}
+    env.update(
+        {
+            "HOME": str(home),
+            "MEMESH_DIR": str(home / ".memesh"),
+            "MEMESH_DB_PATH": str(home / ".memesh" / "knowledge-graph.db"),
+            "PYTHONIOENCODING": "utf-8",
+        }
+    )
+    return Process(tmp_path, env)

@@ -1,0 +1,86 @@
+"""How the CLI ends: the code table, usage errors, the command list, and failures that are not tracebacks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from memesh.transports import cli_commands
+from memesh.transports.cli import main
+from memesh.transports.cli_exit import EXIT_STATUS, FAILED, USAGE, failure_body
+
+from memesh.errors import ErrorCode, MemeshError
+
+if TYPE_CHECKING:
+    from cli.conftest import Cli
+
+
+def test_every_error_code_has_an_exit_status() -> None:
+    assert set(EXIT_STATUS) == set(ErrorCode)
+
+
+def test_every_tool_failure_exits_1_whatever_its_code() -> None:
+    assert set(EXIT_STATUS.values()) == {FAILED}
+
+
+def test_the_json_failure_body_is_the_data_with_the_message_and_code() -> None:
+    error = MemeshError.not_found("gone", name="x", archived=False)
+    assert failure_body(error) == {"name": "x", "archived": False, "error": "gone", "errorCode": "resource.not-found"}
+
+
+def test_bare_memesh_lists_the_commands(cli: Cli) -> None:
+    out = cli.ok()
+    for command in ("remember", "recall", "forget", "export-schema", "serve"):
+        assert command in out.out
+
+
+def test_an_unknown_command_is_a_usage_error(cli: Cli) -> None:
+    out = cli("remmeber", "x")
+    assert out.code == USAGE
+    assert "remmeber" in out.err
+
+
+def test_an_unknown_option_is_a_usage_error(cli: Cli) -> None:
+    assert cli("recall", "--fuzzy").code == USAGE
+
+
+def test_a_database_that_cannot_be_opened_is_one_message_and_exit_1(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("MEMESH_DB_PATH", str(blocker / "knowledge-graph.db"))
+    out = cli("recall", "x", "--json")
+    assert out.code == FAILED
+    assert out.out == ""
+    assert out.err.splitlines()[0] == "Error: memesh cannot open its database."
+    assert "Traceback" not in out.err
+
+
+def test_an_unexpected_failure_is_one_line_without_a_traceback(
+    memesh_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def explode(*_: object, **__: object) -> None:
+        raise RuntimeError("/secret/path/inside")
+
+    monkeypatch.setattr(cli_commands, "call_tool", explode)
+    assert main(["recall", "x"]) == FAILED
+    err = capsys.readouterr().err
+    assert err == "Error: memesh failed unexpectedly (RuntimeError).\n"
+
+
+def test_serve_passes_host_port_and_allow_remote_to_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memesh.transports import serve
+
+    seen: dict[str, object] = {}
+
+    def fake(host: str = "127.0.0.1", port: int = 3737, allow_remote: bool = False) -> int:
+        seen.update(host=host, port=port, allow_remote=allow_remote)
+        return 0
+
+    monkeypatch.setattr(serve, "serve", fake)
+    assert main(["serve"]) == 0
+    assert seen == {"host": "127.0.0.1", "port": 3737, "allow_remote": False}
+    assert main(["serve", "--host", "0.0.0.0", "--port", "8080", "--allow-remote"]) == 0
+    assert seen == {"host": "0.0.0.0", "port": 8080, "allow_remote": True}

@@ -1,0 +1,211 @@
+"""The `memesh` command line: flags in, one tool call through dispatch, text or `--json` out, an exit status.
+
+Start-up time is part of the contract (`memesh recall x --json` answers in well under 0.2 s), so this module
+imports only Cyclopts and what the exit statuses need; each command imports its implementation when it runs, and
+`serve` imports the HTTP stack only then. Exit statuses: 0 success, 1 any failure a tool or the store reports
+(table in cli_exit.py), 2 a command line that could not be read.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Annotated
+
+from cyclopts import App, Parameter
+from cyclopts.exceptions import CycloptsError
+from memesh.transports.cli_exit import FAILED, OK, usage
+
+from memesh import __version__
+
+app = App(
+    name="memesh",
+    help="MeMesh: local-first memory for AI coding agents (one SQLite file).",
+    version=__version__,
+)
+
+# `--tags x y` and `--tags x --tags y` both work: a list option takes every value up to the next flag. No
+# generated `--empty-…` / `--no-…` twins: each flag is spelled once, as the spec spells it.
+Many = Annotated[list[str] | None, Parameter(consume_multiple=True, negative=())]
+Switch = Annotated[bool, Parameter(negative=(), show_default=False)]
+
+
+@app.command
+def remember(
+    text: str | None = None,
+    /,
+    *,
+    name: str | None = None,
+    type_: str | None = None,
+    title: str | None = None,
+    obs: Many = None,
+    tags: Many = None,
+    namespace: str | None = None,
+    supersedes: Many = None,
+    contradicts: Many = None,
+    replace: Switch = False,
+    json_: Switch = False,
+) -> int:
+    """Store a memory: free text alone (title, observations and name derived), or --name and --type with --obs.
+
+    Parameters
+    ----------
+    text
+        Free text. Alone it is a note; with --obs, --title or --name it is kept as its own observations.
+    name
+        The memory's name (required with --replace).
+    type_
+        Its type, e.g. decision, pattern, lesson_learned (default note when the name is derived).
+    title
+        A short label; wins over the title derived from the text.
+    obs
+        Observations, after the text's own.
+    tags
+        Tags, e.g. project:NAME topic:database.
+    namespace
+        personal (default), team or global; on an existing memory this moves it.
+    supersedes
+        Names of memories this one replaces: they are archived now.
+    contradicts
+        Names of memories this one contradicts: recall reports the conflict.
+    replace
+        Rewrite the named memory instead of appending (its previous version is kept in its history).
+    json_
+        Print the result as JSON.
+    """
+    from memesh.transports import cli_commands
+
+    return cli_commands.remember(
+        text,
+        name=name,
+        entity_type=type_,
+        title=title,
+        observations=obs,
+        tags=tags,
+        namespace=namespace,
+        supersedes=supersedes,
+        contradicts=contradicts,
+        replace=replace,
+        as_json=json_,
+    )
+
+
+@app.command
+def recall(
+    query: str | None = None,
+    /,
+    *,
+    tag: str | None = None,
+    limit: int | None = None,
+    include_archived: Switch = False,
+    namespace: str | None = None,
+    cross_project: Switch = False,
+    json_: Switch = False,
+) -> int:
+    """Search memories by keyword; without a query, list the recent ones.
+
+    Parameters
+    ----------
+    query
+        Search terms.
+    tag
+        Only memories with this tag, e.g. project:NAME.
+    limit
+        At most this many results (default 20, max 100).
+    include_archived
+        Include forgotten (archived) memories.
+    namespace
+        Only this namespace: personal, team or global.
+    cross_project
+        Search everything, ignoring --tag and --namespace.
+    json_
+        Print the result envelope as JSON (size-capped, like the MCP tool).
+    """
+    from memesh.transports import cli_commands
+
+    return cli_commands.recall(
+        query,
+        tag=tag,
+        limit=limit,
+        include_archived=include_archived,
+        namespace=namespace,
+        cross_project=cross_project,
+        as_json=json_,
+    )
+
+
+@app.command
+def forget(*, name: str, observation: str | None = None, json_: Switch = False) -> int:
+    """Archive a memory (recoverable), or remove one of its observations; exit 1 when nothing changed.
+
+    Parameters
+    ----------
+    name
+        The memory's name.
+    observation
+        Remove only the observation with exactly this text.
+    json_
+        Print the result as JSON.
+    """
+    from memesh.transports import cli_commands
+
+    return cli_commands.forget(name, observation=observation, as_json=json_)
+
+
+@app.command(name="export-schema")
+def export_schema(*, format_: str = "openai") -> int:
+    """Print every tool as an OpenAI function-calling definition (a JSON array).
+
+    Parameters
+    ----------
+    format_
+        Output format; only openai.
+    """
+    from memesh.transports import cli_commands
+
+    return cli_commands.export_schema(format_)
+
+
+@app.command
+def serve(*, host: str = "127.0.0.1", port: int = 3737, allow_remote: Switch = False) -> int:
+    """Serve the HTTP API and the dashboard (default http://127.0.0.1:3737).
+
+    Parameters
+    ----------
+    host
+        Address to bind; anything but loopback also needs --allow-remote.
+    port
+        Port to listen on.
+    allow_remote
+        Allow a non-loopback bind.
+    """
+    from memesh.transports.serve import serve as run_server
+
+    return run_server(host=host, port=port, allow_remote=allow_remote)
+
+
+def run(argv: Sequence[str]) -> int:
+    """Run one command line in this process; its exit status (usage errors 2, never a parser exit)."""
+    try:
+        result = app(list(argv), result_action="return_value", exit_on_error=False, print_error=False)
+    except CycloptsError as exc:
+        return usage(str(exc).strip())
+    # Help and --version return None.
+    return result if isinstance(result, int) else OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The `memesh` console script: `run`, with unexpected failures reported in one line, never a traceback."""
+    try:
+        return run(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return FAILED  # the reader went away (`memesh recall | head`); there is no one left to tell
+    except Exception as exc:
+        print(f"Error: memesh failed unexpectedly ({type(exc).__name__}).", file=sys.stderr)
+        return FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,170 @@
+"""The CLI's commands once their flags are parsed: build the tool's input, call it through dispatch, print.
+
+Imported only when a command runs, so `memesh --help` and a mistyped command do not pay for the store and the
+operations.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from memesh.transports import cli_format
+from memesh.transports.cli_exit import FAILED, OK, dumps, fail, usage
+from returns.result import Failure, Result, Success
+
+from memesh import dispatch
+from memesh.context import CallContext
+from memesh.errors import MemeshError
+from memesh.store.sqlite import StoreError, open_store
+
+SOURCE_HOST = "cli"
+
+
+def _err(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def call_tool(name: str, arguments: dict[str, Any]) -> Result[Any, MemeshError] | None:
+    """The tool's Result, called as an agent would see it; None (already reported) when the database will not open."""
+    try:
+        store = open_store()
+    except StoreError as exc:
+        _err("Error: memesh cannot open its database.")
+        _err(f"       {exc}")
+        return None
+    try:
+        # agent_view: what the CLI prints goes into an agent's context as often as to a person, so recall is capped.
+        return dispatch.call(name, store, arguments, CallContext(source_host=SOURCE_HOST, agent_view=True))
+    finally:
+        store.close()
+
+
+def remember(
+    text: str | None,
+    *,
+    name: str | None,
+    entity_type: str | None,
+    title: str | None,
+    observations: list[str] | None,
+    tags: list[str] | None,
+    namespace: str | None,
+    supersedes: list[str] | None,
+    contradicts: list[str] | None,
+    replace: bool,
+    as_json: bool,
+) -> int:
+    """`memesh remember`: the note form for text alone, else a structured request; exit 1 if a relation failed."""
+    if replace and name is None:
+        return usage("--replace requires --name: a name derived from the text changes with it, so it names nothing")
+    if text is None and name is None:
+        return usage('give the text to remember (memesh remember "…"), or --name and --type with --obs')
+    arguments: dict[str, Any] = {}
+    if text is not None and observations is None and title is None and name is None:
+        arguments["note"] = text
+        title_derived = True
+    elif text is not None:
+        from memesh.core.quicktext import from_text  # the remember rules: not loaded for recall
+
+        match from_text(text, name=name, entity_type=entity_type, title=title, observations=observations or []):
+            case Failure(error):
+                return fail(error, as_json=as_json)
+            case Success(shaped):
+                pass
+        fields = {"name": shaped.name, "type": shaped.type, "title": shaped.title}
+        arguments.update({key: value for key, value in fields.items() if value is not None})
+        if shaped.observations:
+            arguments["observations"] = shaped.observations
+        title_derived = shaped.title_derived
+    else:
+        fields = {"name": name, "title": title, "observations": observations}
+        arguments.update({key: value for key, value in fields.items() if value is not None})
+        title_derived = False
+    if entity_type is not None:
+        arguments["type"] = entity_type
+    if tags is not None:
+        arguments["tags"] = tags
+    if namespace is not None:
+        arguments["namespace"] = namespace
+    relations = [{"to": to, "type": "supersedes"} for to in supersedes or []]
+    relations += [{"to": to, "type": "contradicts"} for to in contradicts or []]
+    if relations:
+        arguments["relations"] = relations
+    if replace:
+        arguments["replace"] = True
+
+    match call_tool("remember", arguments):
+        case None:
+            return FAILED
+        case Failure(error):
+            return fail(error, as_json=as_json)
+        case Success(output):
+            pass
+    if as_json:
+        print(dumps(output))
+    else:
+        print("\n".join(cli_format.remember_lines(output, namespace=namespace, title_derived=title_derived)))
+    # The consequence asked for (an archive, a stated conflict) did not happen: said on stderr, and not a success.
+    errors = cli_format.relation_error_lines(output)
+    for line in errors:
+        _err(line)
+    return FAILED if errors else OK
+
+
+def recall(
+    query: str | None,
+    *,
+    tag: str | None,
+    limit: int | None,
+    include_archived: bool,
+    namespace: str | None,
+    cross_project: bool,
+    as_json: bool,
+) -> int:
+    """`memesh recall`: the capped envelope as JSON, or the ranked memories for people."""
+    fields = {"query": query, "tag": tag, "limit": limit, "namespace": namespace}
+    arguments: dict[str, Any] = {key: value for key, value in fields.items() if value is not None}
+    if include_archived:
+        arguments["include_archived"] = True
+    if cross_project:
+        arguments["cross_project"] = True
+    match call_tool("recall", arguments):
+        case None:
+            return FAILED
+        case Failure(error):
+            return fail(error, as_json=as_json)
+        case Success(envelope):
+            pass
+    if as_json:
+        print(dumps(envelope))
+    else:
+        print("\n".join(cli_format.recall_lines(envelope, searched=bool(query and query.strip()))))
+    return OK
+
+
+def forget(name: str, *, observation: str | None, as_json: bool) -> int:
+    """`memesh forget`: exit 0 only when something was archived or removed."""
+    arguments: dict[str, Any] = {"name": name}
+    if observation is not None:
+        arguments["observation"] = observation
+    match call_tool("forget", arguments):
+        case None:
+            return FAILED
+        case Failure(error):
+            return fail(error, as_json=as_json)
+        case Success(output):
+            pass
+    print(dumps(output) if as_json else cli_format.forget_line(output))
+    return OK
+
+
+def export_schema(output_format: str) -> int:
+    """`memesh export-schema`: every tool as an OpenAI function definition, indented JSON on stdout."""
+    from memesh.openai_export import FORMATS, openai_tools
+
+    if output_format not in FORMATS:
+        _err(f"Unknown format: {output_format}. Available: {', '.join(FORMATS)}")
+        return FAILED
+    print(json.dumps(openai_tools(), indent=2, ensure_ascii=False))
+    return OK
