@@ -82,7 +82,13 @@ TOOLS: tuple[Tool, ...] = (
     Tool("learn", "Learn from a mistake", _op("learn"), read_only=False, destructive=False, idempotent=True),
     # task_state can clear a field the owner stated ("" clears), so a write can lose information.
     Tool(
-        "task_state", "Task state", _op("task_state"), read_only=False, destructive=True, idempotent=True, http_post=False
+        "task_state",
+        "Task state",
+        _op("task_state"),
+        read_only=False,
+        destructive=True,
+        idempotent=True,
+        http_post=False,
     ),
 )
 

@@ -14,9 +14,9 @@ from typing import Annotated
 
 from cyclopts import App, Parameter
 from cyclopts.exceptions import CycloptsError
-from memesh.transports.cli_exit import FAILED, OK, usage
 
 from memesh import __version__
+from memesh.transports.cli_exit import FAILED, OK, usage
 
 app = App(
     name="memesh",

@@ -10,14 +10,14 @@ import json
 import sys
 from typing import Any
 
-from memesh.transports import cli_format
-from memesh.transports.cli_exit import FAILED, OK, dumps, fail, usage
 from returns.result import Failure, Result, Success
 
 from memesh import dispatch
 from memesh.context import CallContext
 from memesh.errors import MemeshError
 from memesh.store.sqlite import StoreError, open_store
+from memesh.transports import cli_format
+from memesh.transports.cli_exit import FAILED, OK, dumps, fail, usage
 
 SOURCE_HOST = "cli"
 

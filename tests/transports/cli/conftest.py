@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from memesh.transports.cli import run
 
 MEMESH_BIN = Path(sys.executable).parent / "memesh"

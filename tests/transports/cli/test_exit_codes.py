@@ -6,14 +6,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+
+from memesh.errors import ErrorCode, MemeshError
 from memesh.transports import cli_commands
 from memesh.transports.cli import main
 from memesh.transports.cli_exit import EXIT_STATUS, FAILED, USAGE, failure_body
 
-from memesh.errors import ErrorCode, MemeshError
-
 if TYPE_CHECKING:
-    from cli.conftest import Cli
+    from tests.transports.cli.conftest import Cli
 
 
 def test_every_error_code_has_an_exit_status() -> None:

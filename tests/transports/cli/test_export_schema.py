@@ -8,7 +8,7 @@ from memesh import schemas
 from memesh.registry import TOOLS
 
 if TYPE_CHECKING:
-    from cli.conftest import Cli
+    from tests.transports.cli.conftest import Cli
 
 
 def test_every_tool_is_exported_from_its_input_schema_file(cli: Cli) -> None:

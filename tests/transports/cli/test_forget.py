@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cli.conftest import Cli
+    from tests.transports.cli.conftest import Cli
 
 
 def _store(cli: Cli) -> None:

@@ -9,7 +9,7 @@ from memesh import schemas
 from memesh.registry import TOOLS
 
 if TYPE_CHECKING:
-    from cli.conftest import Process
+    from tests.transports.cli.conftest import Process
 
 
 def test_note_then_recall_round_trips_through_the_database_file(memesh_process: Process) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cli.conftest import Cli
+    from tests.transports.cli.conftest import Cli
 
 CAP_NOTE = " (search limit reached — more may match; raise --limit)"
 

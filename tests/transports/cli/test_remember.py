@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cli.conftest import Cli
+    from tests.transports.cli.conftest import Cli
 
 
 def test_text_alone_is_a_note_and_the_output_echoes_its_derived_title(cli: Cli) -> None:
