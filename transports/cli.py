@@ -10,24 +10,20 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Annotated
 
-from cyclopts import App, Parameter
+from cyclopts import App
 from cyclopts.exceptions import CycloptsError
 
 from memesh import __version__
+from memesh.transports import cli_app_config, cli_app_data
 from memesh.transports.cli_exit import FAILED, OK, usage
+from memesh.transports.cli_params import Many, Switch
 
 app = App(
     name="memesh",
     help="MeMesh: local-first memory for AI coding agents (one SQLite file).",
     version=__version__,
 )
-
-# `--tags x y` and `--tags x --tags y` both work: a list option takes every value up to the next flag. No
-# generated `--empty-…` / `--no-…` twins: each flag is spelled once, as the spec spells it.
-Many = Annotated[list[str] | None, Parameter(consume_multiple=True, negative=())]
-Switch = Annotated[bool, Parameter(negative=(), show_default=False)]
 
 
 @app.command
@@ -150,6 +146,120 @@ def forget(*, name: str, observation: str | None = None, json_: Switch = False) 
     from memesh.transports import cli_commands
 
     return cli_commands.forget(name, observation=observation, as_json=json_)
+
+
+@app.command
+def learn(
+    *,
+    error: str,
+    fix: str,
+    root_cause: str | None = None,
+    prevention: str | None = None,
+    severity: str | None = None,
+    project: str | None = None,
+    json_: Switch = False,
+) -> int:
+    """Record a lesson from a mistake or discovery (a lesson_learned memory the project's sessions are shown).
+
+    Parameters
+    ----------
+    error
+        What went wrong.
+    fix
+        What fixed it.
+    root_cause
+        Why it happened.
+    prevention
+        How to prevent it next time.
+    severity
+        critical, major or minor (default minor).
+    project
+        The project it belongs to (default: this directory's project).
+    json_
+        Print the result as JSON.
+    """
+    from memesh.transports import cli_commands
+
+    return cli_commands.learn(
+        error=error,
+        fix=fix,
+        root_cause=root_cause,
+        prevention=prevention,
+        severity=severity,
+        project=project,
+        as_json=json_,
+    )
+
+
+@app.command
+def task(
+    *,
+    project: str | None = None,
+    goal: str | None = None,
+    next_: str | None = None,
+    blocked: str | None = None,
+    done: str | None = None,
+    json_: Switch = False,
+) -> int:
+    """Read where the work stands on a project, or record what the user stated ("" clears a field).
+
+    Parameters
+    ----------
+    project
+        The project (default: this directory's project).
+    goal
+        What this work is for.
+    next_
+        The next concrete step.
+    blocked
+        What is standing in the way.
+    done
+        What was just finished.
+    json_
+        Print the result as JSON.
+    """
+    from memesh.transports import cli_commands
+
+    return cli_commands.task(project=project, goal=goal, next_step=next_, blocked=blocked, done=done, as_json=json_)
+
+
+@app.command
+def pin(*, name: str, json_: Switch = False) -> int:
+    """Protect a memory from digest work-package selection; exit 1 when there is no such memory.
+
+    Parameters
+    ----------
+    name
+        The memory's name.
+    json_
+        Print {name, pinned, found} as JSON.
+    """
+    from memesh.transports import cli_commands
+
+    return cli_commands.pin(name, pinned=True, as_json=json_)
+
+
+@app.command
+def unpin(*, name: str, json_: Switch = False) -> int:
+    """Release a pinned memory to digest work packages again; exit 1 when there is no such memory.
+
+    Parameters
+    ----------
+    name
+        The memory's name.
+    json_
+        Print {name, pinned, found} as JSON.
+    """
+    from memesh.transports import cli_commands
+
+    return cli_commands.pin(name, pinned=False, as_json=json_)
+
+
+# Backup, restore and upkeep commands are declared in their own modules (as cheap to import as this one).
+app.command(cli_app_data.export)
+app.command(cli_app_data.import_, name="import")
+app.command(cli_app_data.reindex)
+app.command(cli_app_config.config)
 
 
 @app.command(name="export-schema")

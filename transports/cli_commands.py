@@ -8,26 +8,36 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from returns.result import Failure, Result, Success
 
 from memesh import dispatch
 from memesh.context import CallContext
 from memesh.errors import MemeshError
-from memesh.store.sqlite import StoreError, open_store
+from memesh.store.sqlite import SqliteStore, StoreError, open_store
 from memesh.transports import cli_format
 from memesh.transports.cli_exit import FAILED, OK, dumps, fail, usage
 
 SOURCE_HOST = "cli"
+T = TypeVar("T")
 
 
 def _err(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-def call_tool(name: str, arguments: dict[str, Any]) -> Result[Any, MemeshError] | None:
-    """The tool's Result, called as an agent would see it; None (already reported) when the database will not open."""
+def cli_context() -> CallContext:
+    """The context of a CLI call.
+
+    agent_view: what the CLI prints goes into an agent's context as often as to a person, so recall is capped.
+    """
+    return CallContext(source_host=SOURCE_HOST, agent_view=True)
+
+
+def with_store(action: Callable[[SqliteStore], T]) -> T | None:
+    """`action` run on the opened database (closed afterwards); None (already reported) when it will not open."""
     try:
         store = open_store()
     except StoreError as exc:
@@ -35,10 +45,14 @@ def call_tool(name: str, arguments: dict[str, Any]) -> Result[Any, MemeshError] 
         _err(f"       {exc}")
         return None
     try:
-        # agent_view: what the CLI prints goes into an agent's context as often as to a person, so recall is capped.
-        return dispatch.call(name, store, arguments, CallContext(source_host=SOURCE_HOST, agent_view=True))
+        return action(store)
     finally:
         store.close()
+
+
+def call_tool(name: str, arguments: dict[str, Any]) -> Result[Any, MemeshError] | None:
+    """The tool's Result, called as an agent would see it; None (already reported) when the database will not open."""
+    return with_store(lambda store: dispatch.call(name, store, arguments, cli_context()))
 
 
 def remember(
@@ -167,4 +181,89 @@ def export_schema(output_format: str) -> int:
         _err(f"Unknown format: {output_format}. Available: {', '.join(FORMATS)}")
         return FAILED
     print(json.dumps(openai_tools(), indent=2, ensure_ascii=False))
+    return OK
+
+
+def learn(
+    *,
+    error: str,
+    fix: str,
+    root_cause: str | None,
+    prevention: str | None,
+    severity: str | None,
+    project: str | None,
+    as_json: bool,
+) -> int:
+    """`memesh learn`: the lesson's name, or its failure."""
+    fields = {"root_cause": root_cause, "prevention": prevention, "severity": severity, "project": project}
+    arguments = {"error": error, "fix": fix, **{key: value for key, value in fields.items() if value is not None}}
+    match call_tool("learn", arguments):
+        case None:
+            return FAILED
+        case Failure(failure):
+            return fail(failure, as_json=as_json)
+        case Success(output):
+            pass
+    print(dumps(output) if as_json else f"Lesson recorded: {output['name']}")
+    return OK
+
+
+def task(
+    *,
+    project: str | None,
+    goal: str | None,
+    next_step: str | None,
+    blocked: str | None,
+    done: str | None,
+    as_json: bool,
+) -> int:
+    """`memesh task`: read the project's state (no field given) or write the fields given."""
+    fields = {"project": project, "goal": goal, "next": next_step, "blocked": blocked, "done": done}
+    match call_tool("task_state", {key: value for key, value in fields.items() if value is not None}):
+        case None:
+            return FAILED
+        case Failure(failure):
+            return fail(failure, as_json=as_json)
+        case Success(output):
+            pass
+    if as_json:
+        print(dumps(output))
+    else:
+        from memesh.core.identity import project_label
+
+        print("\n".join(cli_format.task_lines(output, project_label(output["project"]))))
+    return OK
+
+
+def pin(name: str, *, pinned: bool, as_json: bool) -> int:
+    """`memesh pin` / `memesh unpin`: exit 1 when there is no such memory (the JSON then says found: false)."""
+    from memesh.ops.pin import set_pinned
+
+    match with_store(lambda store: set_pinned(store, name, pinned)):
+        case None:
+            return FAILED
+        case Failure(failure):
+            return fail(failure, as_json=as_json)
+        case Success(output):
+            pass
+    if as_json:
+        print(dumps(output))
+    elif pinned:
+        print(f'📌 Pinned "{name}" — excluded from digest work packages')
+    else:
+        print(f'📍 Unpinned "{name}"')
+    return OK
+
+
+def reindex(*, fts: bool, as_json: bool) -> int:
+    """`memesh reindex --fts`: rebuild the keyword index, with a progress bar when a person is watching stderr."""
+    if not fts:
+        return usage("say which index to rebuild: memesh reindex --fts (the keyword index is the only one)")
+    progress = cli_format.ProgressBar("Reindexing", sys.stderr) if sys.stderr.isatty() else None
+    count = with_store(lambda store: store.rebuild_index(progress))
+    if progress is not None:
+        progress.finish()
+    if count is None:
+        return FAILED
+    print(dumps({"entities": count}) if as_json else f"Keyword index rebuilt ({count} entities).")
     return OK

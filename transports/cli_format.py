@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TextIO
 
 DISPLAY_CHARS = 500
 SHOWN_OBSERVATIONS = 3
@@ -88,3 +88,110 @@ def forget_line(output: Mapping[str, Any]) -> str:
     if output.get("archived"):
         return f'📦 Archived "{output["name"]}"'
     return f"✂️  Removed observation ({output['remaining_observations']} remaining)"
+
+
+def memories(count: int) -> str:
+    """`1 memory`, `N memories`."""
+    return f"{count} memory" if count == 1 else f"{count} memories"
+
+
+def import_lines(result: Mapping[str, Any], *, trusted: bool, suggestion: str) -> list[str]:
+    """What an import did (stdout): the counts, then what trust the rows got, then what was left archived.
+
+    `suggestion` is the command that would restore the same file as trusted; it is offered only when nothing
+    already here would be replaced by it.
+    """
+    imported, appended, skipped = result["imported"], result["appended"], result["skipped"]
+    overwritten = f" ({result['overwritten']} overwritten)" if result["overwritten"] else ""
+    lines = [f"Imported: {imported}{overwritten}, Skipped: {skipped}, Appended: {appended}"]
+    if trusted and (imported or appended):
+        their = "its" if appended == 1 else "their"
+        kept = f" {memories(appended)} appended kept {their} own trust." if appended else ""
+        lines.append(f"Trusted: {imported}{overwritten}.{kept}")
+    if not trusted and imported:
+        if skipped + appended == 0:
+            hint = f" If this file is your own backup, run: {suggestion}"
+        else:
+            hint = (
+                " (--trust --merge overwrite not suggested: it would also replace "
+                f"{memories(skipped + appended)} already here.)"
+            )
+        lines.append(f"{memories(imported)} imported as untrusted — recall works, auto-injection does not.{hint}")
+    if not trusted and appended:
+        lines.append(f"Marked untrusted because this file added text to them: {memories(appended)} you already had.")
+    if result["kept_archived"]:
+        lines.append(
+            f"Kept archived: {result['kept_archived']} (you archived these; the file names them, so they were left "
+            "untouched). Add --restore-archived to bring them back."
+        )
+    return lines
+
+
+def skipped_relation_lines(skipped: list[str]) -> list[str]:
+    """Each link a restore could not rebuild, and how to keep it (stderr; not an error)."""
+    if not skipped:
+        return []
+    return [
+        f"Note: {len(skipped)} relation(s) not restored — the target is not in this bundle:",
+        *(f"  {relation}" for relation in skipped),
+        "       Export those entities too (widen --limit, or drop --tag/--namespace) to keep the links.",
+    ]
+
+
+def import_error_lines(errors: list[str]) -> list[str]:
+    """Each bundle entry that failed (stderr; the command then exits 1)."""
+    return ["Errors:", *(f"  {error}" for error in errors)] if errors else []
+
+
+def note_detail_lines(result: Mapping[str, Any]) -> list[str]:
+    """What a note-file run left alone (stderr): each skipped file, files gone, files past the per-run cap."""
+    lines = [f"  skipped {skip['path']}: {skip['reason']}" for skip in result["skipped"]]
+    if result["markedMissing"]:
+        lines.append(
+            f"  file gone, memory kept and tagged source:note-file:missing: {', '.join(result['markedMissing'])}"
+        )
+    if result["more"]:
+        lines.append(f"  {result['more']} more file(s) past the per-run cap — run the command again to continue")
+    return lines
+
+
+TASK_FIELDS = {"goal": "Goal", "next": "Next", "blocked": "Blocked", "done": "Had just finished"}
+
+
+def task_lines(output: Mapping[str, Any], label: str) -> list[str]:
+    """A task-state read (heading, then each stated field) or what a write changed."""
+    state: Mapping[str, str] = output["state"]
+    fields = [f"- {shown}: {state[key]}" for key, shown in TASK_FIELDS.items() if state.get(key)]
+    changed: list[str] | None = output.get("changed")
+    if changed is None:
+        if not fields:
+            return [f'Nothing recorded for "{label}" yet.', 'Set it with:  memesh task --goal "…" --next "…"']
+        updated = f" (updated {state['updated_at']})" if state.get("updated_at") else ""
+        return [f'Stated about "{label}"{updated}:', *fields]
+    if not changed:
+        return [f'No change — "{label}" already said exactly that.']
+    return [f'Updated {", ".join(changed)} for "{label}".', *fields]
+
+
+class ProgressBar:
+    """`\rReindexing  1500/3000 [#####     ]`, redrawn in place on a terminal."""
+
+    WIDTH = 10
+
+    def __init__(self, label: str, stream: TextIO) -> None:
+        self.label = label
+        self.stream = stream
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        filled = self.WIDTH * done // total if total else self.WIDTH
+        bar = "#" * filled + " " * (self.WIDTH - filled)
+        self.stream.write(f"\r{self.label}  {done:>{len(str(total))}}/{total} [{bar}]")
+        self.stream.flush()
+        self.drawn = True
+
+    def finish(self) -> None:
+        """End the bar's line, if one was drawn."""
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -67,6 +68,25 @@ class Process:
             text=True,
             check=False,
         )
+        return Outcome(done.returncode, done.stdout, done.stderr)
+
+    def at_terminal(self, *argv: str, typed: str) -> Outcome:
+        """Runs with stdin on a pseudo-terminal where `typed` is already waiting (stdout and stderr are pipes)."""
+        controller, terminal = pty.openpty()
+        try:
+            os.write(controller, typed.encode())
+            done = subprocess.run(
+                [str(MEMESH_BIN), *argv],
+                cwd=self.cwd,
+                env=self.env,
+                stdin=terminal,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+        finally:
+            os.close(terminal)
+            os.close(controller)
         return Outcome(done.returncode, done.stdout, done.stderr)
 
 

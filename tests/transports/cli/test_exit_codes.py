@@ -31,7 +31,8 @@ def test_the_json_failure_body_is_the_data_with_the_message_and_code() -> None:
 
 def test_bare_memesh_lists_the_commands(cli: Cli) -> None:
     out = cli.ok()
-    for command in ("remember", "recall", "forget", "export-schema", "serve"):
+    commands = ("remember", "recall", "forget", "export-schema", "serve", "export", "import", "learn", "task")
+    for command in (*commands, "pin", "unpin", "config", "reindex"):
         assert command in out.out
 
 

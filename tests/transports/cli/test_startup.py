@@ -26,3 +26,39 @@ def test_recall_json_imports_none_of_the_heavy_stacks(memesh_env: Path, tmp_path
     report = json.loads(done.stdout)
     assert report["code"] == 0
     assert [name for name in HEAVY if name in report["modules"]] == []
+
+
+# What only backup, restore, settings and upkeep need: declared at start-up, imported when their command runs.
+DEFERRED = (
+    "memesh.transports.cli_backup",
+    "memesh.transports.cli_config",
+    "memesh.config",
+    "memesh.ops.import_bundle",
+    "memesh.ops.note_import",
+    "memesh.ops.pin",
+    "memesh.core.importing",
+    "memesh.core.note_files",
+)
+
+FULL_NAMES = """
+import contextlib, io, json, sys
+from memesh.transports.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(["recall", "x", "--json"])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def test_recall_json_loads_none_of_the_other_commands_implementations(memesh_env: Path, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_NAMES],
+        cwd=tmp_path,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = json.loads(done.stdout)
+    assert report["code"] == 0
+    assert "memesh.transports.cli_app_data" in report["modules"]  # the probe sees full names
+    assert [name for name in DEFERRED if name in report["modules"]] == []
