@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import traceback
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -80,8 +82,10 @@ def import_bundle(
                     plan = importing.plan_entry(store.find(importing.entry_name(entry)), entry, options, ctx.now)
                     if plan.write is not None:
                         store.save(plan.write)
-            except Exception as exc:
-                errors.append(f"{entry['name']}: {exc}")
+            except Exception as exc:  # one bad row must not cost the whole bundle
+                # The exception's own text can carry SQL or paths: the caller gets its kind, the log the rest.
+                traceback.print_exc(file=sys.stderr)
+                errors.append(f"{entry['name']}: could not be stored ({type(exc).__name__})")
                 continue
             counts[plan.outcome] += 1
             counts["overwritten"] += int(plan.overwritten)

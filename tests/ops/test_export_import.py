@@ -389,7 +389,7 @@ def test_a_failing_entry_leaves_no_partial_rows(
         {"data": _bundle({"name": "a", "type": "t"}, {"name": "b", "type": "t"}), "merge_strategy": "skip"},
         ctx=ctx,
     ).unwrap()
-    assert result["imported"] == 1 and result["errors"] == ["b: disk on fire"]
+    assert result["imported"] == 1 and result["errors"] == ["b: could not be stored (RuntimeError)"]
     assert fresh_db.find("b") is None and fresh_db.find("a") is not None
 
 
