@@ -89,6 +89,9 @@ def machine() -> dict[str, Any]:
             if line.startswith("model name"):
                 info["cpu"] = line.split(":", 1)[1].strip()
                 break
+    loadavg = Path("/proc/loadavg")
+    if loadavg.exists():  # the machine is shared: other work running at the same time slows every figure
+        info["load_average_1m"] = float(loadavg.read_text().split()[0])
     meminfo = Path("/proc/meminfo")
     if meminfo.exists():
         for line in meminfo.read_text().splitlines():
@@ -132,3 +135,13 @@ def remember_in_calls(tools: Tools, arguments: dict[str, Any], observations: Seq
         more = {"name": arguments["name"], "type": arguments["type"]}
         tools("remember", dict(more, observations=list(observations[start : start + MAX_OBSERVATIONS_PER_CALL])))
     return entity_id
+
+
+def machine_line() -> str:
+    """The machine in one line, for the top of a table of timings."""
+    info = machine()
+    parts = [f"{info.get('cores', '?')} cores", f"{info.get('memory_gb', '?')} GB"]
+    parts += [f"Python {info['python']}", f"SQLite {info['sqlite']}"]
+    if "load_average_1m" in info:
+        parts.append(f"load average {info['load_average_1m']} (other work on the machine slows every figure)")
+    return "machine: " + ", ".join(parts)

@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from _common import Tools, emit_json, machine, ms, percentile
+from _common import Tools, emit_json, machine, machine_line, ms, percentile
 
 from memesh.core import sizecap
 from memesh.store.sqlite import SqliteStore, open_store
@@ -336,6 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         emit_json({"benchmark": "scale", "summary": summary, "runs": runs, "machine": machine()})
         return 0
     print("Scale through remember/recall (memesh.dispatch.call)")
+    print(machine_line())
     for figures in runs:
         print_run(figures)
     if target:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from _common import emit_json, machine, median, ms
+from _common import emit_json, machine, machine_line, median, ms
 
 BIN = Path(sys.executable).parent
 
@@ -121,6 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         emit_json({"benchmark": "startup", "runs": args.runs, "summary": results, "machine": machine()})
         return 0
     print(f"Cold start, {args.runs} runs each (median, min–max)")
+    print(machine_line())
     for label, row in results.items():
         if "skipped" in row:
             print(f"  {label:40} skipped: {row['skipped']}")
