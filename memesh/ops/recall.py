@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol
 
 from returns.result import Result, Success
@@ -30,6 +30,33 @@ class RecallStore(Protocol):
     def load(self, ids: Sequence[int]) -> list[Entity]: ...
     def touch(self, ids: Sequence[int], when: str) -> None: ...
     def conflicts(self, names: Sequence[str]) -> list[str]: ...
+
+
+class LazyDocFreq(Mapping[str, int]):
+    """The store's document frequencies for `terms`, asked for only if the match plan reads one.
+
+    The noise guard reads them only for queries of two or more terms on a database of 25 or more memories, and
+    counting a frequent term's documents walks its whole posting list, which a one-term query never needs.
+    """
+
+    def __init__(self, store: RecallStore, terms: Sequence[str]) -> None:
+        self._store = store
+        self._terms = terms
+        self._freq: dict[str, int] | None = None
+
+    def _loaded(self) -> dict[str, int]:
+        if self._freq is None:
+            self._freq = self._store.doc_freq(self._terms)
+        return self._freq
+
+    def __getitem__(self, term: str) -> int:
+        return self._loaded()[term]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
 
 
 def filters_for(request: RecallInput) -> Filters:
@@ -88,7 +115,7 @@ def recall(store: RecallStore, request: RecallInput, *, ctx: CallContext) -> Res
     relevance: dict[int, float] = {}
     if text.strip():
         terms = query_terms(text)
-        plan = fts.plan_match(text, store.doc_freq(terms), store.count()) if terms else None
+        plan = fts.plan_match(text, LazyDocFreq(store, terms), store.count()) if terms else None
         if plan is None:
             return Success({"entities": [], "retrieval": {"mode": "fts", "truncated": False}})
         ids = store.search(plan.expressions, filters, limit)
