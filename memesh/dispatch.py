@@ -11,6 +11,7 @@ from returns.result import Failure, Result
 
 from memesh import schemas, validation
 from memesh.context import CallContext
+from memesh.core.clean import storable
 from memesh.errors import MemeshError
 from memesh.registry import BY_NAME
 from memesh.store.sqlite import SqliteStore
@@ -41,6 +42,9 @@ def call(
         return Failure(MemeshError.bad_body(f"Unknown tool: {name}"))
     if arguments is None:
         arguments = {}
+    # JSON can carry lone surrogates that SQLite cannot store or even bind: a name, tag or filter holding one
+    # would otherwise raise inside the store. Each becomes U+FFFD (one character, so no length limit changes).
+    arguments = storable(arguments)
     if nulls_mean_absent:
         arguments = drop_null_fields(tool.input_schema, arguments)
         if isinstance(arguments, Failure):

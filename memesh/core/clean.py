@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 
 REDACTED = "***REDACTED***"
 
@@ -76,3 +77,14 @@ def clean_name(name: str) -> str:
 def to_storable(text: str) -> str:
     """Lone UTF-16 surrogates (which JSON can carry and SQLite cannot store) become U+FFFD."""
     return _SURROGATE.sub("\ufffd", text)
+
+
+def storable(value: Any) -> Any:
+    """A decoded request with `to_storable` applied to every string in it (keys included), at any depth."""
+    if isinstance(value, str):
+        return to_storable(value)
+    if isinstance(value, list):
+        return [storable(item) for item in value]
+    if isinstance(value, dict):
+        return {storable(key): storable(item) for key, item in value.items()}
+    return value

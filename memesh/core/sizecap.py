@@ -2,7 +2,7 @@
 
 An answer to recall can go straight into an agent's context, so what comes back is bounded. Each entity's tags and
 observations are packed into 8 KB of JSON-serialized bytes (tags first, each list cut from the end, the very first
-observation cut mid-way with a `… (+N more bytes)` marker when it alone is over budget); whole entities are then
+observation cut mid-way with a `… (+N more bytes)` marker when it alone is over the 8 KB); whole entities are then
 dropped from the end until the envelope fits 32 KB. `file:*` tags are never shown here. Everything cut is reported
 with its original counts, never guessed at.
 """
@@ -60,7 +60,9 @@ def cap_entity(entity: dict[str, Any]) -> dict[str, Any]:
     budget = max(0, ENTITY_MAX_BYTES - json_bytes(kept_tags))
     kept_obs = _pack(observations, budget)
     cut = False
-    if not kept_obs and observations:
+    # Only an observation that could never fit (alone over the whole 8 KB) is cut; one that merely does not fit
+    # beside the tags is dropped whole like any other, so tags that fill the budget leave no observations.
+    if not kept_obs and observations and json_bytes(observations[:1]) > ENTITY_MAX_BYTES:
         first = cut_to_fit(observations[0], budget)
         if first is not None:
             kept_obs, cut = [first], True

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -43,12 +44,32 @@ def open_store(path: Path | None = None) -> SqliteStore:
         raise StoreError(f"cannot open the database at {target}: {exc}") from exc
     store = SqliteStore(conn)
     try:
-        store.configure()
-        store.migrate()
+        _while_busy(store.configure)
+        _while_busy(store.migrate)
     except sqlite3.Error as exc:
         conn.close()
         raise StoreError(f"cannot use the database at {target}: {exc}") from exc
     return store
+
+
+def _while_busy(step: Callable[[], None]) -> None:
+    """Run an idempotent set-up step, retrying while another process holds a lock it needs.
+
+    Switching a database into WAL (and the first read of a file another process is just creating) can answer
+    SQLITE_BUSY at once, without waiting on the busy timeout, when several processes open one new file together.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    delay = 0.005
+    while True:
+        try:
+            step()
+            return
+        except sqlite3.OperationalError as exc:
+            busy = exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+            if not busy or time.monotonic() + delay > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
 
 
 def _loads(text: str | None) -> dict[str, Any]:

@@ -1,0 +1,109 @@
+"""Cleaning of stored text: control characters removed, every credential shape replaced with ***REDACTED***."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memesh.core.clean import REDACTED, clean_name, clean_text, redact, storable, strip_controls
+
+# One example of each credential shape the spec lists, and the part of it that must never survive cleaning.
+SECRETS = {
+    "openai": "sk-proj-Abc123Def456Ghi789Jkl012",
+    "anthropic": "sk-ant-api03-AbCdEf0123456789",
+    "github-classic": "ghp_" + "a1B2c3D4e5" * 4,
+    "github-oauth": "gho_" + "Z9y8X7w6V5" * 4,
+    "github-fine-grained": "github_pat_11ABCDEFG0" + "q1w2e3r4t5" * 3,
+    "aws-access-key": "AKIAIOSFODNN7EXAMPLE",
+    "slack-bot": "xoxb-1234567890-0987654321-AbCdEfGhIj",
+    "google-api": "AIza" + "SyD-9tSrke72PouQMnMX7" + "a1b2c3d4e5f6g7",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+    "bearer": "Bearer abcdefghijklmnopqrstuvwxyz0123",
+    "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END RSA PRIVATE KEY-----",
+    "password-assignment": "password=hunter2hunter2",
+    "token-assignment": "token=0123456789abcdef",
+}
+
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@pytest.mark.parametrize("kind", sorted(SECRETS))
+def test_each_credential_shape_is_replaced_with_the_redaction_marker(kind: str) -> None:
+    secret = SECRETS[kind]
+    cleaned = clean_text(f"before {secret} after")
+    assert cleaned.startswith("before ")
+    assert cleaned.endswith(" after")
+    assert REDACTED in cleaned
+    assert secret not in cleaned
+    # Nothing long enough to be a usable part of the key survives either.
+    for piece in re.findall(r"[A-Za-z0-9_]{12,}", secret):
+        assert piece not in cleaned, piece
+
+
+def test_a_pem_block_cut_off_before_its_end_line_is_redacted_to_the_end() -> None:
+    cleaned = clean_text("key:\n-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC")
+    assert cleaned == f"key:\n{REDACTED}"
+
+
+def test_ordinary_prose_is_left_alone() -> None:
+    text = "Asked the task-runner to skip the risky step; password policy lives in docs/auth.md."
+    assert clean_text(text) == text
+
+
+def test_control_characters_other_than_newline_and_tab_are_removed() -> None:
+    assert clean_text("a\x00b\x01c\x07d\x1be\x7ff\tg\nh") == "ab" + "cdef\tg\nh"
+
+
+def test_carriage_returns_become_newlines() -> None:
+    assert strip_controls("a\r\nb\rc") == "a\nb\nc"
+
+
+def test_lone_surrogates_become_the_replacement_character() -> None:
+    assert clean_text("a\ud800b\udfffc") == "a\ufffdb\ufffdc"
+
+
+def test_storable_replaces_lone_surrogates_in_every_string_of_a_decoded_value() -> None:
+    value = {"name": "x\ud800", "tags": ["\udc00"], "relations": [{"to": "y\udfff"}], "limit": 3}
+    assert storable(value) == {"name": "x\ufffd", "tags": ["\ufffd"], "relations": [{"to": "y\ufffd"}], "limit": 3}
+
+
+def test_names_keep_their_text_on_one_line() -> None:
+    assert clean_name("  two\r\nlines\tand tab  ") == "two lines and tab"
+
+
+TEXT = st.lists(
+    st.one_of(
+        st.text(max_size=30),
+        st.characters(min_codepoint=0, max_codepoint=0x20),
+        st.sampled_from([*SECRETS.values(), "\r\n", "\x7f", "\ud800", "Bearer ", "password=", "sk-"]),
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT)
+def test_cleaning_is_idempotent(text: str) -> None:
+    once = clean_text(text)
+    assert clean_text(once) == once
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT)
+def test_cleaning_removes_every_control_character_except_newline_and_tab(text: str) -> None:
+    cleaned = clean_text(text)
+    assert not CONTROL.search(cleaned)
+    assert "\r" not in cleaned
+    unix = text.replace("\r\n", "\n").replace("\r", "\n")
+    expected = re.sub("[\ud800-\udfff]", "\ufffd", CONTROL.sub("", unix))
+    if redact(expected) == expected:  # nothing secret-shaped: only the controls went, newlines and tabs stay
+        assert cleaned == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(sorted(SECRETS.values())), st.text(alphabet=" .,;:()[]<>\n", max_size=3))
+def test_a_secret_never_survives_whatever_surrounds_it(secret: str, around: str) -> None:
+    assert secret not in redact(f"{around}{secret}{around}")

@@ -1,0 +1,90 @@
+"""Query building as a pure function: terms, the noise guard, the 32-term cap, OR vs strict AND, quoting."""
+
+from __future__ import annotations
+
+from memesh.core.query import drop_noise, plan_match, quote
+from memesh.core.terms import query_terms, segment
+
+
+def test_one_and_two_terms_are_ored_with_no_strict_pass() -> None:
+    for query, broad in (("alpha", '"alpha"'), ("alpha beta", '"alpha" OR "beta"')):
+        plan = plan_match(query, {}, 0)
+        assert plan is not None
+        assert plan.strict is None
+        assert plan.expressions == (broad,)
+
+
+def test_three_terms_try_strict_and_first_then_or() -> None:
+    plan = plan_match("alpha beta gamma", {}, 0)
+    assert plan is not None
+    assert plan.expressions == ('"alpha" AND "beta" AND "gamma"', '"alpha" OR "beta" OR "gamma"')
+
+
+def test_terms_are_folded_deduplicated_and_kept_in_query_order() -> None:
+    assert query_terms("Zebra café ZEBRA Cafe kitchen's") == ["zebra", "cafe", "kitchen", "s"]
+
+
+def test_underscore_and_punctuation_split_words() -> None:
+    assert query_terms("snake_case dotted.name a-b") == ["snake", "case", "dotted", "name", "a", "b"]
+
+
+def test_cjk_runs_become_bigrams() -> None:
+    assert query_terms("認證方式") == ["認證", "證方", "方式"]
+    assert segment("用JWT認證").split() == ["用", "JWT", "認證"]
+
+
+def test_nothing_searchable_plans_nothing() -> None:
+    for query in ("???", "@#$%", "", "   ", "\x00", "—"):
+        assert plan_match(query, {}, 0) is None, query
+
+
+def test_quote_doubles_inner_quotes_and_strips_nul() -> None:
+    assert quote('say "hi"') == '"say ""hi"""'
+    assert quote("a\x00b") == '"ab"'
+
+
+def test_a_single_cjk_character_is_a_prefix_term() -> None:
+    assert quote("認") == '"認"*'
+    assert quote("a") == '"a"'
+
+
+def test_noise_guard_drops_terms_in_more_than_half_the_rows() -> None:
+    kept, dropped = drop_noise(["the", "cache", "is"], {"the": 26, "cache": 3, "is": 14}, 27)
+    assert kept == ["cache"]
+    assert dropped == ["the", "is"]
+
+
+def test_a_term_in_exactly_half_the_rows_is_kept() -> None:
+    kept, _ = drop_noise(["half", "rare"], {"half": 15, "rare": 1}, 30)
+    assert kept == ["half", "rare"]
+
+
+def test_an_all_common_query_keeps_its_rarest_term() -> None:
+    kept, dropped = drop_noise(["the", "is", "a"], {"the": 30, "is": 20, "a": 25}, 30)
+    assert kept == ["is"]
+    assert dropped == ["the", "a"]
+
+
+def test_the_noise_guard_is_off_below_25_rows() -> None:
+    kept, dropped = drop_noise(["the", "cache"], {"the": 24, "cache": 1}, 24)
+    assert kept == ["the", "cache"]
+    assert dropped == []
+
+
+def test_a_single_term_is_never_dropped() -> None:
+    assert drop_noise(["the"], {"the": 100}, 100) == (["the"], [])
+
+
+def test_only_the_first_32_surviving_terms_are_used() -> None:
+    words = [f"w{n}" for n in range(40)]
+    plan = plan_match(" ".join(words), {}, 0)
+    assert plan is not None
+    assert plan.terms == tuple(words[:32])
+
+
+def test_common_terms_are_dropped_before_the_cap() -> None:
+    words = ["the", *[f"w{n}" for n in range(32)]]
+    plan = plan_match(" ".join(words), {"the": 90}, 100)
+    assert plan is not None
+    assert plan.terms == tuple(words[1:])
+    assert plan.dropped == ("the",)
