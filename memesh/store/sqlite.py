@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from memesh import paths
+from memesh.core.porter import stem
 from memesh.core.terms import segment
 from memesh.model import ACTIVE, Entity, EntityWrite, Filters, Relation
-from memesh.store.migrations import FTS_DROP, FTS_TABLES, MIGRATIONS
+from memesh.store.migrations import FTS_DROP, FTS_TABLES, MIGRATIONS, REFILLS_INDEX
 
 BUSY_TIMEOUT_MS = 30_000
 _CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
@@ -126,6 +127,8 @@ class SqliteStore:
                     continue
                 for statement in _statements(sql):
                     self.conn.execute(statement)
+                if version in REFILLS_INDEX:
+                    self._fill_index()
                 self.conn.execute(
                     "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                     (version, name, datetime.now(UTC).isoformat()),
@@ -230,10 +233,10 @@ class SqliteStore:
         return int(row[0]) if row else 0
 
     def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
-        """For each term, in how many indexed memories it occurs."""
+        """For each term, in how many indexed memories it occurs (counted by its stem, the form the index holds)."""
         freq: dict[str, int] = {}
         for term in terms:
-            row = self.conn.execute("SELECT doc FROM entities_fts_vocab WHERE term = ?", (term,)).fetchone()
+            row = self.conn.execute("SELECT doc FROM entities_fts_vocab WHERE term = ?", (stem(term),)).fetchone()
             if row:
                 freq[term] = int(row[0])
         return freq
@@ -449,14 +452,18 @@ class SqliteStore:
         comes back exactly as the rows say it should be.
         """
         with self.transaction():
-            ids = [row[0] for row in self.conn.execute("SELECT id FROM entities ORDER BY id")]
             for statement in (*FTS_DROP, *FTS_TABLES):
                 self.conn.execute(statement)
-            for done, chunk in enumerate(_chunks(ids), start=1):
-                for entity in self.load(chunk):
-                    self._index(entity.id, entity.name, entity.title, entity.observations)
-                if progress is not None:
-                    progress(min(done * _CHUNK, len(ids)), len(ids))
+            return self._fill_index(progress)
+
+    def _fill_index(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Index every stored memory into the (empty) keyword index; returns how many it holds."""
+        ids = [row[0] for row in self.conn.execute("SELECT id FROM entities ORDER BY id")]
+        for done, chunk in enumerate(_chunks(ids), start=1):
+            for entity in self.load(chunk):
+                self._index(entity.id, entity.name, entity.title, entity.observations)
+            if progress is not None:
+                progress(min(done * _CHUNK, len(ids)), len(ids))
         return len(ids)
 
     def touch(self, ids: Sequence[int], when: str) -> None:
