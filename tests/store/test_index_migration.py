@@ -16,7 +16,7 @@ def _vocabulary(store: SqliteStore) -> set[str]:
 
 
 def _found(store: SqliteStore, term: str) -> list[int]:
-    return store.search([f'"{term}"'], Filters(), 10)
+    return [entity_id for entity_id, _ in store.search([f'"{term}"'], Filters(), 10)]
 
 
 def _database_at_version_1(path: Path) -> None:
