@@ -165,8 +165,8 @@ def diagnose(store: SqliteStore, question: str, conversation: Conversation, gold
     if plan is None:
         return {"terms": [], "dropped": [], "mode": "nothing searchable", "bm25_matches": 0, "bm25_gold_rank": None}
     strict_hit = bool(store.search([plan.strict], Filters(), 1)) if plan.strict else None
-    bm25 = [conversation.by_id[i].number for i in store.search(plan.expressions, Filters(), BM25_DEPTH)]
-    broad = [conversation.by_id[i].number for i in store.search([plan.broad], Filters(), BM25_DEPTH)]
+    bm25 = [conversation.by_id[i].number for i, _ in store.search(plan.expressions, Filters(), BM25_DEPTH)]
+    broad = [conversation.by_id[i].number for i, _ in store.search([plan.broad], Filters(), BM25_DEPTH)]
     mode = "OR" if plan.strict is None else "strict AND" if strict_hit else "strict AND (no hit) then OR"
     return {
         "terms": list(plan.terms),

@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 WEIGHTS = {"relevance": 0.30, "recency": 0.25, "frequency": 0.18, "confidence": 0.17, "impact": 0.10}
 RECENCY_SCALE_DAYS = 30.0
 NEUTRAL = 0.5
+# A memory recalled this many times counts as fully frequent; below it, frequency grows with the log of the count.
+FREQUENT_RECALLS = 100
 
 
 @dataclass(frozen=True)
@@ -44,10 +46,15 @@ def recency(last_accessed_at: str | None, now: datetime) -> float:
     return math.exp(-days / RECENCY_SCALE_DAYS)
 
 
-def frequency(access_count: int, max_count: int) -> float:
-    """Access count on a log scale, relative to the most-recalled memory among the candidates."""
-    ceiling = max(max_count, 1)
-    return math.log(access_count + 1) / math.log(ceiling + 1)
+def frequency(access_count: int) -> float:
+    """Access count on a log scale, 1.0 from FREQUENT_RECALLS recalls on.
+
+    The scale is fixed rather than relative to the most-recalled candidate: measured against the other candidates,
+    a single earlier recall was worth the whole frequency weight whenever no other candidate had more, enough to lift
+    a memory over one that matched the query twice as well. A fixed scale gives one recall a small step
+    (0.15 of the factor) and keeps a memory's frequency the same whatever else the query matched.
+    """
+    return min(1.0, math.log(access_count + 1) / math.log(FREQUENT_RECALLS + 1))
 
 
 def impact(hits: int, misses: int) -> float:
@@ -55,16 +62,22 @@ def impact(hits: int, misses: int) -> float:
     return (hits + 1) / (hits + misses + 2)
 
 
-def position_relevance(index: int, count: int) -> float:
-    """Relevance from BM25 rank: the first hit 1.0, falling evenly, the last just above 0."""
-    return 1 - index / (count + 1)
+def relevance(matches: Sequence[tuple[int, float]]) -> dict[int, float]:
+    """Each match's BM25 score as a share of the best match's: the best 1.0, the others in proportion.
+
+    Relevance used to come from the BM25 position alone (1.0 falling evenly to the last), which made the second
+    of two near-equal matches as far behind as a poor one, and let access counts reorder strong matches
+    freely. A share of the best score keeps how much better one match is than another.
+    """
+    best = max((score for _, score in matches), default=0.0)
+    return {entity_id: score / best if best > 0 else 1.0 for entity_id, score in matches}
 
 
-def score(signal: Signals, relevance: float, max_count: int, now: datetime) -> float:
+def score(signal: Signals, relevance: float, now: datetime) -> float:
     return (
         WEIGHTS["relevance"] * relevance
         + WEIGHTS["recency"] * recency(signal.last_accessed_at, now)
-        + WEIGHTS["frequency"] * frequency(signal.access_count, max_count)
+        + WEIGHTS["frequency"] * frequency(signal.access_count)
         + WEIGHTS["confidence"] * signal.confidence
         + WEIGHTS["impact"] * impact(signal.recall_hits, signal.recall_misses)
     )
@@ -72,7 +85,6 @@ def score(signal: Signals, relevance: float, max_count: int, now: datetime) -> f
 
 def rank(signals: Sequence[Signals], relevance: Mapping[int, float], now: datetime) -> list[int]:
     """Candidate ids by descending score; equal scores keep the order they came in (BM25, then recency)."""
-    max_count = max((s.access_count for s in signals), default=0)
-    scored = [(score(s, relevance.get(s.id, NEUTRAL), max_count, now), i, s.id) for i, s in enumerate(signals)]
+    scored = [(score(s, relevance.get(s.id, NEUTRAL), now), i, s.id) for i, s in enumerate(signals)]
     scored.sort(key=lambda item: (-item[0], item[1]))
     return [entity_id for _, _, entity_id in scored]

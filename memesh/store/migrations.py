@@ -8,14 +8,29 @@ from __future__ import annotations
 from typing import Final
 
 # The keyword index keeps its own copy of the indexed text (rowid = entity id), so a row can always be deleted and
-# rebuilt without reproducing what was indexed; CJK runs are stored as bigrams. `memesh reindex --fts` drops and
-# recreates exactly these two tables.
-FTS_TABLES: Final = (
+# rebuilt without reproducing what was indexed; CJK runs are stored as bigrams. Words are stored as their Porter
+# stems (`porter` wraps unicode61), so "camping" finds "camped" and "support" finds "supporting"; FTS5 stems the
+# terms of a MATCH the same way, and the noise guard looks its terms up by stem (memesh.core.porter). The stemmer
+# only rewrites ASCII suffixes, so CJK bigrams pass through it unchanged. `memesh reindex --fts` drops and
+# recreates exactly these two tables, the current design.
+_FTS_TABLES_V2: Final = (
+    "CREATE VIRTUAL TABLE entities_fts USING fts5("
+    "name, title, observations, tokenize = 'porter unicode61 remove_diacritics 2')",
+    "CREATE VIRTUAL TABLE entities_fts_vocab USING fts5vocab(entities_fts, 'row')",
+)
+FTS_TABLES: Final = _FTS_TABLES_V2
+FTS_DROP: Final = ("DROP TABLE IF EXISTS entities_fts_vocab", "DROP TABLE IF EXISTS entities_fts")
+
+# The index as migration 1 created it (a released migration is never edited, so each keeps its own copy).
+_FTS_TABLES_V1: Final = (
     "CREATE VIRTUAL TABLE entities_fts USING fts5("
     "name, title, observations, tokenize = 'unicode61 remove_diacritics 2')",
     "CREATE VIRTUAL TABLE entities_fts_vocab USING fts5vocab(entities_fts, 'row')",
 )
-FTS_DROP: Final = ("DROP TABLE IF EXISTS entities_fts_vocab", "DROP TABLE IF EXISTS entities_fts")
+
+# Migrations after whose SQL the store refills the keyword index from the stored memories (the index text is built
+# in Python: CJK segmentation), in the same transaction.
+REFILLS_INDEX: Final = frozenset({2})
 
 MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
     (
@@ -79,6 +94,11 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
             BEGIN UPDATE counters SET value = value - 1 WHERE name = 'entities'; END;
 
         CREATE TABLE memesh_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        """.replace("{fts}", ";\n        ".join(FTS_TABLES) + ";"),
+        """.replace("{fts}", ";\n        ".join(_FTS_TABLES_V1) + ";"),
+    ),
+    (
+        2,
+        "keyword index stores Porter stems",
+        ";\n".join((*FTS_DROP, *_FTS_TABLES_V2)) + ";",
     ),
 )

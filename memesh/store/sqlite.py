@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from memesh import paths
+from memesh.core.porter import stem
 from memesh.core.terms import segment
 from memesh.model import ACTIVE, Entity, EntityWrite, Filters, Relation
-from memesh.store.migrations import FTS_DROP, FTS_TABLES, MIGRATIONS
+from memesh.store.migrations import FTS_DROP, FTS_TABLES, MIGRATIONS, REFILLS_INDEX
 
 BUSY_TIMEOUT_MS = 30_000
 _CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
@@ -126,6 +127,8 @@ class SqliteStore:
                     continue
                 for statement in _statements(sql):
                     self.conn.execute(statement)
+                if version in REFILLS_INDEX:
+                    self._fill_index()
                 self.conn.execute(
                     "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                     (version, name, datetime.now(UTC).isoformat()),
@@ -230,40 +233,43 @@ class SqliteStore:
         return int(row[0]) if row else 0
 
     def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
-        """For each term, in how many indexed memories it occurs."""
+        """For each term, in how many indexed memories it occurs (counted by its stem, the form the index holds)."""
         freq: dict[str, int] = {}
         for term in terms:
-            row = self.conn.execute("SELECT doc FROM entities_fts_vocab WHERE term = ?", (term,)).fetchone()
+            row = self.conn.execute("SELECT doc FROM entities_fts_vocab WHERE term = ?", (stem(term),)).fetchone()
             if row:
                 freq[term] = int(row[0])
         return freq
 
-    def search(self, expressions: Sequence[str], filters: Filters, limit: int) -> list[int]:
-        """Ids matching the first expression that has any hit, best BM25 first, ties newest first."""
+    def search(self, expressions: Sequence[str], filters: Filters, limit: int) -> list[tuple[int, float]]:
+        """(id, BM25 score) of the matches of the first expression that has any, best first, ties newest first.
+
+        The score is FTS5's bm25() negated, so that higher is better and every match scores above 0.
+        """
         for expression in expressions:
-            ids = self._best_matches(expression, filters, limit)
-            if ids:
-                return ids
+            matches = self._best_matches(expression, filters, limit)
+            if matches:
+                return matches
         return []
 
-    def _best_matches(self, expression: str, filters: Filters, limit: int) -> list[int]:
+    def _best_matches(self, expression: str, filters: Filters, limit: int) -> list[tuple[int, float]]:
         # Ranking every match joined to its entity row costs one table lookup per match, most of a search's time on
         # a large database. Ranking the index alone and checking the filters on a window of the best gives the same
         # ids whenever that window holds `limit` that pass (the order is the same), or holds every match; otherwise
         # the joined query runs. A tag filter usually passes few of the best matches, so it goes straight there.
         if filters.tag is None:
             window = limit * _SEARCH_WINDOW
-            best = [row[0] for row in self.conn.execute(_RANKED_MATCHES, (expression, window))]
-            passing = self._passing(best, filters)
-            kept = [entity_id for entity_id in best if entity_id in passing]
+            best = [(row[0], -row[1]) for row in self.conn.execute(_RANKED_MATCHES, (expression, window))]
+            passing = self._passing([entity_id for entity_id, _ in best], filters)
+            kept = [match for match in best if match[0] in passing]
             if len(kept) >= limit or len(best) < window:
                 return kept[:limit]
         where, params = _filter_sql(filters)
         sql = (
-            "SELECT e.id FROM entities_fts f JOIN entities e ON e.id = f.rowid "
-            f"WHERE entities_fts MATCH ? {where} ORDER BY {_BM25}, e.id DESC LIMIT ?"
+            f"SELECT e.id, {_BM25} AS bm25_score FROM entities_fts f JOIN entities e ON e.id = f.rowid "
+            f"WHERE entities_fts MATCH ? {where} ORDER BY bm25_score, e.id DESC LIMIT ?"
         )
-        return [row[0] for row in self.conn.execute(sql, (expression, *params, limit))]
+        return [(row[0], -row[1]) for row in self.conn.execute(sql, (expression, *params, limit))]
 
     def _passing(self, ids: Sequence[int], filters: Filters) -> set[int]:
         """Which of these ids are stored memories that pass the filters."""
@@ -449,14 +455,18 @@ class SqliteStore:
         comes back exactly as the rows say it should be.
         """
         with self.transaction():
-            ids = [row[0] for row in self.conn.execute("SELECT id FROM entities ORDER BY id")]
             for statement in (*FTS_DROP, *FTS_TABLES):
                 self.conn.execute(statement)
-            for done, chunk in enumerate(_chunks(ids), start=1):
-                for entity in self.load(chunk):
-                    self._index(entity.id, entity.name, entity.title, entity.observations)
-                if progress is not None:
-                    progress(min(done * _CHUNK, len(ids)), len(ids))
+            return self._fill_index(progress)
+
+    def _fill_index(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Index every stored memory into the (empty) keyword index; returns how many it holds."""
+        ids = [row[0] for row in self.conn.execute("SELECT id FROM entities ORDER BY id")]
+        for done, chunk in enumerate(_chunks(ids), start=1):
+            for entity in self.load(chunk):
+                self._index(entity.id, entity.name, entity.title, entity.observations)
+            if progress is not None:
+                progress(min(done * _CHUNK, len(ids)), len(ids))
         return len(ids)
 
     def touch(self, ids: Sequence[int], when: str) -> None:
@@ -478,7 +488,10 @@ TITLE_WEIGHT = 2.0
 OBSERVATION_WEIGHT = 1.0
 _BM25 = f"bm25(entities_fts, {NAME_WEIGHT}, {TITLE_WEIGHT}, {OBSERVATION_WEIGHT})"
 # The best matches by the index alone, in exactly the joined query's order (e.id is the index's rowid).
-_RANKED_MATCHES = f"SELECT rowid FROM entities_fts WHERE entities_fts MATCH ? ORDER BY {_BM25}, rowid DESC LIMIT ?"
+_RANKED_MATCHES = (
+    f"SELECT rowid, {_BM25} AS bm25_score FROM entities_fts WHERE entities_fts MATCH ? "
+    "ORDER BY bm25_score, rowid DESC LIMIT ?"
+)
 # How many times `limit` best matches a search ranks before checking the filters: room for archived memories.
 _SEARCH_WINDOW = 3
 

@@ -190,3 +190,29 @@ def test_an_unknown_recall_key_is_refused_with_its_name(tools: Caller) -> None:
     error = tools.fails("recall", {"query": "x", "mode": "vector"})
     assert error.code == ErrorCode.BAD_BODY
     assert error.message == "mode: Unrecognized key"
+
+
+def test_relevance_is_the_share_of_the_best_match(tools: Caller) -> None:
+    _fact(tools, "strong", "zebra zebra zebra")
+    _fact(tools, "weak", "a zebra among " + " ".join(f"word{n}" for n in range(30)))
+    _fact(tools, "none", "horses")
+    [first, second] = tools.ok("recall", {"query": "zebra"})["entities"]
+    assert (first["name"], first["match"]["relevance"]) == ("strong", 1.0)
+    assert second["name"] == "weak"
+    assert 0 < second["match"]["relevance"] < 0.5
+
+
+def test_a_memory_recalled_before_leads_an_equal_match(tools: Caller) -> None:
+    _fact(tools, "seen", "identical okapi sentence")
+    _fact(tools, "unseen", "identical okapi sentence")
+    assert _names(tools.ok("recall", {"query": "okapi"})) == ["unseen", "seen"]  # equal BM25: newest first
+    tools.ok("recall", {"query": "seen"})
+    assert _names(tools.ok("recall", {"query": "okapi"})) == ["seen", "unseen"]
+
+
+def test_one_earlier_recall_does_not_lift_a_much_weaker_match_over_a_strong_one(tools: Caller) -> None:
+    _fact(tools, "strong", "zebra zebra zebra")
+    _fact(tools, "weak", "a zebra among " + " ".join(f"word{n}" for n in range(60)))
+    _fact(tools, "none", "horses")
+    tools.ok("recall", {"query": "word7"})
+    assert _names(tools.ok("recall", {"query": "zebra"})) == ["strong", "weak"]

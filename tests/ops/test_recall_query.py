@@ -152,3 +152,27 @@ def test_fts_syntax_in_a_query_is_searched_as_plain_words(tools: Caller) -> None
     _fact(tools, "m", "near and not or")
     for query in ('"near"', "near AND not", "NOT near", "near OR", "(near)", "near*", "-near", "+near", "col:near"):
         assert _names(tools.ok("recall", {"query": query})) == ["m"], query
+
+
+def test_a_query_finds_other_forms_of_its_words(tools: Caller) -> None:
+    _fact(tools, "trip", "We went camping by the lakes")
+    _fact(tools, "other", "Stayed home")
+    assert _names(tools.ok("recall", {"query": "camped"})) == ["trip"]
+    assert _names(tools.ok("recall", {"query": "lake camps"})) == ["trip"]
+
+
+def test_strict_matching_accepts_any_form_of_each_term(tools: Caller) -> None:
+    _fact(tools, "forms", "she supported the volunteers who were painting")
+    _fact(tools, "partial", "painting only")
+    assert _names(tools.ok("recall", {"query": "supports volunteering paints"})) == ["forms"]
+
+
+def test_the_noise_guard_counts_a_term_by_its_stem(tools: Caller) -> None:
+    for n in range(29):
+        _fact(tools, f"row{n:02d}", f"{'supported' if n % 2 else 'supporting'} entry {n}")
+    _fact(tools, "rare-one", "supporter unusual")
+    # "supports" occurs nowhere as written, but its stem is in every row: it is noise.
+    plan = plan_match("supports unusual", tools.store.doc_freq(["supports", "unusual"]), tools.store.count())
+    assert plan is not None
+    assert plan.dropped == ("supports",)
+    assert _names(tools.ok("recall", {"query": "supports unusual", "limit": 100})) == ["rare-one"]

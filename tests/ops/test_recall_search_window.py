@@ -12,14 +12,14 @@ from memesh.store.sqlite import _BM25, SqliteStore, _filter_sql
 from tests.conftest import Caller
 
 
-def joined_search(store: SqliteStore, expression: str, filters: Filters, limit: int) -> list[int]:
-    """The search as one joined query, filters applied to every match (the reference)."""
+def joined_search(store: SqliteStore, expression: str, filters: Filters, limit: int) -> list[tuple[int, float]]:
+    """The search as one joined query, filters applied to every match (the reference): (id, negated bm25)."""
     where, params = _filter_sql(filters)
     sql = (
-        "SELECT e.id FROM entities_fts f JOIN entities e ON e.id = f.rowid "
+        f"SELECT e.id, -{_BM25} FROM entities_fts f JOIN entities e ON e.id = f.rowid "
         f"WHERE entities_fts MATCH ? {where} ORDER BY {_BM25}, e.id DESC LIMIT ?"
     )
-    return [row[0] for row in store.conn.execute(sql, (expression, *params, limit))]
+    return [(row[0], row[1]) for row in store.conn.execute(sql, (expression, *params, limit))]
 
 
 def joined_recent(store: SqliteStore, filters: Filters, limit: int) -> list[int]:
@@ -96,7 +96,8 @@ def test_document_frequencies_are_asked_for_once_and_only_when_read() -> None:
 def test_a_one_term_recall_returns_the_best_matches_in_order(fresh_db: SqliteStore, tools: Caller) -> None:
     fill(tools, 30)
     tools.ok("forget", {"name": "m1"})
-    expected = [entity.name for entity in fresh_db.load(joined_search(fresh_db, '"kiwi"', Filters(), 5))]
+    best = [entity_id for entity_id, _ in joined_search(fresh_db, '"kiwi"', Filters(), 5)]
+    expected = [entity.name for entity in fresh_db.load(best)]
     found = tools.ok("recall", {"query": "kiwi", "limit": 5})["entities"]
     assert [e["name"] for e in found] == expected
     assert "m1" not in expected

@@ -141,8 +141,8 @@ def test_the_keyword_index_follows_every_write(fresh_db: SqliteStore) -> None:
             )
         )
     assert fresh_db.search(['"apple"'], Filters(), 10) == []
-    assert fresh_db.search(['"banana"'], Filters(), 10) == [entity_id]
-    assert fresh_db.search(['"pear"'], Filters(), 10) == [entity_id]
+    assert [found for found, _ in fresh_db.search(['"banana"'], Filters(), 10)] == [entity_id]
+    assert [found for found, _ in fresh_db.search(['"pear"'], Filters(), 10)] == [entity_id]
     assert fresh_db.conn.execute("SELECT count(*) FROM entities_fts").fetchone()[0] == 1
 
 
