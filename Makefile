@@ -18,6 +18,8 @@ $(STAMP): $(BIN)/python $(SOURCES)
 	@echo "installing memesh and its dev tools into $(VENV) (log: $(VENV)/install.log)"
 	@$(BIN)/python -m pip install -e '.[dev]' --config-settings editable_mode=strict > $(VENV)/install.log 2>&1 \
 		|| (cat $(VENV)/install.log; exit 1)
+	@# Bytecode for the link tree, as a wheel install has it: commands then start without compiling memesh.
+	@$(BIN)/python -m compileall -q build/__editable__.memesh-*/memesh > /dev/null
 	@touch $(STAMP)
 
 install: $(STAMP)
