@@ -24,6 +24,7 @@ from memesh.model import ACTIVE, Entity, EntityWrite, Filters, Relation
 from memesh.store.migrations import FTS_DROP, FTS_TABLES, MIGRATIONS
 
 BUSY_TIMEOUT_MS = 30_000
+MMAP_BYTES = 1 << 30  # the first GiB of the file; SQLite reads past it as before
 _CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
 
 
@@ -113,6 +114,10 @@ class SqliteStore:
         self.conn.execute("PRAGMA synchronous = NORMAL")
         # Observations, tags and relations die with their entity (ON DELETE CASCADE) only when this is on.
         self.conn.execute("PRAGMA foreign_keys = ON")
+        # Read the file through a memory map: a search walks hundreds of pages of the keyword index, and copying
+        # each one in with a read() call cost about 1 ms of system time per recall at 100k memories. The mapped
+        # pages are the OS page cache itself, not a private copy per process; writes still go through the WAL.
+        self.conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
 
     def migrate(self) -> None:
         with self.transaction():
