@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from json.encoder import encode_basestring
 from typing import Any
 
 ENTITY_MAX_BYTES = 8 * 1024
@@ -19,18 +20,32 @@ RESPONSE_RESERVE_BYTES = 128
 CUT_MARKER = "… (+{n} more bytes)"
 
 
+# One encoder for every measurement: json.dumps with options builds a new encoder on each call.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def json_bytes(value: Any) -> int:
     """Size of `value` as compact UTF-8 JSON, the unit both caps are stated in."""
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+    return len(_ENCODER.encode(value).encode())
 
 
-def _pack(items: Sequence[str], budget: int) -> list[str]:
+def _pack(items: Sequence[str], budget: int) -> tuple[list[str], int]:
+    """The longest prefix of `items` whose JSON array fits `budget` bytes, and that array's size."""
+    # A compact JSON array is `[`, its items joined by `,`, and `]`: each string is measured once, and the size of
+    # any prefix follows from those sizes exactly.
+    sizes = [len(encode_basestring(item).encode()) for item in items]
+    whole = sum(sizes) + max(len(sizes), 1) + 1
+    if whole <= budget:  # no prefix of an array is longer than the whole array
+        return list(items), whole
     kept: list[str] = []
-    for item in items:
-        if json_bytes([*kept, item]) > budget:
+    size = 2
+    for item, item_size in zip(items, sizes, strict=True):
+        grown = size + item_size + (1 if kept else 0)
+        if grown > budget:
             break
         kept.append(item)
-    return kept
+        size = grown
+    return kept, size
 
 
 def cut_to_fit(text: str, budget: int) -> str | None:
@@ -56,9 +71,9 @@ def cap_entity(entity: dict[str, Any]) -> dict[str, Any]:
     """The entity with `file:*` tags removed and its tags and observations packed into the per-entity budget."""
     tags = [tag for tag in entity.get("tags", []) if not tag.startswith("file:")]
     observations: list[str] = entity.get("observations", [])
-    kept_tags = _pack(tags, ENTITY_MAX_BYTES)
-    budget = max(0, ENTITY_MAX_BYTES - json_bytes(kept_tags))
-    kept_obs = _pack(observations, budget)
+    kept_tags, tags_size = _pack(tags, ENTITY_MAX_BYTES)
+    budget = max(0, ENTITY_MAX_BYTES - tags_size)
+    kept_obs, _ = _pack(observations, budget)
     cut = False
     # Only an observation that could never fit (alone over the whole 8 KB) is cut; one that merely does not fit
     # beside the tags is dropped whole like any other, so tags that fill the budget leave no observations.
@@ -82,9 +97,15 @@ def cap_envelope(envelope: dict[str, Any]) -> dict[str, Any]:
     entities = [cap_entity(entity) for entity in envelope["entities"]]
     rest = {key: value for key, value in envelope.items() if key != "entities"}
     budget = RESPONSE_MAX_BYTES - RESPONSE_RESERVE_BYTES
+    size = json_bytes({"entities": entities, **rest})
     count = len(entities)
-    while count > 0 and json_bytes({"entities": entities[:count], **rest}) > budget:
-        count -= 1
+    if size > budget:
+        # Dropping entities from the end takes each one's JSON and the comma before it off the size: each entity
+        # is measured once, not every shorter envelope.
+        sizes = [json_bytes(entity) for entity in entities]
+        while count > 0 and size > budget:
+            count -= 1
+            size -= sizes[count] + (1 if count else 0)
     shown = entities[:count]
     capped: dict[str, Any] = {"entities": shown, **rest}
     if count < len(entities) or any("truncated" in entity for entity in shown):

@@ -103,3 +103,41 @@ def test_cut_to_fit_respects_utf8_boundaries_and_the_budget() -> None:
 
 def test_cut_to_fit_gives_up_when_not_even_the_marker_fits() -> None:
     assert cut_to_fit("x" * 100, 10) is None
+
+
+def _reference_pack(items: list[str], budget: int) -> list[str]:
+    """The packing rule measured the slow, obvious way: every candidate prefix encoded whole."""
+    kept: list[str] = []
+    for item in items:
+        if json_bytes([*kept, item]) > budget:
+            break
+        kept.append(item)
+    return kept
+
+
+@settings(max_examples=200, deadline=None)
+@given(entities())
+def test_packing_by_measured_parts_keeps_what_measuring_every_prefix_keeps(entity: dict[str, Any]) -> None:
+    tags = [tag for tag in entity["tags"] if not tag.startswith("file:")]
+    kept_tags = _reference_pack(tags, ENTITY_MAX_BYTES)
+    kept_obs = _reference_pack(entity["observations"], max(0, ENTITY_MAX_BYTES - json_bytes(kept_tags)))
+    capped = cap_entity(entity)
+    assert capped["tags"] == kept_tags
+    if kept_obs or capped["observations"] == []:
+        assert capped["observations"] == kept_obs
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(entities(), max_size=12), st.lists(st.text(max_size=300), max_size=3))
+def test_entities_are_dropped_exactly_while_the_envelope_measured_whole_is_over_budget(
+    items: list[dict[str, Any]], conflicts: list[str]
+) -> None:
+    envelope: dict[str, Any] = {"entities": items, "retrieval": {"mode": "fts", "truncated": False}}
+    if conflicts:
+        envelope["conflicts"] = conflicts
+    capped = [cap_entity(entity) for entity in items]
+    rest = {key: value for key, value in envelope.items() if key != "entities"}
+    count = len(capped)
+    while count > 0 and json_bytes({"entities": capped[:count], **rest}) > RESPONSE_MAX_BYTES - 128:
+        count -= 1
+    assert cap_envelope(envelope)["entities"] == capped[:count]

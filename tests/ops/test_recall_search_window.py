@@ -8,7 +8,8 @@ import pytest
 
 from memesh.model import Filters
 from memesh.ops.recall import LazyDocFreq
-from memesh.store.sqlite import _BM25, SqliteStore, _filter_sql
+from memesh.store.sqlite import SqliteStore
+from memesh.store.sqlite_search import _BM25, _filter_sql
 from tests.conftest import Caller
 
 

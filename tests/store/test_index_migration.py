@@ -7,7 +7,8 @@ from pathlib import Path
 
 from memesh.model import Filters
 from memesh.store.migrations import MIGRATIONS
-from memesh.store.sqlite import SqliteStore, _statements, open_store
+from memesh.store.sqlite import SqliteStore, open_store
+from memesh.store.sqlite_base import _statements
 from tests.conftest import Caller
 
 

@@ -1,0 +1,111 @@
+"""The connection underneath the store: pragmas, transactions, and helpers its queries share.
+
+Several processes (the MCP server, the CLI, the HTTP server, hooks) write the same file at once. Each write runs in
+one `BEGIN IMMEDIATE` transaction, which takes the write lock up front (a deferred transaction that upgrades later
+can fail with SQLITE_BUSY no matter how long it waits), and a generous busy timeout lets writers queue instead of
+failing with "database is locked".
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+BUSY_TIMEOUT_MS = 30_000
+MMAP_BYTES = 1 << 30  # the first GiB of the file; SQLite reads past it as before
+_CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
+
+
+def _loads(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), _CHUNK):
+        yield items[start : start + _CHUNK]
+
+
+def _marks(items: Sequence[Any]) -> str:
+    return ",".join("?" * len(items))
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (triggers keep their inner semicolons)."""
+    statements: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        if line.strip().startswith("--"):
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements
+
+
+class SqliteBase:
+    """One connection to the database file, configured and migrated, and its transactions."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self._depth = 0
+
+    def configure(self) -> None:
+        # Writers queue on the lock rather than failing fast: two processes writing at once is the normal case.
+        self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        # WAL lets readers (recall) run while another process writes, and makes commits cheap.
+        self.conn.execute("PRAGMA journal_mode = WAL")
+        # With WAL, NORMAL is still crash-safe (a power cut may drop the last commits, never corrupt).
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        # Observations, tags and relations die with their entity (ON DELETE CASCADE) only when this is on.
+        self.conn.execute("PRAGMA foreign_keys = ON")
+        # Read the file through a memory map: a search walks hundreds of pages of the keyword index, and copying
+        # each one in with a read() call cost about 1 ms of system time per recall at 100k memories. The mapped
+        # pages are the OS page cache itself, not a private copy per process; writes still go through the WAL.
+        self.conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One atomic unit: BEGIN IMMEDIATE at the outermost level, a savepoint when nested."""
+        if self._depth:
+            savepoint = f"sp_{self._depth}"
+            self.conn.execute(f"SAVEPOINT {savepoint}")
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self.conn.execute(f"ROLLBACK TO {savepoint}")
+                self.conn.execute(f"RELEASE {savepoint}")
+                raise
+            finally:
+                self._depth -= 1
+            self.conn.execute(f"RELEASE {savepoint}")
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            self.conn.execute("ROLLBACK")
+            raise
+        self._depth = 0
+        self.conn.execute("COMMIT")

@@ -1,0 +1,129 @@
+"""The store's reads: memories by id or name, listings, counts, and what MeMesh keeps about itself."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from memesh.core.porter import stem
+from memesh.model import Entity, Relation
+from memesh.store.sqlite_base import SqliteBase, _chunks, _loads, _marks
+
+
+class SqliteReads(SqliteBase):
+    """Every read that is not a search."""
+
+    def entity_id(self, name: str) -> int | None:
+        row = self.conn.execute("SELECT id FROM entities WHERE name = ?", (name,)).fetchone()
+        return int(row[0]) if row else None
+
+    def find(self, name: str) -> Entity | None:
+        """The memory called `name`, archived or not, with its observations, tags and outgoing relations."""
+        entity_id = self.entity_id(name)
+        return self.load([entity_id])[0] if entity_id is not None else None
+
+    def existing_names(self, names: Iterable[str]) -> set[str]:
+        wanted = sorted(set(names))
+        found: set[str] = set()
+        for chunk in _chunks(wanted):
+            rows = self.conn.execute(f"SELECT name FROM entities WHERE name IN ({_marks(chunk)})", chunk)
+            found.update(row[0] for row in rows)
+        return found
+
+    def load(self, ids: Sequence[int]) -> list[Entity]:
+        """The memories with these ids, in the order given (ids that do not exist are skipped)."""
+        by_id: dict[int, Entity] = {}
+        for chunk in _chunks(list(ids)):
+            marks = _marks(chunk)
+            for row in self.conn.execute(
+                "SELECT id, name, type, title, namespace, status, created_at, metadata, access_count, "
+                f"last_accessed_at, confidence, recall_hits, recall_misses FROM entities WHERE id IN ({marks})",
+                chunk,
+            ):
+                by_id[row[0]] = Entity(
+                    id=row[0],
+                    name=row[1],
+                    type=row[2],
+                    title=row[3],
+                    namespace=row[4],
+                    status=row[5],
+                    created_at=row[6],
+                    metadata=_loads(row[7]),
+                    access_count=row[8],
+                    last_accessed_at=row[9],
+                    confidence=row[10],
+                    recall_hits=row[11],
+                    recall_misses=row[12],
+                )
+            for entity_id, content in self.conn.execute(
+                f"SELECT entity_id, content FROM observations WHERE entity_id IN ({marks}) ORDER BY entity_id, id",
+                chunk,
+            ):
+                by_id[entity_id].observations.append(content)
+            for entity_id, tag in self.conn.execute(
+                f"SELECT entity_id, tag FROM tags WHERE entity_id IN ({marks}) ORDER BY entity_id, id", chunk
+            ):
+                by_id[entity_id].tags.append(tag)
+            for entity_id, source, target, kind in self.conn.execute(
+                "SELECT r.from_entity_id, f.name, t.name, r.relation_type FROM relations r "
+                "JOIN entities f ON f.id = r.from_entity_id JOIN entities t ON t.id = r.to_entity_id "
+                f"WHERE r.from_entity_id IN ({marks}) ORDER BY r.from_entity_id, r.id",
+                chunk,
+            ):
+                by_id[entity_id].relations.append(Relation(source, target, kind))
+        return [by_id[entity_id] for entity_id in ids if entity_id in by_id]
+
+    def count(self) -> int:
+        """How many memories are stored, archived included."""
+        row = self.conn.execute("SELECT value FROM counters WHERE name = 'entities'").fetchone()
+        return int(row[0]) if row else 0
+
+    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
+        """For each term, in how many indexed memories it occurs (counted by its stem, the form the index holds)."""
+        freq: dict[str, int] = {}
+        for term in terms:
+            row = self.conn.execute("SELECT doc FROM entities_fts_vocab WHERE term = ?", (stem(term),)).fetchone()
+            if row:
+                freq[term] = int(row[0])
+        return freq
+
+    def list_ids(self, entity_type: str | None, limit: int, *, include_archived: bool = True) -> list[int]:
+        """Newest first, optionally one type; for listings that are not searches (no access is counted)."""
+        clauses, params = [], []
+        if entity_type is not None:
+            clauses.append("type = ?")
+            params.append(entity_type)
+        if not include_archived:
+            clauses.append("status = 'active'")
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        return [
+            row[0]
+            for row in self.conn.execute(f"SELECT id FROM entities {where} ORDER BY id DESC LIMIT ?", (*params, limit))
+        ]
+
+    def ids_with_tag(self, tag: str) -> list[int]:
+        """Every memory carrying exactly this tag, archived included, oldest first."""
+        return [
+            row[0] for row in self.conn.execute("SELECT entity_id FROM tags WHERE tag = ? ORDER BY entity_id", (tag,))
+        ]
+
+    def get_meta(self, key: str) -> str | None:
+        """A value MeMesh keeps about itself in the database (not about any one memory)."""
+        row = self.conn.execute("SELECT value FROM memesh_metadata WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    def conflicts(self, names: Sequence[str]) -> list[str]:
+        """`"a" contradicts "b"` for every contradicts relation between two of these memories."""
+        if len(names) < 2:
+            return []
+        marks = _marks(names)
+        rows = self.conn.execute(
+            "SELECT f.name, t.name FROM relations r JOIN entities f ON f.id = r.from_entity_id "
+            "JOIN entities t ON t.id = r.to_entity_id WHERE r.relation_type = 'contradicts' "
+            f"AND f.name IN ({marks}) AND t.name IN ({marks}) ORDER BY r.id",
+            (*names, *names),
+        )
+        return [f'"{source}" contradicts "{target}"' for source, target in rows]
+
+    def title_of(self, entity_id: int) -> str | None:
+        row = self.conn.execute("SELECT title FROM entities WHERE id = ?", (entity_id,)).fetchone()
+        return row[0] if row else None

@@ -1,0 +1,94 @@
+"""The store's searches: the keyword index ranked by BM25, and the newest memories that pass recall's filters."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from memesh.model import ACTIVE, Filters
+from memesh.store.sqlite_base import SqliteBase, _chunks, _marks
+
+
+class SqliteSearch(SqliteBase):
+    """What recall asks for: the ids it ranks."""
+
+    def search(self, expressions: Sequence[str], filters: Filters, limit: int) -> list[tuple[int, float]]:
+        """(id, BM25 score) of the matches of the first expression that has any, best first, ties newest first.
+
+        The score is FTS5's bm25() negated, so that higher is better and every match scores above 0.
+        """
+        for expression in expressions:
+            matches = self._best_matches(expression, filters, limit)
+            if matches:
+                return matches
+        return []
+
+    def _best_matches(self, expression: str, filters: Filters, limit: int) -> list[tuple[int, float]]:
+        # Ranking every match joined to its entity row costs one table lookup per match, most of a search's time on
+        # a large database. Ranking the index alone and checking the filters on a window of the best gives the same
+        # ids whenever that window holds `limit` that pass (the order is the same), or holds every match; otherwise
+        # the joined query runs. A tag filter usually passes few of the best matches, so it goes straight there.
+        if filters.tag is None:
+            window = limit * _SEARCH_WINDOW
+            best = [(row[0], -row[1]) for row in self.conn.execute(_RANKED_MATCHES, (expression, window))]
+            passing = self._passing([entity_id for entity_id, _ in best], filters)
+            kept = [match for match in best if match[0] in passing]
+            if len(kept) >= limit or len(best) < window:
+                return kept[:limit]
+        where, params = _filter_sql(filters)
+        sql = (
+            f"SELECT e.id, {_BM25} AS bm25_score FROM entities_fts f JOIN entities e ON e.id = f.rowid "
+            f"WHERE entities_fts MATCH ? {where} ORDER BY bm25_score, e.id DESC LIMIT ?"
+        )
+        return [(row[0], -row[1]) for row in self.conn.execute(sql, (expression, *params, limit))]
+
+    def _passing(self, ids: Sequence[int], filters: Filters) -> set[int]:
+        """Which of these ids are stored memories that pass the filters."""
+        where, params = _filter_sql(filters)
+        passing: set[int] = set()
+        for chunk in _chunks(list(ids)):
+            sql = f"SELECT e.id FROM entities e WHERE e.id IN ({_marks(chunk)}) {where}"
+            passing.update(row[0] for row in self.conn.execute(sql, (*chunk, *params)))
+        return passing
+
+    def recent(self, filters: Filters, limit: int) -> list[int]:
+        """The newest memories (by id) that pass the filters."""
+        if filters.tag is not None:
+            # Walk the tag's own index newest first (a rare tag would otherwise scan every memory for it).
+            where, params = _filter_sql(Filters(namespace=filters.namespace, include_archived=filters.include_archived))
+            sql = (
+                "SELECT e.id FROM tags t CROSS JOIN entities e ON e.id = t.entity_id "
+                f"WHERE t.tag = ? {where} ORDER BY t.entity_id DESC LIMIT ?"
+            )
+            return [row[0] for row in self.conn.execute(sql, (filters.tag, *params, limit))]
+        where, params = _filter_sql(filters)
+        sql = f"SELECT e.id FROM entities e WHERE 1 = 1 {where} ORDER BY e.id DESC LIMIT ?"
+        return [row[0] for row in self.conn.execute(sql, (*params, limit))]
+
+
+# BM25 column weights: a term in the name or title says more about what a memory is than one in its body.
+NAME_WEIGHT = 2.0
+TITLE_WEIGHT = 2.0
+OBSERVATION_WEIGHT = 1.0
+_BM25 = f"bm25(entities_fts, {NAME_WEIGHT}, {TITLE_WEIGHT}, {OBSERVATION_WEIGHT})"
+# The best matches by the index alone, in exactly the joined query's order (e.id is the index's rowid).
+_RANKED_MATCHES = (
+    f"SELECT rowid, {_BM25} AS bm25_score FROM entities_fts WHERE entities_fts MATCH ? "
+    "ORDER BY bm25_score, rowid DESC LIMIT ?"
+)
+# How many times `limit` best matches a search ranks before checking the filters: room for archived memories.
+_SEARCH_WINDOW = 3
+
+
+def _filter_sql(filters: Filters) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    if not filters.include_archived:
+        clauses.append(f"AND e.status = '{ACTIVE}'")
+    if filters.namespace is not None:
+        clauses.append("AND e.namespace = ?")
+        params.append(filters.namespace)
+    if filters.tag is not None:
+        clauses.append("AND EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = ?)")
+        params.append(filters.tag)
+    return " ".join(clauses), params

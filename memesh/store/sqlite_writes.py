@@ -1,0 +1,182 @@
+"""The store's writes: migrations, memories and the keyword index.
+
+Callers hold a transaction, except around `migrate`, `rebuild_index` and `touch`, which take their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from memesh.core.terms import segment
+from memesh.model import EntityWrite
+from memesh.store.migrations import FTS_DROP, FTS_TABLES, MIGRATIONS, REFILLS_INDEX
+from memesh.store.sqlite_base import _CHUNK, _chunks, _dumps, _marks, _statements
+from memesh.store.sqlite_reads import SqliteReads
+
+
+class SqliteWrites(SqliteReads):
+    """Every change to the schema, the stored memories and the keyword index that mirrors them."""
+
+    def migrate(self) -> None:
+        with self.transaction():
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations "
+                "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+            done = {row[0] for row in self.conn.execute("SELECT version FROM schema_migrations")}
+            for version, name, sql in MIGRATIONS:
+                if version in done:
+                    continue
+                for statement in _statements(sql):
+                    self.conn.execute(statement)
+                if version in REFILLS_INDEX:
+                    self._fill_index()
+                self.conn.execute(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    (version, name, datetime.now(UTC).isoformat()),
+                )
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        """Store (or, with None, remove) one of MeMesh's own values."""
+        if value is None:
+            self.conn.execute("DELETE FROM memesh_metadata WHERE key = ?", (key,))
+        else:
+            self.conn.execute(
+                "INSERT INTO memesh_metadata (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    def save(self, write: EntityWrite) -> int:
+        """Make the stored memory match `write`; returns its id. The keyword index is rewritten with it."""
+        metadata = _dumps(write.metadata)
+        if write.entity_id is None:
+            cursor = self.conn.execute(
+                "INSERT INTO entities (name, type, title, namespace, status, metadata, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, COALESCE(?, datetime('now')))",
+                (write.name, write.type, write.title, write.namespace, write.status, metadata, write.created_at),
+            )
+            entity_id = int(cursor.lastrowid or 0)
+            stored_obs: list[str] = []
+            stored_tags: list[str] = []
+        else:
+            entity_id = write.entity_id
+            self.conn.execute(
+                "UPDATE entities SET type = ?, title = ?, namespace = ?, status = ?, metadata = ?, "
+                "confidence = COALESCE(?, confidence) WHERE id = ?",
+                (write.type, write.title, write.namespace, write.status, metadata, write.confidence, entity_id),
+            )
+            stored_obs = [
+                row[0]
+                for row in self.conn.execute(
+                    "SELECT content FROM observations WHERE entity_id = ? ORDER BY id", (entity_id,)
+                )
+            ]
+            stored_tags = [
+                row[0]
+                for row in self.conn.execute("SELECT tag FROM tags WHERE entity_id = ? ORDER BY id", (entity_id,))
+            ]
+        self._sync_observations(entity_id, stored_obs, list(write.observations))
+        self._sync_tags(entity_id, stored_tags, list(write.tags))
+        self._index(entity_id, write.name, write.title, write.observations)
+        return entity_id
+
+    def _sync_observations(self, entity_id: int, stored: list[str], wanted: list[str]) -> None:
+        if stored == wanted[: len(stored)]:
+            new = wanted[len(stored) :]
+        else:
+            self.conn.execute("DELETE FROM observations WHERE entity_id = ?", (entity_id,))
+            new = wanted
+        self.conn.executemany(
+            "INSERT INTO observations (entity_id, content) VALUES (?, ?)", [(entity_id, text) for text in new]
+        )
+
+    def _sync_tags(self, entity_id: int, stored: list[str], wanted: list[str]) -> None:
+        keep = set(wanted)
+        gone = [tag for tag in stored if tag not in keep]
+        if gone:
+            self.conn.executemany("DELETE FROM tags WHERE entity_id = ? AND tag = ?", [(entity_id, t) for t in gone])
+        have = set(stored)
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO tags (entity_id, tag) VALUES (?, ?)",
+            [(entity_id, tag) for tag in dict.fromkeys(wanted) if tag not in have],
+        )
+
+    def _index(self, entity_id: int, name: str, title: str | None, observations: Sequence[str]) -> None:
+        self.conn.execute("DELETE FROM entities_fts WHERE rowid = ?", (entity_id,))
+        self.conn.execute(
+            "INSERT INTO entities_fts (rowid, name, title, observations) VALUES (?, ?, ?, ?)",
+            (entity_id, segment(name), segment(title or ""), segment("\n".join(observations))),
+        )
+
+    def relate(self, from_name: str, to_name: str, relation_type: str) -> bool:
+        """Create the relation (idempotent); False when either end does not exist."""
+        cursor = self.conn.execute(
+            "INSERT OR IGNORE INTO relations (from_entity_id, to_entity_id, relation_type) "
+            "SELECT f.id, t.id, ? FROM entities f, entities t WHERE f.name = ? AND t.name = ?",
+            (relation_type, from_name, to_name),
+        )
+        return cursor.rowcount > 0 or self._relation_exists(from_name, to_name, relation_type)
+
+    def _relation_exists(self, from_name: str, to_name: str, relation_type: str) -> bool:
+        row = self.conn.execute(
+            "SELECT 1 FROM relations r JOIN entities f ON f.id = r.from_entity_id "
+            "JOIN entities t ON t.id = r.to_entity_id WHERE f.name = ? AND t.name = ? AND r.relation_type = ?",
+            (from_name, to_name, relation_type),
+        ).fetchone()
+        return row is not None
+
+    def set_status(self, name: str, status: str) -> bool:
+        """Archive or reactivate a memory; False when there is none by that name."""
+        cursor = self.conn.execute("UPDATE entities SET status = ? WHERE name = ?", (status, name))
+        return cursor.rowcount > 0
+
+    def update_metadata(self, entity_id: int, metadata: dict[str, Any]) -> None:
+        self.conn.execute("UPDATE entities SET metadata = ? WHERE id = ?", (_dumps(metadata), entity_id))
+
+    def remove_observation(self, entity_id: int, text: str) -> bool:
+        """Delete the earliest observation with exactly this text and reindex; False when none matched."""
+        row = self.conn.execute(
+            "SELECT id FROM observations WHERE entity_id = ? AND content = ? ORDER BY id LIMIT 1", (entity_id, text)
+        ).fetchone()
+        if row is None:
+            return False
+        self.conn.execute("DELETE FROM observations WHERE id = ?", (row[0],))
+        entity = self.load([entity_id])[0]
+        self._index(entity_id, entity.name, entity.title, entity.observations)
+        return True
+
+    def rebuild_index(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Rebuild the keyword index from the stored rows, in one transaction; returns how many memories it holds.
+
+        Memories are untouched: only the index is dropped and written again, so a corrupted or emptied index
+        comes back exactly as the rows say it should be.
+        """
+        with self.transaction():
+            for statement in (*FTS_DROP, *FTS_TABLES):
+                self.conn.execute(statement)
+            return self._fill_index(progress)
+
+    def _fill_index(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Index every stored memory into the (empty) keyword index; returns how many it holds."""
+        ids = [row[0] for row in self.conn.execute("SELECT id FROM entities ORDER BY id")]
+        for done, chunk in enumerate(_chunks(ids), start=1):
+            for entity in self.load(chunk):
+                self._index(entity.id, entity.name, entity.title, entity.observations)
+            if progress is not None:
+                progress(min(done * _CHUNK, len(ids)), len(ids))
+        return len(ids)
+
+    def touch(self, ids: Sequence[int], when: str) -> None:
+        """Count one access for each memory a recall returned (access tracking feeds the ranking)."""
+        if not ids:
+            return
+        with self.transaction():
+            for chunk in _chunks(list(ids)):
+                self.conn.execute(
+                    "UPDATE entities SET access_count = access_count + 1, last_accessed_at = ? "
+                    f"WHERE id IN ({_marks(chunk)})",
+                    (when, *chunk),
+                )
