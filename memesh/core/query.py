@@ -43,15 +43,23 @@ def quote(term: str) -> str:
 
 
 def drop_noise(terms: Sequence[str], doc_freq: Mapping[str, int], indexed_rows: int) -> tuple[list[str], list[str]]:
-    """Split terms into (kept, dropped): a term is noise when it appears in more than half the indexed rows."""
-    if len(terms) < 2 or indexed_rows < MIN_ROWS_FOR_NOISE_GUARD:
-        return list(terms), []
+    """Split terms into (kept, dropped): a term is noise when it appears in more than half the indexed rows.
+
+    At most the first 32 survivors are kept, and the terms after the 32nd survivor are neither kept nor dropped: they
+    are never looked at, so a pasted page of text costs the frequencies of its first few dozen words, not all of them.
+    """
+    if indexed_rows < MIN_ROWS_FOR_NOISE_GUARD or len(terms) < 2:
+        return list(terms[:MAX_QUERY_TERMS]), []
     ceiling = NOISE_FRACTION * indexed_rows
-    kept = [term for term in terms if doc_freq.get(term, 0) <= ceiling]
+    kept: list[str] = []
+    dropped: list[str] = []
+    for term in terms:
+        if len(kept) == MAX_QUERY_TERMS:
+            break
+        (kept if doc_freq.get(term, 0) <= ceiling else dropped).append(term)
     if not kept:
         rarest = min(terms, key=lambda term: doc_freq.get(term, 0))  # min keeps the first of equals
-        kept = [rarest]
-    dropped = [term for term in terms if term not in kept]
+        return [rarest], [term for term in terms if term != rarest]
     return kept, dropped
 
 
@@ -61,7 +69,6 @@ def plan_match(query: str, doc_freq: Mapping[str, int], indexed_rows: int) -> Ma
     if not terms:
         return None
     kept, dropped = drop_noise(terms, doc_freq, indexed_rows)
-    kept = kept[:MAX_QUERY_TERMS]
     broad = " OR ".join(quote(term) for term in kept)
     strict = " AND ".join(quote(term) for term in kept) if len(kept) >= STRICT_MIN_TERMS else None
     return MatchPlan(terms=tuple(kept), dropped=tuple(dropped), strict=strict, broad=broad)

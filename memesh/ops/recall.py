@@ -29,34 +29,38 @@ class RecallStore(Protocol):
     def recent(self, filters: Filters, limit: int) -> list[int]: ...
     def load(self, ids: Sequence[int]) -> list[Entity]: ...
     def touch(self, ids: Sequence[int], when: str) -> None: ...
-    def conflicts(self, names: Sequence[str]) -> list[str]: ...
+    def conflicts(self, names: Sequence[str]) -> list[tuple[str, str]]: ...
 
 
 class LazyDocFreq(Mapping[str, int]):
-    """The store's document frequencies for `terms`, asked for only if the match plan reads one.
+    """The store's document frequencies for `terms`, asked for only when the match plan reads one, a chunk at a time.
 
     The noise guard reads them only for queries of two or more terms on a database of 25 or more memories, and
-    counting a frequent term's documents walks its whole posting list, which a one-term query never needs.
+    counting a frequent term's documents walks its whole posting list, which a one-term query never needs. It reads
+    them in query order and stops at the 32nd survivor, so a long pasted query is counted a chunk of terms at a time.
     """
+
+    CHUNK = 48
 
     def __init__(self, store: RecallStore, terms: Sequence[str]) -> None:
         self._store = store
-        self._terms = terms
-        self._freq: dict[str, int] | None = None
-
-    def _loaded(self) -> dict[str, int]:
-        if self._freq is None:
-            self._freq = self._store.doc_freq(self._terms)
-        return self._freq
+        self._terms = list(terms)
+        self._position = {term: index for index, term in enumerate(self._terms)}
+        self._freq: dict[str, int] = {}
 
     def __getitem__(self, term: str) -> int:
-        return self._loaded()[term]
+        if term not in self._freq:
+            start = self._position[term]  # KeyError for a term that is not the query's, as a Mapping should
+            chunk = self._terms[start : start + self.CHUNK]
+            found = self._store.doc_freq(chunk)
+            self._freq.update({each: found.get(each, 0) for each in chunk})  # 0: in no memory (yet)
+        return self._freq[term]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._loaded())
+        return iter(self._terms)
 
     def __len__(self) -> int:
-        return len(self._loaded())
+        return len(self._terms)
 
 
 def filters_for(request: RecallInput) -> Filters:
@@ -138,9 +142,21 @@ def recall(store: RecallStore, request: RecallInput, *, ctx: CallContext) -> Res
         "entities": [shown(e, relevance.get(e.id) if text.strip() else None) for e in ranked],
         "retrieval": {"mode": "fts", "truncated": len(ranked) == limit},
     }
-    conflicts = store.conflicts([e.name for e in ranked])
-    if conflicts:
-        envelope["conflicts"] = conflicts
+    pairs = store.conflicts([e.name for e in ranked])
+    if pairs:
+        envelope["conflicts"] = conflict_lines(pairs, [e.name for e in ranked])
     if ctx.agent_view:
         envelope = sizecap.cap_envelope(envelope)  # type: ignore[assignment,arg-type]
+        if pairs:  # a conflict is between two returned memories: the cap may have left one of them out
+            kept = conflict_lines(pairs, [entity["name"] for entity in envelope["entities"]])
+            if kept:
+                envelope["conflicts"] = kept
+            else:
+                del envelope["conflicts"]
     return Success(envelope)
+
+
+def conflict_lines(pairs: Sequence[tuple[str, str]], returned: Sequence[str]) -> list[str]:
+    """`"a" contradicts "b"` for each stated contradiction whose two memories are both among those returned."""
+    names = set(returned)
+    return [f'"{source}" contradicts "{target}"' for source, target in pairs if source in names and target in names]

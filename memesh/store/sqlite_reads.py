@@ -111,8 +111,8 @@ class SqliteReads(SqliteBase):
         row = self.conn.execute("SELECT value FROM memesh_metadata WHERE key = ?", (key,)).fetchone()
         return str(row[0]) if row else None
 
-    def conflicts(self, names: Sequence[str]) -> list[str]:
-        """`"a" contradicts "b"` for every contradicts relation between two of these memories."""
+    def conflicts(self, names: Sequence[str]) -> list[tuple[str, str]]:
+        """(source, target) of every contradicts relation between two of these memories, oldest relation first."""
         if len(names) < 2:
             return []
         marks = _marks(names)
@@ -122,7 +122,7 @@ class SqliteReads(SqliteBase):
             f"AND f.name IN ({marks}) AND t.name IN ({marks}) ORDER BY r.id",
             (*names, *names),
         )
-        return [f'"{source}" contradicts "{target}"' for source, target in rows]
+        return [(source, target) for source, target in rows]
 
     def title_of(self, entity_id: int) -> str | None:
         row = self.conn.execute("SELECT title FROM entities WHERE id = ?", (entity_id,)).fetchone()

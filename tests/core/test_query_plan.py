@@ -88,3 +88,33 @@ def test_common_terms_are_dropped_before_the_cap() -> None:
     assert plan is not None
     assert plan.terms == tuple(words[1:])
     assert plan.dropped == ("the",)
+
+
+class _Counting(dict[str, int]):
+    """Document frequencies that remember which terms were read."""
+
+    def __init__(self, values: dict[str, int]) -> None:
+        super().__init__(values)
+        self.read: list[str] = []
+
+    def get(self, key: str, default: int | None = None) -> int | None:  # type: ignore[override]
+        self.read.append(key)
+        return super().get(key, default)
+
+
+def test_terms_after_the_32nd_survivor_are_never_counted() -> None:
+    words = ["the", *[f"w{n}" for n in range(500)]]
+    freq = _Counting({"the": 90})
+    plan = plan_match(" ".join(words), freq, 100)
+    assert plan is not None
+    assert plan.terms == tuple(words[1:33])
+    assert plan.dropped == ("the",)
+    assert freq.read == words[:33]
+
+
+def test_an_all_common_query_keeps_its_rarest_term_however_long() -> None:
+    words = [f"c{n}" for n in range(40)]
+    plan = plan_match(" ".join(words), {word: 90 - index for index, word in enumerate(words)}, 100)
+    assert plan is not None
+    assert plan.terms == ("c39",)
+    assert len(plan.dropped) == 39

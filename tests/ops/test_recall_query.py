@@ -176,3 +176,12 @@ def test_the_noise_guard_counts_a_term_by_its_stem(tools: Caller) -> None:
     assert plan is not None
     assert plan.dropped == ("supports",)
     assert _names(tools.ok("recall", {"query": "supports unusual", "limit": 100})) == ["rare-one"]
+
+
+def test_a_pasted_page_of_text_is_a_query_its_first_surviving_terms_answer(tools: Caller) -> None:
+    for index in range(30):
+        _fact(tools, f"filler-{index}", f"the build log line {index}")
+    _fact(tools, "target", "segfault in the kernel module loader")
+    page = "the " * 5000 + "segfault kernel loader " + " ".join(f"word{n}" for n in range(3000))
+    assert len(page) > 20_000
+    assert _first(tools.ok("recall", {"query": page})) == "target"

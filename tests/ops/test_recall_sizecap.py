@@ -127,3 +127,21 @@ def test_the_cap_also_applies_to_the_recent_listing(tools: Caller, agent_tools: 
     [entity] = agent_tools.ok("recall", {})["entities"]
     assert entity["tags"] == []
     assert entity["truncated"]["observations"]["total"] == 20
+
+
+def test_a_conflict_is_named_only_while_both_of_its_memories_are_returned(tools: Caller, agent_tools: Caller) -> None:
+    for n in range(6):
+        _remember(tools, f"bulk-{n}", [f"bulk entry {n} part {k} " + "b" * 1_000 for k in range(9)])
+    for source, target in [("bulk-1", "bulk-0"), ("bulk-5", "bulk-4")]:
+        relation = {"to": target, "type": "contradicts"}
+        tools.ok("remember", {"name": source, "type": "fact", "relations": [relation]})
+    uncapped = tools.ok("recall", {"query": "bulk"})
+    assert uncapped["conflicts"] == ['"bulk-1" contradicts "bulk-0"', '"bulk-5" contradicts "bulk-4"']
+    result = agent_tools.ok("recall", {"query": "bulk"})
+    returned = {entity["name"] for entity in result["entities"]}
+    expected = [
+        f'"{a}" contradicts "{b}"' for a, b in [("bulk-1", "bulk-0"), ("bulk-5", "bulk-4")] if {a, b} <= returned
+    ]
+    assert result["entities_omitted"]["shown"] < 6
+    assert result.get("conflicts", []) == expected
+    assert ("conflicts" in result) == bool(expected)
