@@ -49,7 +49,9 @@ def shown_observation(text: str, *, cut: bool) -> str:
 
 def _entity_lines(entity: Mapping[str, Any]) -> list[str]:
     badge = " [archived]" if entity.get("archived") else ""
-    lines = [f"  {entity['name']}{badge} ({entity['type']})"]
+    # The title is what a person reads; the name is what `forget`/`pin` take, so it follows when there is a title.
+    label = f"{entity['title']} — {entity['name']}" if entity.get("title") else entity["name"]
+    lines = [f"  {label}{badge} ({entity['type']})"]
     observations: list[str] = entity.get("observations", [])
     counts = (entity.get("truncated") or {}).get("observations")
     total = counts["total"] if counts else len(observations)
@@ -79,12 +81,14 @@ def recall_lines(envelope: Mapping[str, Any], *, searched: bool) -> list[str]:
         )
     conflicts: list[str] = envelope.get("conflicts", [])
     if conflicts:
-        lines += ["", "Warning: Conflicts detected:", *(f"  {conflict}" for conflict in conflicts)]
+        lines += ["", f"Warning: Conflicts detected: {'; '.join(conflicts)}"]
     return lines
 
 
 def forget_line(output: Mapping[str, Any]) -> str:
     """What forget changed."""
+    if output.get("already_archived"):
+        return f'"{output["name"]}" was already archived: nothing changed'
     if output.get("archived"):
         return f'📦 Archived "{output["name"]}"'
     return f"✂️  Removed observation ({output['remaining_observations']} remaining)"

@@ -52,7 +52,7 @@ def test_recall_human_output_caps_display_and_warns_of_conflicts_and_the_limit(m
     lines = memesh_process("recall", "jwt", "--limit", "2").out.splitlines()
     assert any(line.endswith("… (+104 more chars)") for line in lines)
     assert "2 result(s) (search limit reached — more may match; raise --limit)" in lines
-    assert lines[-2:] == ["Warning: Conflicts detected:", '  "no-jwt" contradicts "use-jwt"']
+    assert lines[-1] == 'Warning: Conflicts detected: "no-jwt" contradicts "use-jwt"'
 
 
 def test_recall_json_is_size_capped(memesh_process: Process) -> None:

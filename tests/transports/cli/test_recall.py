@@ -76,7 +76,7 @@ def test_conflicts_are_warned_about_below_the_results(cli: Cli) -> None:
     cli.ok("remember", "--name", "use-jwt", "--type", "decision", "--obs", "JWT everywhere")
     cli.ok("remember", "--name", "no-jwt", "--type", "decision", "--obs", "JWT is out", "--contradicts", "use-jwt")
     lines = cli.ok("recall", "jwt").out.splitlines()
-    assert lines[-3:] == ["", "Warning: Conflicts detected:", '  "no-jwt" contradicts "use-jwt"']
+    assert lines[-2:] == ["", 'Warning: Conflicts detected: "no-jwt" contradicts "use-jwt"']
     assert cli.ok("recall", "jwt", "--json").json()["conflicts"] == ['"no-jwt" contradicts "use-jwt"']
 
 
@@ -113,3 +113,8 @@ def test_a_bad_limit_is_refused_with_the_field_named(cli: Cli) -> None:
     assert out.code == 1
     assert out.err.startswith("Error: limit: ")
     assert cli("recall", "x", "--limit", "many").code == 2
+
+
+def test_a_titled_memory_shows_its_title_then_the_name_to_address_it_by(cli: Cli) -> None:
+    cli.ok("remember", "--name", "auth", "--type", "decision", "--title", "Why we chose PKCE", "--obs", "pkce")
+    assert cli.ok("recall", "pkce").out.splitlines()[0] == "  Why we chose PKCE — auth (decision)"
