@@ -269,7 +269,7 @@ def plan(
 
     relations: list[tuple[str, str]] = []
     errors: list[str] = []
-    for target, kind in request.relations:
+    for target, kind in dict.fromkeys(request.relations):  # a relation stated twice is one relation
         if target in present or target == name:
             relations.append((target, kind))
         else:

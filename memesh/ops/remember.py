@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import Any, Protocol
 
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
 from memesh.core import remembering
+from memesh.core.clean import clean_name
 from memesh.errors import MemeshError
 from memesh.generated.tools.remember_input import RememberInput
 from memesh.generated.tools.remember_output import RememberOutput
-from memesh.model import ARCHIVED, Entity, EntityWrite
+from memesh.model import Entity, EntityWrite
 
 
 class RememberStore(Protocol):
@@ -20,8 +21,8 @@ class RememberStore(Protocol):
     def find(self, name: str) -> Entity | None: ...
     def existing_names(self, names: list[str]) -> set[str]: ...
     def save(self, write: EntityWrite) -> int: ...
-    def relate(self, from_name: str, to_name: str, relation_type: str) -> bool: ...
-    def set_status(self, name: str, status: str) -> bool: ...
+    def create_relation(self, from_name: str, to_name: str, relation_type: str) -> bool: ...
+    def archive_if_active(self, name: str) -> bool: ...
     def title_of(self, entity_id: int) -> str | None: ...
 
 
@@ -42,9 +43,12 @@ def remember(store: RememberStore, request: RememberInput, *, ctx: CallContext) 
             case Success(plan):
                 pass
         entity_id = store.save(plan.write)
-        for target, kind in plan.relations:
-            store.relate(plan.write.name, target, kind)
-        superseded = [target for target in plan.supersede if store.set_status(target, ARCHIVED)]
+        # Reported from what the store did: a relation that already existed, or a target already archived, is not
+        # something this call created or superseded.
+        created = [
+            (target, kind) for target, kind in plan.relations if store.create_relation(plan.write.name, target, kind)
+        ]
+        superseded = [target for target in plan.supersede if store.archive_if_active(target)]
         title = store.title_of(entity_id)
     output: RememberOutput = {
         "stored": True,
@@ -54,10 +58,10 @@ def remember(store: RememberStore, request: RememberInput, *, ctx: CallContext) 
         "type": plan.write.type,
         "observations": plan.report["observations"],
         "tags": plan.report["tags"],
-        "relations": len(plan.relations),
+        "relations": len(created),
     }
-    if plan.relations:
-        output["relationsCreated"] = [{"to": target, "type": kind} for target, kind in plan.relations]
+    if created:
+        output["relationsCreated"] = [{"to": target, "type": kind} for target, kind in created]
     if "movedFromNamespace" in plan.report:
         output["movedFromNamespace"] = plan.report["movedFromNamespace"]
     if superseded:
@@ -75,3 +79,17 @@ def remember(store: RememberStore, request: RememberInput, *, ctx: CallContext) 
             "observations": derived.observations,
         }
     return Success(output)
+
+
+def remember_text(store: RememberStore, arguments: dict[str, Any], *, ctx: CallContext) -> Result[Any, MemeshError]:
+    """remember for free text sent with explicit observations under an explicit name (the CLI's `memesh remember
+    "<text>" --name n --obs …`): the title the text derives names a new memory but never replaces the title of one
+    that exists, because only a title the caller states replaces a stored one. The look-up and the write are one
+    transaction, so a memory another process creates in between cannot lose its title."""
+    from memesh import dispatch  # the validated entry point, as every transport calls it
+
+    with store.transaction():
+        name = arguments.get("name")
+        if "title" in arguments and isinstance(name, str) and store.find(clean_name(name)) is not None:
+            arguments = {key: value for key, value in arguments.items() if key != "title"}
+        return dispatch.call("remember", store, arguments, ctx)  # type: ignore[arg-type]

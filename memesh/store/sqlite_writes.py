@@ -120,6 +120,22 @@ class SqliteWrites(SqliteReads):
         )
         return cursor.rowcount > 0 or self._relation_exists(from_name, to_name, relation_type)
 
+    def create_relation(self, from_name: str, to_name: str, relation_type: str) -> bool:
+        """Create the relation; True only when this call created it (False when it existed or an end is missing)."""
+        cursor = self.conn.execute(
+            "INSERT OR IGNORE INTO relations (from_entity_id, to_entity_id, relation_type) "
+            "SELECT f.id, t.id, ? FROM entities f, entities t WHERE f.name = ? AND t.name = ?",
+            (relation_type, from_name, to_name),
+        )
+        return cursor.rowcount > 0
+
+    def archive_if_active(self, name: str) -> bool:
+        """Archive the memory; True only when it was active (so this call archived it)."""
+        cursor = self.conn.execute(
+            "UPDATE entities SET status = 'archived' WHERE name = ? AND status != 'archived'", (name,)
+        )
+        return cursor.rowcount > 0
+
     def _relation_exists(self, from_name: str, to_name: str, relation_type: str) -> bool:
         row = self.conn.execute(
             "SELECT 1 FROM relations r JOIN entities f ON f.id = r.from_entity_id "

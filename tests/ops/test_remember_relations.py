@@ -147,3 +147,23 @@ def test_relations_are_returned_by_recall_as_outgoing_edges(tools: Caller) -> No
     assert found[0]["relations"] == [{"from": "a", "to": "b", "type": "x"}]
     target = tools.ok("recall", {"query": "beta"})["entities"]
     assert target[0]["relations"] == []
+
+
+def test_only_the_relations_this_call_created_are_reported(tools: Caller) -> None:
+    _fact(tools, "target", "t")
+    relation = {"to": "target", "type": "uses"}
+    first = tools.ok("remember", {"name": "m", "type": "fact", "observations": ["o"], "relations": [relation] * 2})
+    assert (first["relations"], first["relationsCreated"]) == (1, [relation])
+    again = tools.ok("remember", {"name": "m", "type": "fact", "observations": ["o"], "relations": [relation]})
+    assert again["relations"] == 0
+    assert "relationsCreated" not in again
+
+
+def test_a_target_already_archived_is_not_reported_as_superseded_again(tools: Caller) -> None:
+    _fact(tools, "old", "t")
+    supersedes = {"to": "old", "type": "supersedes"}
+    first = tools.ok("remember", {"name": "new", "type": "fact", "observations": ["n"], "relations": [supersedes]})
+    assert first["superseded"] == ["old"]
+    other = tools.ok("remember", {"name": "newer", "type": "fact", "observations": ["n"], "relations": [supersedes]})
+    assert other["relationsCreated"] == [supersedes]
+    assert "superseded" not in other
