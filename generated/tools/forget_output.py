@@ -13,6 +13,13 @@ class ForgetOutput(TypedDict, closed=True):
 
     name: str
     archived: NotRequired[bool]
+    """
+    True when the memory is archived (by this call, or already).
+    """
+    already_archived: NotRequired[bool]
+    """
+    Present (true) when the memory was archived already, so nothing changed.
+    """
     observation_removed: NotRequired[bool]
     observation: NotRequired[str]
     remaining_observations: NotRequired[int]

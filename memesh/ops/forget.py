@@ -46,6 +46,8 @@ def forget(store: ForgetStore, request: ForgetInput, *, ctx: CallContext) -> Res
             body = {"archived": False} if text is None else {"observation_removed": False, "entity_found": False}
             return Failure(MemeshError.not_found(f'Entity "{name}" not found', name=name, **body))
         if text is None:
+            if entity.status == ARCHIVED:  # it stays archived; nothing changed, said so the CLI can exit 1 for it
+                return Success({"archived": True, "already_archived": True, "name": name})
             store.set_status(name, ARCHIVED)
             return Success({"archived": True, "name": name})
         if not store.remove_observation(entity.id, text):

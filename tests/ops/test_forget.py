@@ -167,3 +167,9 @@ def test_forget_needs_a_name(tools: Caller) -> None:
     error = tools.fails("forget", {})
     assert error.code == ErrorCode.BAD_BODY
     assert error.message.startswith("name: ")
+
+
+def test_forgetting_an_archived_memory_says_nothing_changed(tools: Caller) -> None:
+    tools.ok("remember", {"name": "m", "type": "fact", "observations": ["o"]})
+    assert tools.ok("forget", {"name": "m"}) == {"archived": True, "name": "m"}
+    assert tools.ok("forget", {"name": "m"}) == {"archived": True, "already_archived": True, "name": "m"}

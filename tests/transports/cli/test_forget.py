@@ -65,3 +65,14 @@ def test_an_empty_observation_is_refused_by_the_schema(cli: Cli) -> None:
     out = cli("forget", "--name", "auth", "--observation", "")
     assert out.code == 1
     assert out.err.startswith("Error: observation: ")
+
+
+def test_forgetting_an_archived_memory_changes_nothing_and_exits_1(cli: Cli) -> None:
+    _store(cli)
+    cli.ok("forget", "--name", "auth")
+    again = cli("forget", "--name", "auth")
+    assert again.code == 1
+    assert again.err == 'Error: "auth" was already archived: nothing changed\n'
+    as_json = cli("forget", "--name", "auth", "--json")
+    assert as_json.code == 1
+    assert as_json.json() == {"archived": True, "already_archived": True, "name": "auth"}
