@@ -21,6 +21,7 @@ from mcp.server.stdio import stdio_server
 import memesh
 from memesh.context import CallContext, clean_host
 from memesh.transports.mcp_backend import Backend
+from memesh.transports.mcp_drain import AnsweringWriter, DrainingReader, Inflight
 from memesh.transports.mcp_results import client_name, tool_listing
 
 SERVER_NAME = "memesh"
@@ -68,8 +69,10 @@ async def serve() -> None:
     """Serve MCP on stdin/stdout until the client closes stdin."""
     server = build_server(Backend())
     async with stdio_server() as (read_stream, write_stream):
+        inflight = Inflight()  # every request read before stdin closed gets its answer
+        reader, writer = DrainingReader(read_stream, inflight), AnsweringWriter(write_stream, inflight)
         try:
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            await server.run(reader, writer, server.create_initialization_options())
         finally:
             # Text printed without a flush still sits in Python's buffer: let it out now, while fd 1 points at
             # stderr, not at exit, after stdio_server has handed fd 1 back to the wire.

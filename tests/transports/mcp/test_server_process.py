@@ -138,3 +138,49 @@ def test_a_running_tool_call_does_not_stop_the_server_answering(
     with gate.open("w", encoding="utf-8") as opener:
         opener.write("go")
     assert server.response(blocked)["result"]["isError"] is False
+
+
+def test_every_request_piped_in_before_stdin_closes_is_answered(mcp_server: McpHarness) -> None:
+    """A client may write its whole session and close stdin at once: the calls still running must be answered."""
+    import subprocess
+
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "sh", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        *(
+            {
+                "jsonrpc": "2.0",
+                "id": 3 + n,
+                "method": "tools/call",
+                "params": {
+                    "name": "remember",
+                    "arguments": {"name": f"piped-{n}", "type": "fact", "observations": ["a"]},
+                },
+            }
+            for n in range(5)
+        ),
+        {"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "recall", "arguments": {"query": "a"}}},
+    ]
+    params = mcp_server.params()
+    done = subprocess.run(
+        [params.command, *params.args],
+        input="".join(json.dumps(request) + "\n" for request in requests),
+        env={**os.environ, **(params.env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    answers = {message["id"]: message for message in map(json.loads, done.stdout.splitlines())}
+    assert sorted(answers) == list(range(1, 9))
+    assert all(answers[3 + n]["result"]["structuredContent"]["stored"] is True for n in range(5))
