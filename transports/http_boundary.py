@@ -78,7 +78,7 @@ def origin_authority(origin: str) -> str | None:
 
 def check_origin(headers: Mapping[str, str], *, check_host: bool) -> HttpFailure | None:
     """The origin boundary, in order: Host (only where `check_host`), Sec-Fetch-Site, then Origin against Host."""
-    host = headers.get("host")
+    host = headers.get("host") or None  # an HTTP/1.0 client may send none; the server then sees it empty
     if check_host and host is not None and not is_loopback(strip_port(host.strip())):
         error = MemeshError(
             ErrorCode.AUTH_CROSS_ORIGIN, f'Request arrived with Host "{host}", which is not a loopback name.'
@@ -88,7 +88,7 @@ def check_origin(headers: Mapping[str, str], *, check_host: bool) -> HttpFailure
     if fetch_site is not None:
         return None if fetch_site.strip().lower() in SAME_SITE_VALUES else _cross_site()
     origin = headers.get("origin")
-    if origin is not None and origin.strip() != "null":
+    if origin is not None:  # `null` (a sandboxed or opaque origin) matches no Host, so it is refused too
         authority = origin_authority(origin)
         if authority is None or authority != (host or "").strip().lower():
             return _cross_site()

@@ -5,6 +5,7 @@ It must exist before the server listens, so there is never a moment a remote lis
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -59,6 +60,8 @@ def _create(path: Path) -> Token:
 
 
 def _read(path: Path) -> Token:
+    with contextlib.suppress(OSError):  # a token others can read is no secret: the file is kept at mode 600
+        path.chmod(0o600)
     try:
         value = path.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError) as exc:

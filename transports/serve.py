@@ -23,6 +23,9 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+MAX_PORT = 65535
+
+
 def remote_opted_in(allow_remote: bool) -> bool:
     """--allow-remote, or MEMESH_HTTP_ALLOW_REMOTE set to 1/true/yes (any case)."""
     return allow_remote or os.environ.get(ALLOW_REMOTE_ENV, "").strip().lower() in TRUTHY
@@ -66,6 +69,9 @@ def bind(host: str, port: int) -> socket.socket:
 
 def serve(host: str = "127.0.0.1", port: int = 3737, allow_remote: bool = False) -> int:
     """Serve the HTTP API on host:port until SIGINT/SIGTERM; returns the process exit code (1 if it cannot start)."""
+    if not 0 <= port <= MAX_PORT:
+        _say(f"MeMesh: cannot start — {port} is not a TCP port (0 to {MAX_PORT}).")
+        return 1
     remote = not is_loopback(host)
     if remote and not remote_opted_in(allow_remote):
         _say(
@@ -73,9 +79,10 @@ def serve(host: str = "127.0.0.1", port: int = 3737, allow_remote: bool = False)
             "access opt-in. Use --allow-remote or MEMESH_HTTP_ALLOW_REMOTE=true."
         )
         return 1
-    if allow_remote and not remote:
+    if remote_opted_in(allow_remote) and not remote:
+        flag = "--allow-remote" if allow_remote else f"{ALLOW_REMOTE_ENV}=true"
         _say(
-            f'MeMesh HTTP: --allow-remote has no effect on loopback host "{host}" — the server stays local and no '
+            f'MeMesh HTTP: {flag} has no effect on loopback host "{host}" — the server stays local and no '
             "bearer token is generated. Add --host <address> to bind somewhere reachable."
         )
     token: Token | None = None

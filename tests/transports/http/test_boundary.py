@@ -54,8 +54,12 @@ def test_an_origin_on_the_default_port_matches_a_host_without_one(db_file: Path)
         app.close()
 
 
-def test_the_null_origin_is_not_compared(api: Api) -> None:
-    api.ok("GET", "/v1/health", headers={"Origin": "null"})
+def test_the_null_origin_matches_no_host_and_is_refused(api: Api) -> None:
+    api.fails("GET", "/v1/health", 403, "auth.cross-origin", headers={"Origin": "null"})
+
+
+def test_an_empty_host_is_taken_as_none_sent(api: Api) -> None:
+    api.ok("GET", "/v1/health", headers={"Host": ""})
 
 
 @pytest.mark.parametrize("origin", ["not a url", "http://", "http://127.0.0.1:notaport"])

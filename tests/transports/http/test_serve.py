@@ -118,6 +118,37 @@ def test_an_existing_token_file_is_reused(
     assert clean_env.read_text() == "an-existing-token-that-is-long\n"
 
 
+def test_an_existing_token_file_others_can_read_is_brought_back_to_mode_600(
+    clean_env: Path, no_listen: list[tuple[str, int]]
+) -> None:
+    clean_env.parent.mkdir(parents=True)
+    clean_env.write_text("an-existing-token-that-is-long\n")
+    clean_env.chmod(0o644)
+    serve(host="0.0.0.0", port=3737, allow_remote=True)
+    assert stat.S_IMODE(clean_env.stat().st_mode) == 0o600
+
+
+def test_the_environment_opt_in_on_loopback_also_says_it_has_no_effect(
+    clean_env: Path,
+    no_listen: list[tuple[str, int]],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("MEMESH_HTTP_ALLOW_REMOTE", "true")
+    serve(host="127.0.0.1", port=3737)
+    assert 'MEMESH_HTTP_ALLOW_REMOTE=true has no effect on loopback host "127.0.0.1"' in capsys.readouterr().err
+    assert not clean_env.exists()
+
+
+@pytest.mark.parametrize("port", [-1, 65536, 70000])
+def test_a_port_outside_the_tcp_range_is_refused_before_listening(
+    clean_env: Path, no_listen: list[tuple[str, int]], capsys: pytest.CaptureFixture[str], port: int
+) -> None:
+    assert serve(host="127.0.0.1", port=port) == 1
+    assert f"{port} is not a TCP port (0 to 65535)" in capsys.readouterr().err
+    assert no_listen == []
+
+
 def test_a_too_short_token_file_refuses_to_start(
     clean_env: Path, no_listen: list[tuple[str, int]], capsys: pytest.CaptureFixture[str]
 ) -> None:
