@@ -8,6 +8,7 @@ imports only Cyclopts and what the exit statuses need; each command imports its 
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 
@@ -17,7 +18,9 @@ from cyclopts.exceptions import CycloptsError
 from memesh import __version__
 from memesh.transports import cli_app_config, cli_app_data
 from memesh.transports.cli_exit import FAILED, OK, usage
-from memesh.transports.cli_params import Many, Switch
+from memesh.transports.cli_params import Many, Switch, Text
+
+FLAG_SHAPED = re.compile(r"--?[A-Za-z][\w-]*(=.*)?")  # `--bogus`, `-x`: a mistyped flag, not text
 
 app = App(
     name="memesh",
@@ -28,7 +31,7 @@ app = App(
 
 @app.command
 def remember(
-    text: str | None = None,
+    text: Text = None,
     /,
     *,
     name: str | None = None,
@@ -71,6 +74,8 @@ def remember(
     """
     from memesh.transports import cli_commands
 
+    if text is not None and FLAG_SHAPED.fullmatch(text):
+        return usage(f"Unknown option: {text}. Text that starts with a hyphen and reads like a flag goes after --.")
     return cli_commands.remember(
         text,
         name=name,
@@ -278,7 +283,7 @@ def export_schema(*, format_: str = "openai") -> int:
 
 @app.command
 def serve(*, host: str = "127.0.0.1", port: int = 3737, allow_remote: Switch = False) -> int:
-    """Serve the HTTP API and the dashboard (default http://127.0.0.1:3737).
+    """Serve the HTTP API (default http://127.0.0.1:3737).
 
     Parameters
     ----------

@@ -21,6 +21,9 @@ from memesh.transports import cli_format
 from memesh.transports.cli_exit import FAILED, OK, dumps, fail, usage
 
 SOURCE_HOST = "cli"
+TYPE_WITH_NAME = (
+    "type: --type is required with --name (except on a --replace of a memory that exists, which keeps its type)"
+)
 T = TypeVar("T")
 
 
@@ -55,6 +58,19 @@ def call_tool(name: str, arguments: dict[str, Any]) -> Result[Any, MemeshError] 
     return with_store(lambda store: dispatch.call(name, store, arguments, cli_context()))
 
 
+def report(result: Result[T, MemeshError] | None, *, as_json: bool, text: Callable[[T], str]) -> int:
+    """Print a tool's answer (JSON, or `text` of it for people) and give the exit code; failures go to `fail`."""
+    match result:
+        case None:
+            return FAILED  # the database would not open; already said
+        case Failure(error):
+            return fail(error, as_json=as_json)
+        case Success(output):
+            print(dumps(output) if as_json else text(output))
+            return OK
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 def remember(
     text: str | None,
     *,
@@ -75,8 +91,14 @@ def remember(
     if text is None and name is None:
         return usage('give the text to remember (memesh remember "…"), or --name and --type with --obs')
     arguments: dict[str, Any] = {}
-    if text is not None and observations is None and title is None and name is None:
+    if text is not None and observations is None and title is None:
+        # The note form, under the name given if any: a note sent to a memory that exists appends to it and keeps
+        # its title (with --replace it rewrites it, title included).
+        if name is not None and entity_type is None and not replace:
+            return fail(MemeshError.bad_body(TYPE_WITH_NAME), as_json=as_json)
         arguments["note"] = text
+        if name is not None:
+            arguments["name"] = name
         title_derived = True
     elif text is not None:
         from memesh.core.quicktext import from_text  # the remember rules: not loaded for recall
@@ -108,7 +130,13 @@ def remember(
     if replace:
         arguments["replace"] = True
 
-    match call_tool("remember", arguments):
+    if text is not None and name is not None and not replace and "note" not in arguments and title_derived:
+        from memesh.ops.remember import remember_text
+
+        result = with_store(lambda store: remember_text(store, arguments, ctx=cli_context()))
+    else:
+        result = call_tool("remember", arguments)
+    match result:
         case None:
             return FAILED
         case Failure(error):
@@ -143,18 +171,12 @@ def recall(
         arguments["include_archived"] = True
     if cross_project:
         arguments["cross_project"] = True
-    match call_tool("recall", arguments):
-        case None:
-            return FAILED
-        case Failure(error):
-            return fail(error, as_json=as_json)
-        case Success(envelope):
-            pass
-    if as_json:
-        print(dumps(envelope))
-    else:
-        print("\n".join(cli_format.recall_lines(envelope, searched=bool(query and query.strip()))))
-    return OK
+    searched = bool(query and query.strip())
+    return report(
+        call_tool("recall", arguments),
+        as_json=as_json,
+        text=lambda envelope: "\n".join(cli_format.recall_lines(envelope, searched=searched)),
+    )
 
 
 def forget(name: str, *, observation: str | None, as_json: bool) -> int:
@@ -162,15 +184,15 @@ def forget(name: str, *, observation: str | None, as_json: bool) -> int:
     arguments: dict[str, Any] = {"name": name}
     if observation is not None:
         arguments["observation"] = observation
-    match call_tool("forget", arguments):
-        case None:
-            return FAILED
-        case Failure(error):
-            return fail(error, as_json=as_json)
-        case Success(output):
-            pass
-    print(dumps(output) if as_json else cli_format.forget_line(output))
-    return OK
+    result = call_tool("forget", arguments)
+    if isinstance(result, Success) and result.unwrap().get("already_archived"):
+        # Archiving what is archived already changes nothing, and the exit code says so, as for a miss.
+        if as_json:
+            print(dumps(result.unwrap()))
+        else:
+            _err(f"Error: {cli_format.forget_line(result.unwrap())}")
+        return FAILED
+    return report(result, as_json=as_json, text=cli_format.forget_line)
 
 
 def export_schema(output_format: str) -> int:
@@ -197,15 +219,9 @@ def learn(
     """`memesh learn`: the lesson's name, or its failure."""
     fields = {"root_cause": root_cause, "prevention": prevention, "severity": severity, "project": project}
     arguments = {"error": error, "fix": fix, **{key: value for key, value in fields.items() if value is not None}}
-    match call_tool("learn", arguments):
-        case None:
-            return FAILED
-        case Failure(failure):
-            return fail(failure, as_json=as_json)
-        case Success(output):
-            pass
-    print(dumps(output) if as_json else f"Lesson recorded: {output['name']}")
-    return OK
+    return report(
+        call_tool("learn", arguments), as_json=as_json, text=lambda output: f"Lesson recorded: {output['name']}"
+    )
 
 
 def task(
@@ -219,40 +235,21 @@ def task(
 ) -> int:
     """`memesh task`: read the project's state (no field given) or write the fields given."""
     fields = {"project": project, "goal": goal, "next": next_step, "blocked": blocked, "done": done}
-    match call_tool("task_state", {key: value for key, value in fields.items() if value is not None}):
-        case None:
-            return FAILED
-        case Failure(failure):
-            return fail(failure, as_json=as_json)
-        case Success(output):
-            pass
-    if as_json:
-        print(dumps(output))
-    else:
-        from memesh.core.identity import project_label
+    from memesh.core.identity import project_label
 
-        print("\n".join(cli_format.task_lines(output, project_label(output["project"]))))
-    return OK
+    return report(
+        call_tool("task_state", {key: value for key, value in fields.items() if value is not None}),
+        as_json=as_json,
+        text=lambda output: "\n".join(cli_format.task_lines(output, project_label(output["project"]))),
+    )
 
 
 def pin(name: str, *, pinned: bool, as_json: bool) -> int:
     """`memesh pin` / `memesh unpin`: exit 1 when there is no such memory (the JSON then says found: false)."""
     from memesh.ops.pin import set_pinned
 
-    match with_store(lambda store: set_pinned(store, name, pinned)):
-        case None:
-            return FAILED
-        case Failure(failure):
-            return fail(failure, as_json=as_json)
-        case Success(output):
-            pass
-    if as_json:
-        print(dumps(output))
-    elif pinned:
-        print(f'📌 Pinned "{name}" — excluded from digest work packages')
-    else:
-        print(f'📍 Unpinned "{name}"')
-    return OK
+    said = f'📌 Pinned "{name}" — excluded from digest work packages' if pinned else f'📍 Unpinned "{name}"'
+    return report(with_store(lambda store: set_pinned(store, name, pinned)), as_json=as_json, text=lambda _: said)
 
 
 def reindex(*, fts: bool, as_json: bool) -> int:

@@ -10,3 +10,6 @@ from cyclopts import Parameter
 # generated `--empty-…` / `--no-…` twins: each flag is spelled once, as the spec spells it.
 Many = Annotated[list[str] | None, Parameter(consume_multiple=True, negative=())]
 Switch = Annotated[bool, Parameter(negative=(), show_default=False)]
+# Free text may begin with a hyphen (a Markdown list: "- first item"): it is taken as the text, not as a flag.
+# Something spelled like a flag (`--bogus`) is still refused as one, by the command.
+Text = Annotated[str | None, Parameter(allow_leading_hyphen=True)]

@@ -187,3 +187,37 @@ def test_a_validation_failure_prints_the_field_and_message_on_stderr(cli: Cli) -
 def test_nothing_to_remember_is_a_usage_error(cli: Cli) -> None:
     assert cli("remember").code == 2
     assert cli("remember", "--obs", "orphan").code == 2
+
+
+def test_text_under_an_existing_name_appends_and_keeps_the_stored_title(cli: Cli) -> None:
+    cli.ok("remember", "--name", "m", "--type", "decision", "--title", "Original title", "--obs", "first")
+    out = cli.ok("remember", "Some appended text", "--name", "m", "--type", "decision", "--json").json()
+    assert out["title"] == "Original title"
+    out = cli.ok("remember", "Other appended text", "--obs", "extra", "--name", "m", "--type", "decision", "--json")
+    assert out.json()["title"] == "Original title"
+    [entity] = cli.ok("recall", "--json").json()["entities"]
+    assert entity["observations"] == ["first", "Some appended text", "Other appended text", "extra"]
+
+
+def test_text_under_a_new_name_is_titled_from_the_text_on_both_paths(cli: Cli) -> None:
+    assert cli.ok("remember", "Fresh text", "--name", "a", "--type", "fact", "--json").json()["title"] == "Fresh text"
+    out = cli.ok("remember", "Fresh text two", "--obs", "x", "--name", "b", "--type", "fact", "--json").json()
+    assert out["title"] == "Fresh text two"
+
+
+def test_text_with_replace_rewrites_the_title_too(cli: Cli) -> None:
+    cli.ok("remember", "--name", "m", "--type", "decision", "--title", "Old", "--obs", "first")
+    out = cli.ok("remember", "New headline", "--name", "m", "--replace", "--json").json()
+    assert (out["title"], out["type"], out["replaced"]) == ("New headline", "decision", True)
+
+
+def test_text_that_starts_with_a_list_marker_is_text_not_a_flag(cli: Cli) -> None:
+    out = cli.ok("remember", "- use PKCE\n- no implicit flow", "--json").json()
+    assert (out["title"], out["derived"]["observations"]) == ("use PKCE", ["no implicit flow"])
+    assert cli.ok("remember", "-5 degrees outside", "--json").json()["title"] == "-5 degrees outside"
+
+
+def test_a_mistyped_flag_is_still_refused_as_one(cli: Cli) -> None:
+    refused = cli("remember", "--bogus")
+    assert refused.code == 2
+    assert "Unknown option: --bogus" in refused.err
