@@ -167,10 +167,12 @@ def _rerun(file: str, merge: str, namespace: str | None, restore_archived: bool,
     return shlex.join([*words, *tail])
 
 
-def _confirm_trust(file: str, count: int, rerun: str) -> str | None:
-    """None when the owner confirmed --trust at the terminal; otherwise why not, for the caller to report."""
+def _confirm_trust(file: str, count: int, rerun: str, *, as_json: bool) -> int | None:
+    """None when the owner confirmed --trust at the terminal; otherwise the exit status, after saying why not."""
     if not sys.stdin.isatty():
-        return f"Not a terminal and --yes not given — nothing was changed. Re-run with: {rerun}"
+        return _refuse(
+            f"Not a terminal and --yes not given — nothing was changed. Re-run with: {rerun}", as_json=as_json, label=""
+        )
     # The prompt goes to stderr, so stdout stays clean for --json and for a redirect.
     print(
         f"Trust the {cli_format.memories(count)} in {file}? They will be injected into new sessions like your own. "
@@ -181,7 +183,9 @@ def _confirm_trust(file: str, count: int, rerun: str) -> str | None:
     )
     if sys.stdin.readline().strip().lower() in ("y", "yes"):
         return None
-    return "Not trusted — nothing was written."
+    # A person answered at the terminal, where the prompt is: the answer is acknowledged there, --json or not.
+    _err("Not trusted — nothing was written.")
+    return FAILED
 
 
 def _import_bundle(
@@ -203,9 +207,9 @@ def _import_bundle(
         return fail(refused.failure(), as_json=as_json)
     if trust and not yes:
         rerun = _rerun(file, merge, namespace, restore_archived, "--trust", "--yes")
-        declined = _confirm_trust(file, len(data["entities"]), rerun)
+        declined = _confirm_trust(file, len(data["entities"]), rerun, as_json=as_json)
         if declined is not None:
-            return _refuse(declined, as_json=as_json, label="")
+            return declined
     match with_store(
         lambda store: import_bundle(
             store, validation.normalize_numbers(request), ctx=cli_context(), trust=trust, keep_metadata=True
