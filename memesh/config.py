@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
-from memesh import paths
+from memesh import jsontext, paths
 from memesh.core import settings
 
 FILENAME = "config.json"
@@ -37,7 +36,7 @@ def read_raw() -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError(f"{path} exists but could not be read ({exc.strerror})") from exc
     try:
-        value = json.loads(text)
+        value = jsontext.loads(text)  # a hand-edited 1e400 is kept as written, not turned into Infinity
     except ValueError as exc:
         raise ConfigError(f"{path} exists but is not valid JSON") from exc
     if not isinstance(value, dict):
@@ -52,7 +51,7 @@ def write_raw(values: dict[str, Any]) -> None:
     temporary = path.with_name(f".{FILENAME}.{os.getpid()}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(values, handle, indent=2, ensure_ascii=False)
+        handle.write(jsontext.dumps(values, indent=2, ensure_ascii=False))
     temporary.replace(path)
 
 

@@ -12,10 +12,11 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from returns.result import Failure, Success
 
+from memesh.errors import MemeshError
 from memesh.transports import cli_format
 from memesh.transports.cli_commands import call_tool, cli_context, with_store
 from memesh.transports.cli_exit import FAILED, OK, dumps, fail
@@ -34,8 +35,12 @@ def _err(*lines: str) -> None:
         print(line, file=sys.stderr)
 
 
-def _refuse(message: str) -> int:
-    _err(f"Error: {message}")
+def _refuse(message: str, *detail: str, as_json: bool, label: str = "Error: ") -> int:
+    """A refusal before anything is written, exit 1: under --json the failure body on stdout (operation.failed),
+    as every other --json failure; otherwise `label` + the message, then any detail lines, on stderr."""
+    if as_json:
+        return fail(MemeshError.failed(message), as_json=True)
+    _err(f"{label}{message}", *detail)
     return FAILED
 
 
@@ -55,17 +60,17 @@ def export(*, tag: str | None, namespace: str | None, limit: int, out: str | Non
     else:
         folder = Path(out).resolve().parent
         if not folder.is_dir():
-            _err(
-                f"Error: cannot write {out} — the directory {folder} does not exist.",
+            return _refuse(
+                f"cannot write {out} — the directory {folder} does not exist.",
                 f'       Create it first (mkdir -p "{folder}"), or drop -o to write to stdout.',
+                as_json=as_json,
             )
-            return FAILED
         try:
             descriptor = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, BACKUP_FILE_MODE)
             with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
                 handle.write(text + "\n")
         except OSError as exc:
-            return _refuse(f"cannot write {out} — {exc.strerror or type(exc).__name__}.")
+            return _refuse(f"cannot write {out} — {exc.strerror or type(exc).__name__}.", as_json=as_json)
         _err(f"✅ Exported {bundle['entity_count']} entities to {out}")
         if as_json:
             print(dumps({"out": out, "entity_count": bundle["entity_count"], "truncated": bundle["truncated"]}))
@@ -93,23 +98,26 @@ def import_command(
 ) -> int:
     """`memesh import`: a JSON bundle, or a note-file folder with --notes; flags that belong to the other refused."""
     if file is not None and notes is not None:
-        return _refuse("pass either a JSON export file or --notes <dir>, not both.")
+        return _refuse("pass either a JSON export file or --notes <dir>, not both.", as_json=as_json)
     if file is None and notes is None:
-        return _refuse("pass a JSON export file (memesh import my-export.json) or --notes <dir>.")
+        return _refuse("pass a JSON export file (memesh import my-export.json) or --notes <dir>.", as_json=as_json)
     if yes and not trust:
-        return _refuse("--yes only applies with --trust.")
+        return _refuse("--yes only applies with --trust.", as_json=as_json)
     if notes is not None:
         given = {"--merge": merge, "--namespace": namespace, "--restore-archived": restore_archived, "--trust": trust}
         misplaced = [flag for flag, value in given.items() if value not in (None, False)]
         if misplaced:
             return _refuse(
                 f"{', '.join(misplaced)} {'applies' if len(misplaced) == 1 else 'apply'} only to a JSON export "
-                "file; --notes imports note files as they are."
+                "file; --notes imports note files as they are.",
+                as_json=as_json,
             )
         return _import_notes(Path(notes), project=project, as_json=as_json)
     assert file is not None
     if project is not None:
-        return _refuse("--project only applies with --notes; a JSON export carries its own project tags.")
+        return _refuse(
+            "--project only applies with --notes; a JSON export carries its own project tags.", as_json=as_json
+        )
     return _import_bundle(
         file,
         merge=merge or DEFAULT_MERGE,
@@ -121,27 +129,31 @@ def import_command(
     )
 
 
-def _read_bundle(file: str) -> dict[str, Any] | None:
-    """The decoded bundle, or None after saying on stderr why the file cannot be one."""
+class _Unreadable(NamedTuple):
+    """Why a file cannot be a bundle, and the hint lines shown under it (not under --json)."""
+
+    message: str
+    hints: tuple[str, ...] = ()
+
+
+def _read_bundle(file: str) -> dict[str, Any] | _Unreadable:
+    """The decoded bundle, or why the file cannot be one."""
     try:
         raw = Path(file).read_bytes()
     except FileNotFoundError:
-        _err(f"Error: file not found: {file}", *_BUNDLE_HINTS)
-        return None
+        return _Unreadable(f"file not found: {file}", _BUNDLE_HINTS)
     except OSError as exc:
-        _err(f"Error: cannot read {file} ({exc.strerror or type(exc).__name__}).")
-        return None
+        return _Unreadable(f"cannot read {file} ({exc.strerror or type(exc).__name__}).")
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
-        _err(f"Error: {file} is not valid JSON near position {exc.pos}.", *_BUNDLE_HINTS)
-        return None
+        return _Unreadable(f"{file} is not valid JSON near position {exc.pos}.", _BUNDLE_HINTS)
     except UnicodeDecodeError:
-        _err(f"Error: {file} is not valid JSON (it is not UTF-8 text).", *_BUNDLE_HINTS)
-        return None
+        return _Unreadable(f"{file} is not valid JSON (it is not UTF-8 text).", _BUNDLE_HINTS)
     if not isinstance(data, dict) or not isinstance(data.get("entities"), list):
-        _err(f'Error: {file} has no "entities" array, so it is not a bundle written by memesh export.', *_BUNDLE_HINTS)
-        return None
+        return _Unreadable(
+            f'{file} has no "entities" array, so it is not a bundle written by memesh export.', _BUNDLE_HINTS
+        )
     return data
 
 
@@ -155,11 +167,12 @@ def _rerun(file: str, merge: str, namespace: str | None, restore_archived: bool,
     return shlex.join([*words, *tail])
 
 
-def _confirm_trust(file: str, count: int, rerun: str) -> bool:
-    """Whether the owner confirmed --trust at the terminal; says on stderr why not when they did not."""
+def _confirm_trust(file: str, count: int, rerun: str, *, as_json: bool) -> int | None:
+    """None when the owner confirmed --trust at the terminal; otherwise the exit status, after saying why not."""
     if not sys.stdin.isatty():
-        _err(f"Not a terminal and --yes not given — nothing was changed. Re-run with: {rerun}")
-        return False
+        return _refuse(
+            f"Not a terminal and --yes not given — nothing was changed. Re-run with: {rerun}", as_json=as_json, label=""
+        )
     # The prompt goes to stderr, so stdout stays clean for --json and for a redirect.
     print(
         f"Trust the {cli_format.memories(count)} in {file}? They will be injected into new sessions like your own. "
@@ -169,9 +182,10 @@ def _confirm_trust(file: str, count: int, rerun: str) -> bool:
         flush=True,
     )
     if sys.stdin.readline().strip().lower() in ("y", "yes"):
-        return True
+        return None
+    # A person answered at the terminal, where the prompt is: the answer is acknowledged there, --json or not.
     _err("Not trusted — nothing was written.")
-    return False
+    return FAILED
 
 
 def _import_bundle(
@@ -181,8 +195,8 @@ def _import_bundle(
     from memesh.ops.import_bundle import import_bundle
 
     data = _read_bundle(file)
-    if data is None:
-        return FAILED
+    if isinstance(data, _Unreadable):
+        return _refuse(data.message, *data.hints, as_json=as_json)
     request: dict[str, Any] = {"data": data, "merge_strategy": merge}
     if namespace is not None:
         request["namespace"] = namespace
@@ -193,8 +207,9 @@ def _import_bundle(
         return fail(refused.failure(), as_json=as_json)
     if trust and not yes:
         rerun = _rerun(file, merge, namespace, restore_archived, "--trust", "--yes")
-        if not _confirm_trust(file, len(data["entities"]), rerun):
-            return FAILED
+        declined = _confirm_trust(file, len(data["entities"]), rerun, as_json=as_json)
+        if declined is not None:
+            return declined
     match with_store(
         lambda store: import_bundle(
             store, validation.normalize_numbers(request), ctx=cli_context(), trust=trust, keep_metadata=True

@@ -3,12 +3,11 @@ rules (memesh.core.settings decides what a valid value is and what is in effect)
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from memesh import config
+from memesh import config, jsontext
 from memesh.core import settings
 from memesh.transports.cli_exit import FAILED, OK
 
@@ -29,7 +28,7 @@ def _shown_path() -> str:
 
 
 def _value(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return value if isinstance(value, str) else jsontext.dumps(value, ensure_ascii=False)
 
 
 def _known(key: str) -> bool:

@@ -6,7 +6,6 @@ bounded to 1 MB), then the route. Operations run in a worker thread on the app's
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 import traceback
@@ -20,7 +19,7 @@ import anyio.to_thread
 from returns.result import Failure, Result, Success
 
 import memesh
-from memesh import dispatch
+from memesh import dispatch, jsontext
 from memesh.context import CallContext
 from memesh.errors import ErrorCode, MemeshError
 from memesh.ops import entities, settings
@@ -255,7 +254,8 @@ def _update_config(body: Any) -> Result[Any, MemeshError]:
 
 
 def _encode(body: Any) -> bytes:
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    # jsontext: a stored number too large for a double (sessionLimit 1e400) is returned as written, not a 500.
+    return jsontext.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 async def _respond(send: Send, status: int, payload: bytes, *, head: bool = False) -> None:

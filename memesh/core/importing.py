@@ -90,11 +90,13 @@ class EntryPlan:
 
 
 def duplicate_name(entries: list[Any]) -> str | None:
-    """The first name the bundle uses twice, or None."""
+    """The first name the bundle uses twice, or None. Names are compared as they would be stored (`entry_name`):
+    two spellings that clean to one name would otherwise merge into one memory."""
     seen: set[str] = set()
     for entry in entries:
-        name = entry.get("name") if isinstance(entry, dict) else None
-        if isinstance(name, str) and name:
+        raw = entry.get("name") if isinstance(entry, dict) else None
+        name = clean_name(raw) if isinstance(raw, str) else ""
+        if name:
             if name in seen:
                 return name
             seen.add(name)
@@ -273,6 +275,7 @@ def plan_entry(existing: Entity | None, entry: dict[str, Any], options: Options,
                 observations=(*existing.observations, *new),
                 tags=tuple(dict.fromkeys([*existing.tags, *tags])),
             ),
+            relations=relations,  # an appended entry is not left untouched: its relations are rebuilt too
         )
     # overwrite
     new_title = title if title is not None else existing.title

@@ -149,9 +149,11 @@ def session_limit(stored: Mapping[str, Any], env: str | None) -> Effective:
     raw = stored.get("sessionLimit")
     if raw is not None and not isinstance(raw, bool) and isinstance(raw, int | float):
         problem = _limit_problem(float(raw))
-        lead = f"{adjusted[0]}, then " if adjusted else ""
+        if problem is None and adjusted:  # the env value is set aside and the stored one applies, in the same form
+            return Effective(int(raw), f"{adjusted[0][:-1]}; the SessionStart hook uses {int(raw)})")
         if problem is None:
-            return Effective(int(raw), f"{lead}{int(raw)}")
+            return Effective(int(raw), f"{int(raw)}")
+        lead = f"{adjusted[0]}, then " if adjusted else ""
         if problem == "above 100":
             return Effective(
                 SESSION_LIMIT_MAX, f"{lead}{_display(float(raw), raw)} (above 100; the SessionStart hook uses 100)"

@@ -71,11 +71,13 @@ class _Run:
     touched: set[str] = field(default_factory=set)
 
     def skip(self, file: _File | None, rel: str, reason: str, *, fingerprint: bool = True) -> None:
+        """Report `rel` as skipped. With `fingerprint` (a refusal for the file's own content or place) the next run
+        repeats it without reading the file until its size or mtime changes; without, only the reason is kept, so
+        the same refusal is not counted as new again but the file is judged afresh on every run."""
         self.result["skipped"].append({"path": rel, "reason": reason})
         if self.previous_skips.get(rel, {}).get("reason") != reason:
             self.result["refusedNow"] += 1
-        if fingerprint:
-            self.skips[rel] = {**(file.fingerprint if file else {}), "reason": reason}
+        self.skips[rel] = {**(file.fingerprint if file and fingerprint else {}), "reason": reason}
 
 
 def _walk(root: Path) -> tuple[list[_File], list[str]]:
@@ -106,7 +108,10 @@ def _provenance(entity: Entity) -> dict[str, Any]:
 
 
 def _is_note(entity: Entity) -> bool:
-    return _provenance(entity).get("source") == SOURCE
+    """Whether a memory came from a note file. A manual remember into it rewrites provenance.source but keeps the
+    note keys (and the tag), so those are what say so — the memory stays its file's to replace."""
+    provenance = _provenance(entity)
+    return "note_dir_id" in provenance or "note_path" in provenance or nf.NOTE_TAG in entity.tags
 
 
 def import_notes(
@@ -201,16 +206,21 @@ def _settle(  # noqa: PLR0917 - one name's claim, decided with everything the ru
         refusal = f'name "{name}" was already ingested from another note directory'
     elif existing is not None and existing.status == ARCHIVED:
         refusal = f'memory "{name}" was archived with forget; not re-ingested'
+    # Every refusal below is about who owns the name, not about the file: none is cached, so a claimant takes the
+    # name over on the first run after the owner releases it, whether or not the claimant itself changed.
     if refusal is not None:
         for file in claimants:
-            run.skip(file, file.rel, refusal)
+            run.skip(file, file.rel, refusal, fingerprint=False)
         return
     recorded = _provenance(existing) if existing else {}
     missing = existing is not None and nf.MISSING_TAG in existing.tags
     recorded_path = recorded.get("note_path")
     if existing is not None and not missing and recorded_path in present and name in run.touched:
+        # The owner is unchanged (so not read) and still declares the name: the same duplicate as when it was read,
+        # reported in the same words so a repeat is not counted as newly refused.
         for file in claimants:
-            run.skip(file, file.rel, f'name "{name}" belongs to {recorded_path}, which was not read this run')
+            reason = f'name "{name}" already used by {recorded_path} in this directory'
+            run.skip(file, file.rel, reason, fingerprint=False)
         return
     owner = next((f for f in claimants if f.rel == recorded_path and not missing), None)
     owner = owner or next(
@@ -219,7 +229,7 @@ def _settle(  # noqa: PLR0917 - one name's claim, decided with everything the ru
     owner = owner or claimants[0]
     for file in claimants:
         if file is not owner:
-            run.skip(file, file.rel, f'name "{name}" already used by {owner.rel} in this directory')
+            run.skip(file, file.rel, f'name "{name}" already used by {owner.rel} in this directory', fingerprint=False)
     run.touched.add(name)
     _write(store, existing, owner, digest, project, ctx, run)
 

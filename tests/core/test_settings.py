@@ -31,7 +31,26 @@ def test_an_invalid_briefing_falls_back_to_minimal_and_is_reported() -> None:
         ({"sessionLimit": 0}, None, 10, "0 (below 1; the SessionStart hook uses the default 10)"),
         ({}, "30", 30, "30 (env MEMESH_SESSION_LIMIT)"),
         ({}, "1000", 100, "1000 from MEMESH_SESSION_LIMIT (above 100; the SessionStart hook uses 100)"),
-        ({"sessionLimit": 25}, "abc", 25, "abc from MEMESH_SESSION_LIMIT (not a whole number), then 25"),
+        (
+            {"sessionLimit": 25},
+            "abc",
+            25,
+            "abc from MEMESH_SESSION_LIMIT (not a whole number; the SessionStart hook uses 25)",
+        ),
+        ({"sessionLimit": 25}, "0", 25, "0 from MEMESH_SESSION_LIMIT (below 1; the SessionStart hook uses 25)"),
+        (
+            {},
+            "abc",
+            10,
+            "abc from MEMESH_SESSION_LIMIT (not a whole number; the SessionStart hook uses the default 10)",
+        ),
+        (
+            {"sessionLimit": 0},
+            "abc",
+            10,
+            "abc from MEMESH_SESSION_LIMIT (not a whole number), "
+            "then 0 (below 1; the SessionStart hook uses the default 10)",
+        ),
     ],
 )
 def test_session_limit_in_effect_names_the_adjustment(

@@ -120,6 +120,13 @@ def test_a_bundle_naming_one_memory_twice_is_refused_whole(tools: Any) -> None:
     assert tools.ok("export", {})["entities"] == []
 
 
+def test_a_bundle_naming_one_memory_twice_in_different_whitespace_is_refused_whole(tools: Any) -> None:
+    data = _bundle({"name": "dup", "type": "t", "observations": ["one"]}, {"name": " dup\t", "type": "t"})
+    error = tools.fails("import", {"data": data, "merge_strategy": "append"})
+    assert error.code == ErrorCode.OPERATION_FAILED
+    assert tools.ok("export", {})["entities"] == []
+
+
 def test_skip_keeps_the_existing_memory_and_its_namespace(tools: Any) -> None:
     tools.ok("remember", {"name": "a", "type": "note", "observations": ["mine"]})
     result = tools.ok(
@@ -245,6 +252,23 @@ def test_relations_are_created_after_every_entity_and_unreachable_ones_are_repor
     assert result["skipped_relations"] == ["a -x-> gone"] and result["errors"] == []
     entity = next(e for e in tools.ok("export", {})["entities"] if e["name"] == "a")
     assert entity["relations"] == [{"to": "b", "type": "related-to"}]
+
+
+def test_append_rebuilds_the_appended_entrys_relations_and_reports_unreachable_ones(tools: Any) -> None:
+    tools.ok("remember", {"name": "a", "type": "note", "observations": ["x"]})
+    tools.ok("remember", {"name": "r", "type": "note", "observations": ["q"]})
+    data = _bundle(
+        {
+            "name": "a",
+            "type": "note",
+            "observations": ["new obs"],
+            "relations": [{"to": "r", "type": "depends_on"}, {"to": "ghost", "type": "x"}],
+        }
+    )
+    result = tools.ok("import", {"data": data, "merge_strategy": "append"})
+    assert result["appended"] == 1 and result["skipped_relations"] == ["a -x-> ghost"]
+    entity = next(e for e in tools.ok("export", {})["entities"] if e["name"] == "a")
+    assert entity["relations"] == [{"to": "r", "type": "depends_on"}]
 
 
 def test_bad_entries_are_listed_while_valid_ones_import(tools: Any) -> None:

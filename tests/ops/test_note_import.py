@@ -148,3 +148,40 @@ def test_a_forgotten_memory_is_not_revived_by_editing_its_file(
     _run(fresh_db, notes, ctx)
     beta = fresh_db.find("beta")
     assert beta is not None and beta.status == "archived" and beta.observations == ["Beta body."]
+
+
+def test_a_memory_a_manual_remember_appended_to_is_still_replaced_by_its_changed_file(
+    fresh_db: SqliteStore, ctx: CallContext, notes: Path, tools: Any
+) -> None:
+    _run(fresh_db, notes, ctx)
+    tools.ok("remember", {"name": "beta", "type": "note", "observations": ["manual line"], "tags": ["mine"]})
+    _note(notes / "sub" / "b.md", "beta", "Beta body, v2.\n")
+    result = _run(fresh_db, notes, ctx)
+    assert result["replaced"] == 1 and result["skipped"] == []
+    beta = fresh_db.find("beta")
+    assert beta is not None and beta.observations == ["Beta body, v2."] and "mine" in beta.tags
+    assert beta.metadata["replaced_history"][-1]["observations"] == ["Beta body.", "manual line"]
+
+
+def test_a_duplicate_claimant_takes_over_the_name_once_its_owner_file_is_gone(
+    fresh_db: SqliteStore, ctx: CallContext, tmp_path: Path
+) -> None:
+    folder = tmp_path / "dups"
+    _note(folder / "d1.md", "dupname", "first\n")
+    _note(folder / "d2.md", "dupname", "second\n")
+    assert _run(fresh_db, folder, ctx)["skipped"][0]["path"] == "d2.md"
+    (folder / "d1.md").unlink()
+    result = _run(fresh_db, folder, ctx)
+    assert result["skipped"] == [] and result["replaced"] == 1
+    entity = fresh_db.find("dupname")
+    assert entity is not None and entity.observations == ["second"] and MISSING_TAG not in entity.tags
+    assert entity.metadata["provenance"]["note_path"] == "d2.md"
+
+
+def test_an_ownership_refusal_repeated_on_the_next_run_is_not_counted_as_new(
+    fresh_db: SqliteStore, ctx: CallContext, notes: Path
+) -> None:
+    _note(notes / "z.md", "alpha", "Impostor.\n")
+    assert _run(fresh_db, notes, ctx)["refusedNow"] == 1
+    again = _run(fresh_db, notes, ctx)
+    assert again["refusedNow"] == 0 and [s["path"] for s in again["skipped"]] == ["z.md"]

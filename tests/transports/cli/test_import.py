@@ -164,6 +164,13 @@ def test_a_missing_file_says_what_import_expects(cli: Cli, tmp_path: Path) -> No
     assert out.err.splitlines() == [f"Error: file not found: {missing}", *HINTS]
 
 
+def test_a_missing_file_under_json_prints_the_failure_body_on_stdout(cli: Cli, tmp_path: Path) -> None:
+    missing = tmp_path / "nope.json"
+    out = cli("import", str(missing), "--json")
+    assert out.code == 1
+    assert out.json() == {"error": f"file not found: {missing}", "errorCode": "operation.failed"}
+
+
 def test_a_file_that_is_not_json_names_the_position(cli: Cli, tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"entities": [', encoding="utf-8")

@@ -90,6 +90,17 @@ def test_without_a_terminal_trust_is_refused_with_the_command_to_rerun(
     assert cli.ok("export").json()["entities"] == []
 
 
+def test_without_a_terminal_trust_under_json_prints_the_failure_body_on_stdout(
+    cli: Cli, backup: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", Pipe("y\n"))
+    out = cli("import", str(backup), "--trust", "--json")
+    assert out.code == 1
+    assert out.json()["errorCode"] == "operation.failed"
+    assert out.json()["error"].startswith("Not a terminal and --yes not given")
+    assert cli.ok("export").json()["entities"] == []
+
+
 def test_yes_skips_the_prompt(cli: Cli, backup: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stdin", Pipe(""))
     out = cli.ok("import", str(backup), "--trust", "--yes")

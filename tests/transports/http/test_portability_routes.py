@@ -85,3 +85,17 @@ def test_config_get_returns_a_stored_briefing_of_any_json_type(api: Any, memesh_
     (memesh_env.parent / "config.json").write_text(json.dumps({"briefing": stored, "sessionLimit": 500}))
     assert api.ok("GET", "/v1/config") == {"config": {"briefing": stored, "sessionLimit": 500}}
     assert api.ok("POST", "/v1/config", json={"autoCapture": True})["briefing"] == stored
+
+
+def test_config_get_returns_a_stored_number_too_large_for_a_double_as_written(api: Any, memesh_env: Path) -> None:
+    config_file = memesh_env.parent / "config.json"
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text('{"sessionLimit": 1e400}')
+    response = api.get("/v1/config")
+    assert response.status_code == 200
+    assert response.text == '{"success":true,"data":{"config":{"sessionLimit":1e400}}}'
+    api.ok("POST", "/v1/config", json={"autoCapture": True})
+    assert json.loads(config_file.read_text(), parse_constant=pytest.fail) == {
+        "sessionLimit": 1e400,
+        "autoCapture": True,
+    }
