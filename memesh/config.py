@@ -19,7 +19,15 @@ ENV = {
 
 
 class ConfigError(Exception):
-    """config.json exists but is not a settings object: writing would silently drop what is in it."""
+    """config.json exists but is not a settings object: writing would silently drop what is in it.
+
+    str() names the file's path (for the person at the CLI); `problem` says what is wrong without it (for anything
+    that leaves this machine's process, such as an HTTP answer).
+    """
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(f"{path} {problem}")
+        self.problem = f"{FILENAME} {problem}"
 
 
 def config_path() -> Path:
@@ -34,13 +42,13 @@ def read_raw() -> dict[str, Any]:
     except FileNotFoundError:
         return {}
     except OSError as exc:
-        raise ConfigError(f"{path} exists but could not be read ({exc.strerror})") from exc
+        raise ConfigError(path, f"exists but could not be read ({exc.strerror})") from exc
     try:
         value = jsontext.loads(text)  # a hand-edited 1e400 is kept as written, not turned into Infinity
     except ValueError as exc:
-        raise ConfigError(f"{path} exists but is not valid JSON") from exc
+        raise ConfigError(path, "exists but is not valid JSON") from exc
     if not isinstance(value, dict):
-        raise ConfigError(f"{path} exists but does not hold a settings object")
+        raise ConfigError(path, "exists but does not hold a settings object")
     return value
 
 

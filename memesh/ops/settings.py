@@ -8,7 +8,7 @@ from returns.result import Failure, Result, Success
 
 from memesh import config
 from memesh.core import settings
-from memesh.errors import MemeshError
+from memesh.errors import ErrorCode, MemeshError
 from memesh.generated.http.config_input import ConfigUpdate
 from memesh.generated.http.config_output import StoredConfig
 
@@ -17,8 +17,8 @@ def read_config() -> Result[StoredConfig, MemeshError]:
     """The supported settings as stored; Failure(operation.failed) when config.json is unreadable."""
     try:
         stored = config.read_raw()
-    except config.ConfigError as exc:
-        return Failure(MemeshError.failed(str(exc)))
+    except config.ConfigError as exc:  # the file on this machine is broken, not the request: no path in the answer
+        return Failure(MemeshError(ErrorCode.INTERNAL, f"{exc.problem}. Fix or remove it, then retry."))
     return Success(cast(StoredConfig, settings.readable(stored)))
 
 
@@ -28,6 +28,6 @@ def update_config(request: ConfigUpdate) -> Result[StoredConfig, MemeshError]:
         stored = config.update(dict(request))
     except config.ConfigError as exc:
         return Failure(
-            MemeshError.failed(f"Refusing to modify config.json: {exc}. Fix or remove the file, then retry.")
+            MemeshError.failed(f"Refusing to modify config.json: {exc.problem}. Fix or remove the file, then retry.")
         )
     return Success(cast(StoredConfig, settings.readable(stored)))

@@ -99,3 +99,14 @@ def test_config_get_returns_a_stored_number_too_large_for_a_double_as_written(ap
         "sessionLimit": 1e400,
         "autoCapture": True,
     }
+
+
+def test_an_unreadable_config_file_is_a_server_failure_that_names_no_path(api: Any, memesh_env: Path) -> None:
+    config_file = memesh_env.parent / "config.json"
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text("not json")
+    read = api.fails("GET", "/v1/config", 500, "server.internal")
+    assert read["error"] == "config.json exists but is not valid JSON. Fix or remove it, then retry."
+    write = api.fails("POST", "/v1/config", 400, "operation.failed", json={"briefing": "full"})
+    assert str(config_file.parent) not in write["error"]
+    assert config_file.read_text() == "not json"
