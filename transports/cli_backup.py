@@ -54,9 +54,12 @@ def export(*, tag: str | None, namespace: str | None, limit: int, out: str | Non
             return fail(error, as_json=as_json)
         case Success(bundle):
             pass
-    text = json.dumps(bundle, indent=2, ensure_ascii=False)
     if out is None:
-        print(dumps(bundle) if as_json else text)
+        if as_json:
+            print(dumps(bundle))
+        else:  # written as it is encoded: a large bundle is never one string in memory
+            json.dump(bundle, sys.stdout, indent=2, ensure_ascii=False)
+            print()
     else:
         folder = Path(out).resolve().parent
         if not folder.is_dir():
@@ -68,7 +71,8 @@ def export(*, tag: str | None, namespace: str | None, limit: int, out: str | Non
         try:
             descriptor = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, BACKUP_FILE_MODE)
             with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                handle.write(text + "\n")
+                json.dump(bundle, handle, indent=2, ensure_ascii=False)
+                handle.write("\n")
         except OSError as exc:
             return _refuse(f"cannot write {out} — {exc.strerror or type(exc).__name__}.", as_json=as_json)
         _err(f"✅ Exported {bundle['entity_count']} entities to {out}")

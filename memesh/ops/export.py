@@ -42,12 +42,20 @@ def bundle_entity(entity: Entity) -> BundleEntity:
     return out
 
 
+LOAD_CHUNK = 1000
+
+
 def export(store: ExportStore, request: ExportInput, *, ctx: CallContext) -> Result[ExportBundle, MemeshError]:
     """The newest `limit` memories passing the filters, with `truncated` when more exist; never fails."""
     limit = request.get("limit", DEFAULT_LIMIT)
     filters = Filters(tag=request.get("tag") or None, namespace=request.get("namespace"), include_archived=True)
     ids = store.recent(filters, limit + 1)
-    entities = [bundle_entity(entity) for entity in store.load(ids[:limit])]
+    # Loaded a chunk at a time, so a large export never holds every memory twice (as rows and as bundle entries).
+    entities = [
+        bundle_entity(entity)
+        for start in range(0, min(len(ids), limit), LOAD_CHUNK)
+        for entity in store.load(ids[start : min(start + LOAD_CHUNK, limit)])
+    ]
     return Success(
         {
             "version": BUNDLE_VERSION,
