@@ -93,9 +93,7 @@ def remember(
 
 @app.command
 def recall(
-    query: str | None = None,
-    /,
-    *,
+    *query: str,
     tag: str | None = None,
     limit: int | None = None,
     include_archived: Switch = False,
@@ -108,7 +106,7 @@ def recall(
     Parameters
     ----------
     query
-        Search terms.
+        Search terms (quoted or not: `memesh recall auth flow` searches for both words).
     tag
         Only memories with this tag, e.g. project:NAME.
     limit
@@ -118,14 +116,14 @@ def recall(
     namespace
         Only this namespace: personal, team or global.
     cross_project
-        Search everything, ignoring --tag and --namespace.
+        Search every project and namespace: ignores --namespace and a --tag that starts with project:.
     json_
         Print the result envelope as JSON (size-capped, like the MCP tool).
     """
     from memesh.transports import cli_commands
 
     return cli_commands.recall(
-        query,
+        " ".join(query) if query else None,
         tag=tag,
         limit=limit,
         include_archived=include_archived,

@@ -33,5 +33,5 @@ class RecallInput(TypedDict, closed=True):
     """
     cross_project: NotRequired[bool]
     """
-    When true, lifts the project-tag filter (`tag`) and the namespace filter and searches everything.
+    When true, lifts a project-tag filter (a `tag` starting with `project:`) and the namespace filter, searching every project and namespace; any other `tag` still filters.
     """

@@ -12,8 +12,8 @@ from typing import Any
 
 REDACTED = "***REDACTED***"
 
-# C0 controls other than tab and newline, and DEL. (Carriage returns are turned into newlines first.)
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# C0 controls other than tab and newline, and DEL. (A carriage return before a newline is dropped first.)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 _NAME_WHITESPACE = re.compile(r"[\r\n\t]+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -45,8 +45,9 @@ SECRET_PATTERNS: tuple[re.Pattern[str], ...] = (
 
 
 def strip_controls(text: str) -> str:
-    """Newlines normalised to `\\n`; every other control character except tab removed."""
-    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    """Windows line ends (`\\r\\n`) read as `\\n`; every other control character except newline and tab is removed,
+    a lone `\\r` included."""
+    return _CONTROL.sub("", text.replace("\r\n", "\n"))
 
 
 def redact(text: str) -> str:

@@ -75,15 +75,18 @@ def slug(title: str) -> str:
     return text or NOTE_TYPE
 
 
-def _first_line_and_body(cleaned: str) -> tuple[str, list[str]]:
+def _first_line_and_body(cleaned: str) -> tuple[str, str, list[str]]:
+    """(the first line as written, the same without its heading or list marker, the body's observations)."""
     first, _, rest = cleaned.partition("\n")
-    return _SPACES.sub(" ", _MARKER.sub("", first).strip()), split_observations(rest)
+    return first, _SPACES.sub(" ", _MARKER.sub("", first).strip()), split_observations(rest)
 
 
-def _observations(first_line: str, title: str, body: list[str], *, titled: bool) -> list[str]:
+def _observations(raw_first: str, first_line: str, title: str, body: list[str], *, titled: bool) -> list[str]:
     # The first line is left out only where it survives whole as the derived title; otherwise it is kept.
     if title == first_line and body and not titled:
         return body
+    if title != first_line and not titled:  # the title had to be cut: the line is kept in full, as written
+        return [shorten(_SPACES.sub(" ", raw_first), OBSERVATION_MAX), *body]
     return [*split_observations(first_line), *body]
 
 
@@ -97,9 +100,9 @@ def derive_note(note: str) -> DerivedNote | None:
     cleaned = clean_note(note)
     if not cleaned:
         return None
-    first_line, body = _first_line_and_body(cleaned)
+    raw_first, first_line, body = _first_line_and_body(cleaned)
     title = title_from_line(first_line)
-    observations = _observations(first_line, title, body, titled=False)
+    observations = _observations(raw_first, first_line, title, body, titled=False)
     return DerivedNote(name=note_name(title, cleaned), title=title, observations=observations, cleaned=cleaned)
 
 
@@ -110,5 +113,5 @@ def text_observations(text: str, *, titled: bool = False) -> list[str]:
     cleaned = clean_note(text)
     if not cleaned:
         return []
-    first_line, body = _first_line_and_body(cleaned)
-    return _observations(first_line, title_from_line(first_line), body, titled=titled)
+    raw_first, first_line, body = _first_line_and_body(cleaned)
+    return _observations(raw_first, first_line, title_from_line(first_line), body, titled=titled)

@@ -42,7 +42,7 @@ def from_text(
     if len(combined) > MAX_OBSERVATIONS:
         return Failure(
             MemeshError.bad_body(
-                f"observations: that is {len(combined)} observations; at most {MAX_OBSERVATIONS} are stored per memory"
+                f"observations: that is {len(combined)} observations; at most {MAX_OBSERVATIONS} are stored per memory."
             )
         )
     final_title = title if titled else (derived.title if derived else title)

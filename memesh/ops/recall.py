@@ -20,6 +20,7 @@ from memesh.generated.tools.recall_output import RecallOutput
 from memesh.model import Entity, Filters, iso_time
 
 DEFAULT_LIMIT = 20
+PROJECT_TAG_PREFIX = "project:"
 
 
 class RecallStore(Protocol):
@@ -64,9 +65,11 @@ class LazyDocFreq(Mapping[str, int]):
 
 
 def filters_for(request: RecallInput) -> Filters:
-    """`cross_project` lifts the tag and namespace filters: it searches everything."""
+    """`cross_project` lifts a `project:` tag filter and the namespace filter; any other tag still filters."""
     if request.get("cross_project"):
-        return Filters(include_archived=request.get("include_archived", False))
+        tag = request.get("tag") or None
+        kept = None if tag is None or tag.startswith(PROJECT_TAG_PREFIX) else tag
+        return Filters(tag=kept, include_archived=request.get("include_archived", False))
     return Filters(
         tag=request.get("tag") or None,
         namespace=request.get("namespace"),

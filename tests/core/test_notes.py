@@ -187,3 +187,11 @@ def test_list_items_each_become_one_observation(items: list[str]) -> None:
     derived = derive_note("Title\n\n" + "\n".join(f"- {word}" for word in words))
     assert derived is not None
     assert derived.observations == [" ".join(word.split()) for word in words]
+
+
+def test_a_cut_heading_is_kept_in_full_as_written_with_its_marker() -> None:
+    line = "## " + "h" * 250
+    derived = derive_note(f"{line}\n\nbody")
+    assert derived is not None
+    assert derived.title == "h" * 199 + "…"
+    assert derived.observations == [line, "body"]

@@ -131,6 +131,13 @@ def test_cross_project_lifts_the_tag_and_namespace_filters(tools: Caller) -> Non
     assert sorted(_names(result)) == ["a", "b"]
 
 
+def test_cross_project_keeps_a_tag_filter_that_is_not_a_project_tag(tools: Caller) -> None:
+    _fact(tools, "a", "cache layer", tags=["project:a", "topic:db"])
+    _fact(tools, "b", "cache layer", tags=["project:b", "topic:ui"], namespace="global")
+    result = tools.ok("recall", {"query": "cache", "tag": "topic:db", "cross_project": True})
+    assert _names(result) == ["a"]
+
+
 def test_archived_memories_are_hidden_unless_asked_for(tools: Caller) -> None:
     _fact(tools, "kept", "retention policy")
     _fact(tools, "gone", "retention policy")

@@ -118,3 +118,10 @@ def test_a_bad_limit_is_refused_with_the_field_named(cli: Cli) -> None:
 def test_a_titled_memory_shows_its_title_then_the_name_to_address_it_by(cli: Cli) -> None:
     cli.ok("remember", "--name", "auth", "--type", "decision", "--title", "Why we chose PKCE", "--obs", "pkce")
     assert cli.ok("recall", "pkce").out.splitlines()[0] == "  Why we chose PKCE — auth (decision)"
+
+
+def test_unquoted_words_are_one_query(cli: Cli) -> None:
+    cli.ok("remember", "--name", "a", "--type", "fact", "--obs", "apple pie")
+    cli.ok("remember", "--name", "b", "--type", "fact", "--obs", "banana split")
+    names = {entity["name"] for entity in cli.ok("recall", "apple", "banana", "--json").json()["entities"]}
+    assert names == {"a", "b"}

@@ -95,7 +95,7 @@ def test_text_with_obs_is_refused_over_100_observations_counting_both(cli: Cli) 
     assert "note yields 102 observations; at most 100 are stored per memory" in alone.err
     combined = cli("remember", "--obs", "extra one", "--", text)
     assert combined.code == 1
-    assert "that is 103 observations; at most 100 are stored per memory" in combined.err
+    assert "that is 103 observations; at most 100 are stored per memory." in combined.err
     assert cli.ok("recall", "--json").json()["entities"] == []
 
 
