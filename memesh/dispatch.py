@@ -11,7 +11,7 @@ from returns.result import Failure, Result
 
 from memesh import schemas, validation
 from memesh.context import CallContext
-from memesh.core.clean import storable
+from memesh.core.storable import storable
 from memesh.errors import MemeshError
 from memesh.registry import BY_NAME
 from memesh.store.sqlite import SqliteStore

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+
+from memesh.core.storable import to_storable
 
 REDACTED = "***REDACTED***"
 
 # C0 controls other than tab and newline, and DEL. (A carriage return before a newline is dropped first.)
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 _NAME_WHITESPACE = re.compile(r"[\r\n\t]+")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _I = re.IGNORECASE
 # In the order they are applied; each is case-insensitive, as credential prefixes are typed in either case.
@@ -73,19 +73,3 @@ def clean_all(texts: Iterable[str]) -> list[str]:
 def clean_name(name: str) -> str:
     """A name or title on one line: runs of CR, LF and tab become one space, then trimmed."""
     return _NAME_WHITESPACE.sub(" ", name).strip()
-
-
-def to_storable(text: str) -> str:
-    """Lone UTF-16 surrogates (which JSON can carry and SQLite cannot store) become U+FFFD."""
-    return _SURROGATE.sub("\ufffd", text)
-
-
-def storable(value: Any) -> Any:
-    """A decoded request with `to_storable` applied to every string in it (keys included), at any depth."""
-    if isinstance(value, str):
-        return to_storable(value)
-    if isinstance(value, list):
-        return [storable(item) for item in value]
-    if isinstance(value, dict):
-        return {storable(key): storable(item) for key, item in value.items()}
-    return value

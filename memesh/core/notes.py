@@ -6,7 +6,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from memesh.core.clean import redact, strip_controls, to_storable
+from memesh.core.clean import redact, strip_controls
+from memesh.core.storable import to_storable
 
 TITLE_MAX = 200
 OBSERVATION_MAX = 10_000

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memesh.core.clean import REDACTED, clean_name, clean_text, redact, storable, strip_controls
+from memesh.core.clean import REDACTED, clean_name, clean_text, redact, strip_controls
+from memesh.core.storable import storable
 
 # One example of each credential shape the spec lists, and the part of it that must never survive cleaning.
 SECRETS = {
