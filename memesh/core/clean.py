@@ -1,7 +1,8 @@
 """Cleaning of stored text: control characters out, credential-shaped substrings replaced with ***REDACTED***.
 
 Every writer runs text through here before it reaches the store, so a secret pasted into a memory never lands in
-the database or the keyword index. Names and tags are identifiers and are stored as given.
+the database or the keyword index. Tags, types and relation types are redacted like any text; a name is the key
+memories are addressed by, so one holding a credential is refused rather than silently rewritten (see remembering).
 """
 
 from __future__ import annotations
@@ -18,6 +19,11 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 _NAME_WHITESPACE = re.compile(r"[\r\n\t]+")
 
 _I = re.IGNORECASE
+_SECRET_KEY = (
+    r"(?:api[-_]?key|secret[-_]?access[-_]?key|access[-_]?key|secret[-_]?key|client[-_]?secret|access[-_]?token"
+    r"|auth[-_]?token|refresh[-_]?token|session[-_]?token|token|secret|password|passwd|pwd|signature)"
+)
+_SECRET_KEY_COLON = _SECRET_KEY.replace("|pwd", "")  # `pwd: /home/me` is a working directory, not a password
 # In the order they are applied; each is case-insensitive, as credential prefixes are typed in either case.
 SECRET_PATTERNS: tuple[re.Pattern[str], ...] = (
     # PEM private keys, with their END line, or to the end of the text when it was cut off.
@@ -32,9 +38,18 @@ SECRET_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"npm_[A-Za-z0-9]{36}", _I),  # npm
     re.compile(r"(?<![A-Za-z0-9_])sk[-_][^\s\"\\]{4,}[A-Za-z0-9]", _I),  # Anthropic / OpenAI sk-…
     re.compile(r"Bearer(?:\s|\\[nrt])+[A-Za-z0-9_.\-]{16,}", _I),
+    # Authorization headers of other schemes (Bearer is above).
+    re.compile(r"Authorization\s*:\s*(?:Basic|Token|Digest)\s+[A-Za-z0-9+/=._~-]{6,}", _I),
+    # key=value assignments, also as environment names (DB_PASSWORD=, PGPASSWORD=, AWS_SECRET_ACCESS_KEY=), with a
+    # value of any useful length: `password=hunter2` is as secret as a long one.
     re.compile(
-        r"(?<![A-Za-z0-9])(?:api[-_]?key|access[-_]?token|auth[-_]?token|refresh[-_]?token|session[-_]?token"
-        r"|token|secret|password|passwd|pwd|signature)=[^&\s\"'<>]{8,}",
+        rf"(?<![A-Za-z0-9])[A-Za-z0-9_]*?{_SECRET_KEY}[\"']?\s*=\s*(?:\"[^\"\n]{{3,}}\"|'[^'\n]{{3,}}'|[^&\s\"'<>]{{3,}})",
+        _I,
+    ),
+    # key: value (YAML, JSON, headers), where prose uses colons too: only a value with a digit or a symbol in it,
+    # which a word such as "required" has not.
+    re.compile(
+        rf"(?<![A-Za-z0-9])[A-Za-z0-9_]*?{_SECRET_KEY_COLON}[\"']?\s*:\s*[\"']?(?=[^\s\"']*[0-9_+/=!@#$%^&*.-])[^\s\"'<>,]{{6,}}",
         _I,
     ),
     re.compile(r"(?:ghp|gho|gh[sur])_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,}", _I),  # GitHub

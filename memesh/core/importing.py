@@ -17,7 +17,7 @@ from memesh import schemas, validation
 from memesh.core import history
 from memesh.core.clean import clean_name, clean_text, redact
 from memesh.core.notes import TITLE_MAX, shorten
-from memesh.core.remembering import observation_hash
+from memesh.core.remembering import NAME_HOLDS_SECRET, observation_hash
 from memesh.core.signal import signal_score
 from memesh.core.sizecap import json_bytes
 from memesh.model import (
@@ -110,9 +110,23 @@ def entry_problem(index: int, entry: Any) -> str | None:
     problems = validation.issues(entity_schema, entry)
     if problems:
         return f"entities[{index}]: " + "; ".join(problems)
-    if not clean_name(entry["name"]):
+    name = clean_name(entry["name"])
+    if not name:
         return f"entities[{index}]: name: Name must not be blank after sanitization"
+    if redact(name) != name:
+        return f"entities[{index}]: name: {NAME_HOLDS_SECRET}"
     return None
+
+
+def redact_all(value: Any) -> Any:
+    """Every string in a JSON value redacted, at any depth (keys included)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        return [redact_all(item) for item in value]
+    if isinstance(value, dict):
+        return {redact_all(key): redact_all(item) for key, item in value.items()}
+    return value
 
 
 def parse_created_at(value: Any) -> str | None:
@@ -169,6 +183,7 @@ def _valid_history(value: Any) -> list[dict[str, Any]] | None:
             **entry,
             "title": redact(entry["title"]) if isinstance(entry.get("title"), str) else entry.get("title"),
             "observations": [redact(o) for o in entry["observations"]],
+            "tags": [redact(t) for t in entry["tags"]],
         }
         for entry in value
     ]
@@ -180,11 +195,7 @@ def bundle_metadata(raw: Any, *, fresh: bool) -> dict[str, Any]:
     the import creates, the four validated behaviour keys. A key that fails validation is dropped whole."""
     if not isinstance(raw, dict):
         return {}
-    kept = {
-        key: redact(value) if isinstance(value, str) else value
-        for key, value in raw.items()
-        if key in IMPORTABLE_METADATA_KEYS
-    }
+    kept = {key: redact_all(value) for key, value in raw.items() if key in IMPORTABLE_METADATA_KEYS}
     if not fresh:
         return kept
     if (forgotten := _valid_forgotten(raw.get("forgotten_observation_hashes"))) is not None:
@@ -233,8 +244,8 @@ def plan_entry(existing: Entity | None, entry: dict[str, Any], options: Options,
     """What importing `entry` does, given the memory of that name already stored (if any)."""
     name = entry_name(entry)
     title, observations = _texts(entry)
-    tags = list(dict.fromkeys(entry.get("tags", [])))
-    relations = [(r["to"], r["type"]) for r in entry.get("relations", [])]
+    tags = list(dict.fromkeys(clean_text(tag) for tag in entry.get("tags", [])))
+    relations = [(r["to"], redact(r["type"])) for r in entry.get("relations", [])]
     if existing is not None and options.strategy == "skip":
         return EntryPlan("skipped")
     if existing is not None and existing.archived and not options.restore_archived:
@@ -315,7 +326,7 @@ def _create(  # noqa: PLR0917 - the parts of one entry, already taken apart by p
     options: Options,
     now: datetime,
 ) -> EntryPlan:
-    entity_type = canonical_type(entry["type"])
+    entity_type = canonical_type(redact(entry["type"]))
     namespace = options.namespace or entry.get("namespace") or DEFAULT_NAMESPACE
     if namespace not in NAMESPACES:
         namespace = DEFAULT_NAMESPACE

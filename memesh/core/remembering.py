@@ -16,7 +16,7 @@ from typing import Any
 from returns.result import Failure, Result, Success
 
 from memesh.core import history
-from memesh.core.clean import clean_all, clean_name
+from memesh.core.clean import clean_all, clean_name, clean_text, redact
 from memesh.core.notes import NOTE_TYPE, DerivedNote, derive_note
 from memesh.core.signal import signal_score
 from memesh.errors import ErrorCode, MemeshError
@@ -76,6 +76,11 @@ def _cannot_combine(key: str) -> str:
     )
 
 
+NAME_HOLDS_SECRET = (
+    "holds something shaped like a credential; a name is stored and shown as given, so choose one without it"
+)
+
+
 def resolve(request: RememberInput) -> Result[Resolved, MemeshError]:
     """The request in structured form, or Failure(validation.bad-body) naming every field at fault."""
     issues: list[str] = []
@@ -84,6 +89,8 @@ def resolve(request: RememberInput) -> Result[Resolved, MemeshError]:
         name = clean_name(name)
         if not name:
             issues.append(_issue("name", "Name must not be blank after sanitization"))
+        elif redact(name) != name:
+            issues.append(_issue("name", NAME_HOLDS_SECRET))
     title = request.get("title")
     title = (clean_name(title) or None) if title is not None else None
     observations = request.get("observations")
@@ -136,11 +143,11 @@ def resolve(request: RememberInput) -> Result[Resolved, MemeshError]:
         return Success(
             Resolved(
                 name=name or derived.name,
-                type=canonical_type(entity_type) if entity_type is not None else None,
+                type=canonical_type(redact(entity_type)) if entity_type is not None else None,
                 title=derived.title,
                 observations=derived.observations,
-                tags=request.get("tags"),
-                relations=[(r["to"], r["type"]) for r in request.get("relations", [])],
+                tags=clean_tags(request.get("tags")),
+                relations=[(r["to"], redact(r["type"])) for r in request.get("relations", [])],
                 namespace=request.get("namespace"),
                 replace=replace,
                 derived=derived,
@@ -150,15 +157,20 @@ def resolve(request: RememberInput) -> Result[Resolved, MemeshError]:
     return Success(
         Resolved(
             name=name or "",
-            type=canonical_type(entity_type) if entity_type is not None else None,
+            type=canonical_type(redact(entity_type)) if entity_type is not None else None,
             title=cleaned[0] if title is not None else None,
             observations=cleaned[1:] if title is not None else cleaned,
-            tags=request.get("tags"),
-            relations=[(r["to"], r["type"]) for r in request.get("relations", [])],
+            tags=clean_tags(request.get("tags")),
+            relations=[(r["to"], redact(r["type"])) for r in request.get("relations", [])],
             namespace=request.get("namespace"),
             replace=replace,
         )
     )
+
+
+def clean_tags(tags: list[str] | None) -> list[str] | None:
+    """Tags as stored: controls stripped and credentials redacted, as every other stored text."""
+    return None if tags is None else [clean_text(tag) for tag in tags]
 
 
 def observation_hash(text: str) -> str:

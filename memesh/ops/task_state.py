@@ -9,6 +9,7 @@ from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
 from memesh.core import remembering, task
+from memesh.core.clean import clean_text
 from memesh.errors import MemeshError
 from memesh.generated.tools.task_state_input import TaskStateInput
 from memesh.generated.tools.task_state_output import State, TaskStateOutput
@@ -24,7 +25,8 @@ def task_state(
     """The project's state (a read when no field is given), or the state after writing the fields given."""
     project = request.get("project") or ctx.project()
     name = task.entity_name(project)
-    patch = {key: request[key] for key in task.FIELDS if key in request}  # type: ignore[literal-required]
+    # Cleaned as every stored text is: controls stripped, credentials redacted (a blocker often quotes an error).
+    patch = {key: clean_text(request[key]) for key in task.FIELDS if key in request}  # type: ignore[literal-required]
     with store.transaction():
         existing = store.find(name)
         current = task.stored_state(existing.metadata) if existing and existing.status == ACTIVE else {}

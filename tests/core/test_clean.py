@@ -26,6 +26,12 @@ SECRETS = {
     "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END RSA PRIVATE KEY-----",
     "password-assignment": "password=hunter2hunter2",
     "token-assignment": "token=0123456789abcdef",
+    "short-password-assignment": "password=hunter2",
+    "environment-password": "PGPASSWORD=s3cr3tPassw0rd",
+    "prefixed-environment-key": "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY",
+    "yaml-password": "password: hunter2hunter2",
+    "json-api-key": '"api_key": "abc123xyz789qwe"',
+    "basic-auth-header": "Authorization: Basic dXNlcm5hbWU6cGFzc3dvcmQxMjM=",
 }
 
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
@@ -49,8 +55,16 @@ def test_a_pem_block_cut_off_before_its_end_line_is_redacted_to_the_end() -> Non
     assert cleaned == f"key:\n{REDACTED}"
 
 
-def test_ordinary_prose_is_left_alone() -> None:
-    text = "Asked the task-runner to skip the risky step; password policy lives in docs/auth.md."
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Asked the task-runner to skip the risky step; password policy lives in docs/auth.md.",
+        "The password: required for login. Secret: rotation happens weekly.",
+        "pwd: /home/someone/project",
+        "passwords are hashed with argon2id",
+    ],
+)
+def test_ordinary_prose_is_left_alone(text: str) -> None:
     assert clean_text(text) == text
 
 

@@ -101,3 +101,50 @@ def test_no_secret_reaches_the_database_files_or_the_keyword_index(
     assert MARKER.decode() not in indexed.fetchone()[0]
     for secret in SECRETS.values():
         assert tools.ok("recall", {"query": _body(secret)})["entities"] == []
+
+
+def test_no_secret_from_any_write_path_reaches_the_database_files(
+    tools: Caller, fresh_db: SqliteStore, tmp_path: Path
+) -> None:
+    """learn, task_state, tags and an imported bundle (its nested metadata too) are cleaned like observations."""
+    from memesh.ops.import_bundle import import_bundle
+
+    for kind, secret in SECRETS.items():
+        tools.ok("learn", {"error": f"auth failed with {secret}", "fix": f"rotated {secret}", "project": "p"})
+        tools.ok("remember", {"name": f"tagged-{kind}", "type": "fact", "observations": ["x"], "tags": [secret]})
+    tools.ok("task_state", {"project": "p", **dict.fromkeys(["goal", "next", "blocked", "done"], SECRETS["token"])})
+    bundle = {
+        "entities": [
+            {
+                "name": "imported",
+                "type": "fact",
+                "observations": [SECRETS["ghp"]],
+                "tags": [SECRETS["aws"]],
+                "metadata": {"source": {"url": SECRETS["bearer"], "notes": [SECRETS["password"]]}},
+            }
+        ]
+    }
+    request = {"data": bundle, "merge_strategy": "skip"}
+    imported = import_bundle(fresh_db, request, ctx=tools.ctx, keep_metadata=True).unwrap()  # type: ignore[arg-type]
+    assert imported["imported"] == 1
+    db_path = tmp_path / "memesh" / "knowledge-graph.db"
+    fresh_db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    assert MARKER not in _files(db_path)
+
+
+def test_a_name_holding_a_credential_is_refused_not_stored(tools: Caller, fresh_db: SqliteStore) -> None:
+    error = tools.fails("remember", {"name": f"deploy-{SECRETS['ghp']}", "type": "fact", "observations": ["x"]})
+    assert error.code == "validation.bad-body"
+    assert error.message.startswith("name: holds something shaped like a credential")
+    assert SECRETS["ghp"] not in error.message
+    assert fresh_db.count() == 0
+
+
+def test_types_and_relation_types_are_redacted_like_text(tools: Caller, fresh_db: SqliteStore) -> None:
+    tools.ok("remember", {"name": "target", "type": "fact", "observations": ["t"]})
+    relation = {"to": "target", "type": f"uses {SECRETS['aws']}"}
+    out = tools.ok("remember", {"name": "m", "type": SECRETS["ghp"], "observations": ["x"], "relations": [relation]})
+    assert out["type"] == REDACTED
+    entity = fresh_db.find("m")
+    assert entity is not None
+    assert [r.type for r in entity.relations] == [f"uses {REDACTED}"]
