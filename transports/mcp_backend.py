@@ -37,9 +37,9 @@ class Backend:
         if self._store is None:
             try:
                 self._store = open_store(self._path)
-            except StoreError as exc:
-                self._open_error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                log.error("%s", self._open_error)
+            except StoreError as exc:  # the log (stderr, this machine) names the file; the client is told why only
+                self._open_error = exc.reason
+                log.error("%s", exc)
             except Exception as exc:  # whatever else goes wrong opening it, the server stays up to say so
                 self._open_error = short_reason(exc)
                 log.exception("cannot open the database")

@@ -13,9 +13,10 @@ from typing import Any
 
 import anyio
 from mcp.shared.message import SessionMessage
-from mcp.types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
+from mcp.types import ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
 
 GRACE_SECONDS = 30.0
+PARSE_ERROR = -32700
 
 
 class Inflight:
@@ -43,19 +44,29 @@ class Inflight:
 
 
 class DrainingReader:
-    """The server's read stream, with end of input held back while requests are unanswered."""
+    """The server's read stream, with end of input held back while requests are unanswered.
 
-    def __init__(self, inner: Any, inflight: Inflight, grace: float = GRACE_SECONDS) -> None:
+    A line that is not a JSON-RPC message reaches the SDK as an exception, which it drops without a word; the client
+    would wait for ever. It is answered here instead, as JSON-RPC says: a parse error with a null id.
+    """
+
+    def __init__(self, inner: Any, inflight: Inflight, writer: Any, grace: float = GRACE_SECONDS) -> None:
         self._inner = inner
         self._inflight = inflight
+        self._writer = writer
         self._grace = grace
 
     async def receive(self) -> Any:
-        try:
-            item = await self._inner.receive()
-        except anyio.EndOfStream:
-            await self._inflight.drained(self._grace)
-            raise
+        while True:
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._inflight.drained(self._grace)
+                raise
+            if not isinstance(item, Exception):
+                break
+            error = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not a JSON-RPC message")
+            await self._writer.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error)))
         if isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCRequest):
             self._inflight.started(item.message.id)
         return item

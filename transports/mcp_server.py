@@ -70,7 +70,8 @@ async def serve() -> None:
     server = build_server(Backend())
     async with stdio_server() as (read_stream, write_stream):
         inflight = Inflight()  # every request read before stdin closed gets its answer
-        reader, writer = DrainingReader(read_stream, inflight), AnsweringWriter(write_stream, inflight)
+        writer = AnsweringWriter(write_stream, inflight)
+        reader = DrainingReader(read_stream, inflight, writer)
         try:
             await server.run(reader, writer, server.create_initialization_options())
         finally:

@@ -12,6 +12,7 @@ import os
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, Protocol
 
 from returns.result import Failure, Result, Success
@@ -96,6 +97,8 @@ def _walk(root: Path) -> tuple[list[_File], list[str]]:
             try:
                 stat = path.lstat()
             except OSError:
+                continue
+            if not S_ISREG(stat.st_mode):  # a pipe or a device named *.md would block the read, or never end
                 continue
             files.append(_File(rel, path, stat.st_size, stat.st_mtime_ns / 1e6, stat.st_ino))
     files.sort(key=lambda f: f.rel)

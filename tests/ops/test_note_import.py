@@ -185,3 +185,13 @@ def test_an_ownership_refusal_repeated_on_the_next_run_is_not_counted_as_new(
     assert _run(fresh_db, notes, ctx)["refusedNow"] == 1
     again = _run(fresh_db, notes, ctx)
     assert again["refusedNow"] == 0 and [s["path"] for s in again["skipped"]] == ["z.md"]
+
+
+def test_a_pipe_named_like_a_note_is_passed_over_not_read(fresh_db: SqliteStore, notes: Path, ctx: CallContext) -> None:
+    import os
+
+    _note(notes / "real.md", "real", "body")
+    os.mkfifo(notes / "pipe.md")  # reading it would wait for a writer that never comes
+    result = _run(fresh_db, notes, ctx)
+    assert result["created"] == 3  # alpha, beta and real; the pipe is neither read nor reported
+    assert fresh_db.find("real") is not None
