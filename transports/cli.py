@@ -11,14 +11,15 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Sequence
+from typing import Annotated
 
-from cyclopts import App
+from cyclopts import App, Parameter
 from cyclopts.exceptions import CycloptsError
 
 from memesh import __version__
 from memesh.transports import cli_app_config, cli_app_data
 from memesh.transports.cli_exit import FAILED, OK, usage
-from memesh.transports.cli_params import Many, Switch, Text
+from memesh.transports.cli_params import Int, Many, OptionalInt, Switch, Text
 
 FLAG_SHAPED = re.compile(r"--?[A-Za-z][\w-]*(=.*)?")  # `--bogus`, `-x`: a mistyped flag, not text
 
@@ -95,7 +96,7 @@ def remember(
 def recall(
     *query: str,
     tag: str | None = None,
-    limit: int | None = None,
+    limit: OptionalInt = None,
     include_archived: Switch = False,
     namespace: str | None = None,
     cross_project: Switch = False,
@@ -280,7 +281,7 @@ def export_schema(*, format_: str = "openai") -> int:
 
 
 @app.command
-def serve(*, host: str = "127.0.0.1", port: int = 3737, allow_remote: Switch = False) -> int:
+def serve(*, host: str = "127.0.0.1", port: Int = 3737, allow_remote: Switch = False) -> int:
     """Serve the HTTP API (default http://127.0.0.1:3737).
 
     Parameters
@@ -295,6 +296,20 @@ def serve(*, host: str = "127.0.0.1", port: int = 3737, allow_remote: Switch = F
     from memesh.transports.serve import serve as run_server
 
     return run_server(host=host, port=port, allow_remote=allow_remote)
+
+
+CONSOLIDATE_RETIRED = (
+    "memesh consolidate is retired. It replaced a memory's observations with an LLM summary at once, with no review "
+    "and nothing to restore from. Use the MCP work_package tool from an already-running agent session: it stages one "
+    "proposal for human review in the dashboard."
+)
+
+
+@app.command(show=False)
+def consolidate(*_ignored: Annotated[str, Parameter(allow_leading_hyphen=True)]) -> int:
+    """Retired: says where to go instead, and exits 1 whatever it was given."""
+    print(f"Error: {CONSOLIDATE_RETIRED}", file=sys.stderr)
+    return FAILED
 
 
 def run(argv: Sequence[str]) -> int:

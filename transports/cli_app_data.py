@@ -9,14 +9,14 @@ from typing import Annotated
 
 from cyclopts import Parameter
 
-from memesh.transports.cli_params import Switch
+from memesh.transports.cli_params import Int, Switch
 
 
 def export(
     *,
     tag: str | None = None,
     namespace: str | None = None,
-    limit: int = 1000,
+    limit: Int = 1000,
     out: Annotated[str | None, Parameter(name=["--out", "-o"])] = None,
     json_: Switch = False,
 ) -> int:

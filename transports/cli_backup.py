@@ -105,6 +105,9 @@ def import_command(
         return _refuse("pass either a JSON export file or --notes <dir>, not both.", as_json=as_json)
     if file is None and notes is None:
         return _refuse("pass a JSON export file (memesh import my-export.json) or --notes <dir>.", as_json=as_json)
+    if not (file if file is not None else notes or "").strip():
+        # An empty path would mean the current folder, which nobody asks for by leaving the argument blank.
+        return _refuse("the path is empty: name the JSON export file or the --notes folder.", as_json=as_json)
     if yes and not trust:
         return _refuse("--yes only applies with --trust.", as_json=as_json)
     if notes is not None:

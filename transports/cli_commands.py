@@ -249,7 +249,13 @@ def pin(name: str, *, pinned: bool, as_json: bool) -> int:
     from memesh.ops.pin import set_pinned
 
     said = f'📌 Pinned "{name}" — excluded from digest work packages' if pinned else f'📍 Unpinned "{name}"'
-    return report(with_store(lambda store: set_pinned(store, name, pinned)), as_json=as_json, text=lambda _: said)
+    result = with_store(lambda store: set_pinned(store, name, pinned))
+    if as_json and isinstance(result, Failure):
+        # The spec's payload is exactly {name, pinned, found}, a miss included; the message goes to stderr.
+        print(dumps(result.failure().data))
+        _err(f"Error: {result.failure().message}")
+        return FAILED
+    return report(result, as_json=as_json, text=lambda _: said)
 
 
 def reindex(*, fts: bool, as_json: bool) -> int:

@@ -85,3 +85,23 @@ def test_serve_passes_host_port_and_allow_remote_to_the_server(monkeypatch: pyte
     assert seen == {"host": "127.0.0.1", "port": 3737, "allow_remote": False}
     assert main(["serve", "--host", "0.0.0.0", "--port", "8080", "--allow-remote"]) == 0
     assert seen == {"host": "0.0.0.0", "port": 8080, "allow_remote": True}
+
+
+def test_an_integer_flag_written_as_a_fraction_is_refused_not_rounded(cli: Cli) -> None:
+    refused = cli("recall", "--limit", "2.9")
+    assert refused.code == 2
+    assert "expected a whole number, got '2.9'" in refused.err
+
+
+def test_consolidate_is_retired_and_says_where_to_go(cli: Cli) -> None:
+    out = cli("consolidate", "--name", "x")
+    assert out.code == 1
+    assert "memesh consolidate is retired" in out.err
+    assert "work_package" in out.err
+
+
+def test_an_empty_import_path_is_refused_not_read_as_the_current_folder(cli: Cli) -> None:
+    for argv in (("import", ""), ("import", "--notes", "")):
+        out = cli(*argv)
+        assert out.code == 1
+        assert "the path is empty" in out.err
