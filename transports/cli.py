@@ -9,12 +9,13 @@ imports only Cyclopts and what the exit statuses need; each command imports its 
 from __future__ import annotations
 
 import re
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import Annotated
 
 from cyclopts import App, Parameter
-from cyclopts.exceptions import CycloptsError
+from cyclopts.exceptions import CycloptsError, MissingArgumentError, UnusedCliTokensError
 
 from memesh import __version__
 from memesh.transports import cli_app_config, cli_app_data
@@ -312,10 +313,27 @@ def consolidate(*_ignored: Annotated[str, Parameter(allow_leading_hyphen=True)])
     return FAILED
 
 
+def _missing(exc: MissingArgumentError, argv: Sequence[str]) -> str:
+    """A required flag that was left out, or given no value; with the stray value it was perhaps meant for."""
+    flag = exc.argument.name if exc.argument is not None else ""
+    if not flag:
+        return str(exc).strip()
+    if flag in argv:
+        return f"{flag} needs a value."
+    stray = [str(token) for token in getattr(exc, "unused_tokens", None) or []]
+    hint = f" (to give it {stray[0]!r}, write {flag} {shlex.quote(stray[0])})" if stray else ""
+    return f"{flag} is required{hint}."
+
+
 def run(argv: Sequence[str]) -> int:
     """Run one command line in this process; its exit status (usage errors 2, never a parser exit)."""
     try:
         result = app(list(argv), result_action="return_value", exit_on_error=False, print_error=False)
+    except MissingArgumentError as exc:
+        return usage(_missing(exc, argv))
+    except UnusedCliTokensError as exc:
+        unused = " ".join(repr(str(token)) for token in exc.unused_tokens or [])
+        return usage(f"unexpected argument {unused}: quote text that has spaces in it, or give it to its flag.")
     except CycloptsError as exc:
         return usage(str(exc).strip())
     # Help and --version return None.

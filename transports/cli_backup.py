@@ -18,7 +18,7 @@ from returns.result import Failure, Success
 
 from memesh.errors import MemeshError
 from memesh.transports import cli_format
-from memesh.transports.cli_commands import call_tool, cli_context, with_store
+from memesh.transports.cli_commands import call_tool, cli_context, on_store
 from memesh.transports.cli_exit import FAILED, OK, dumps, fail
 
 DEFAULT_MERGE = "skip"
@@ -48,8 +48,6 @@ def export(*, tag: str | None, namespace: str | None, limit: int, out: str | Non
     """`memesh export`: the bundle as indented JSON on stdout or in `out`; warns on stderr when it is not whole."""
     fields = {"tag": tag, "namespace": namespace, "limit": limit}
     match call_tool("export", {key: value for key, value in fields.items() if value is not None}):
-        case None:
-            return FAILED
         case Failure(error):
             return fail(error, as_json=as_json)
         case Success(bundle):
@@ -217,13 +215,11 @@ def _import_bundle(
         declined = _confirm_trust(file, len(data["entities"]), rerun, as_json=as_json)
         if declined is not None:
             return declined
-    match with_store(
+    match on_store(
         lambda store: import_bundle(
             store, validation.normalize_numbers(request), ctx=cli_context(), trust=trust, keep_metadata=True
         )
     ):
-        case None:
-            return FAILED
         case Failure(error):
             return fail(error, as_json=as_json)
         case Success(result):
@@ -243,10 +239,12 @@ def _import_notes(directory: Path, *, project: str | None, as_json: bool) -> int
     from memesh.core.note_files import summary_line
     from memesh.ops.note_import import import_notes
 
+    if project is not None and not project.strip():
+        return _refuse(
+            "--project is empty: give the project's name, or leave the flag out for this one.", as_json=as_json
+        )
     ctx = cli_context()
-    match with_store(lambda store: import_notes(store, directory, project=project or ctx.project(), ctx=ctx)):
-        case None:
-            return FAILED
+    match on_store(lambda store: import_notes(store, directory, project=project or ctx.project(), ctx=ctx)):
         case Failure(error):
             return fail(error, as_json=as_json)
         case Success(result):

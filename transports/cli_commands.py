@@ -53,16 +53,27 @@ def with_store(action: Callable[[SqliteStore], T]) -> T | None:
         store.close()
 
 
-def call_tool(name: str, arguments: dict[str, Any]) -> Result[Any, MemeshError] | None:
-    """The tool's Result, called as an agent would see it; None (already reported) when the database will not open."""
-    return with_store(lambda store: dispatch.call(name, store, arguments, cli_context()))
+def on_store(action: Callable[[SqliteStore], Result[T, MemeshError]]) -> Result[T, MemeshError]:
+    """`action` run on the opened database (closed afterwards); Failure(operation.failed) naming the file when it
+    will not open (the person at this machine is told which one), so --json prints a failure body for it too."""
+    try:
+        store = open_store()
+    except StoreError as exc:
+        return Failure(MemeshError.failed(f"memesh cannot open its database: {exc}"))
+    try:
+        return action(store)
+    finally:
+        store.close()
 
 
-def report(result: Result[T, MemeshError] | None, *, as_json: bool, text: Callable[[T], str]) -> int:
+def call_tool(name: str, arguments: dict[str, Any]) -> Result[Any, MemeshError]:
+    """The tool's Result, called as an agent would see it."""
+    return on_store(lambda store: dispatch.call(name, store, arguments, cli_context()))
+
+
+def report(result: Result[T, MemeshError], *, as_json: bool, text: Callable[[T], str]) -> int:
     """Print a tool's answer (JSON, or `text` of it for people) and give the exit code; failures go to `fail`."""
     match result:
-        case None:
-            return FAILED  # the database would not open; already said
         case Failure(error):
             return fail(error, as_json=as_json)
         case Success(output):
@@ -90,12 +101,12 @@ def remember(
         return usage("--replace requires --name: a name derived from the text changes with it, so it names nothing")
     if text is None and name is None:
         return usage('give the text to remember (memesh remember "…"), or --name and --type with --obs')
+    if name is not None and entity_type is None and not replace:  # in the flags' words, on every path
+        return fail(MemeshError.bad_body(TYPE_WITH_NAME), as_json=as_json)
     arguments: dict[str, Any] = {}
     if text is not None and observations is None and title is None:
         # The note form, under the name given if any: a note sent to a memory that exists appends to it and keeps
         # its title (with --replace it rewrites it, title included).
-        if name is not None and entity_type is None and not replace:
-            return fail(MemeshError.bad_body(TYPE_WITH_NAME), as_json=as_json)
         arguments["note"] = text
         if name is not None:
             arguments["name"] = name
@@ -133,12 +144,10 @@ def remember(
     if text is not None and name is not None and not replace and "note" not in arguments and title_derived:
         from memesh.ops.remember import remember_text
 
-        result = with_store(lambda store: remember_text(store, arguments, ctx=cli_context()))
+        result = on_store(lambda store: remember_text(store, arguments, ctx=cli_context()))
     else:
         result = call_tool("remember", arguments)
     match result:
-        case None:
-            return FAILED
         case Failure(error):
             return fail(error, as_json=as_json)
         case Success(output):
@@ -249,7 +258,7 @@ def pin(name: str, *, pinned: bool, as_json: bool) -> int:
     from memesh.ops.pin import set_pinned
 
     said = f'📌 Pinned "{name}" — excluded from digest work packages' if pinned else f'📍 Unpinned "{name}"'
-    result = with_store(lambda store: set_pinned(store, name, pinned))
+    result = on_store(lambda store: set_pinned(store, name, pinned))
     if as_json and isinstance(result, Failure):
         # The spec's payload is exactly {name, pinned, found}, a miss included; the message goes to stderr.
         print(dumps(result.failure().data))

@@ -54,9 +54,13 @@ def test_a_database_that_cannot_be_opened_is_one_message_and_exit_1(
     monkeypatch.setenv("MEMESH_DB_PATH", str(blocker / "knowledge-graph.db"))
     out = cli("recall", "x", "--json")
     assert out.code == FAILED
-    assert out.out == ""
-    assert out.err.splitlines()[0] == "Error: memesh cannot open its database."
-    assert "Traceback" not in out.err
+    body = out.json()  # under --json a failure is a JSON body on stdout, this one too
+    assert body["errorCode"] == "operation.failed"
+    assert body["error"].startswith("memesh cannot open its database: cannot open the database at ")
+    human = cli("recall", "x")
+    assert human.code == FAILED
+    assert human.err.startswith("Error: memesh cannot open its database: ")
+    assert "Traceback" not in out.err + human.err
 
 
 def test_an_unexpected_failure_is_one_line_without_a_traceback(
@@ -105,3 +109,21 @@ def test_an_empty_import_path_is_refused_not_read_as_the_current_folder(cli: Cli
         out = cli(*argv)
         assert out.code == 1
         assert "the path is empty" in out.err
+
+
+def test_a_required_flag_left_out_is_named_with_the_value_it_was_perhaps_meant_for(cli: Cli) -> None:
+    out = cli("forget", "auth-notes")
+    assert out.code == 2
+    assert out.err.splitlines()[0] == "Error: --name is required (to give it 'auth-notes', write --name auth-notes)."
+
+
+def test_a_stray_word_is_named(cli: Cli) -> None:
+    out = cli("remember", "text", "second")
+    assert out.code == 2
+    assert out.err.startswith("Error: unexpected argument 'second'")
+
+
+def test_remember_with_a_name_and_no_type_says_so_in_the_flags_words(cli: Cli) -> None:
+    out = cli("remember", "--name", "n", "--obs", "o")
+    assert out.code == 1
+    assert out.err.startswith("Error: type: --type is required with --name")
