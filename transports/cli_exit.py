@@ -2,8 +2,9 @@
 
 Every failure a tool reports exits 1, whatever its code — the status a script checks says "it did not happen",
 the message and the JSON body say why (branch on `errorCode`, never on the text). Exit 2 is kept for a command
-line the CLI cannot read: an unknown command or option, a missing or malformed value, or a flag combination
-refused before any tool runs.
+line the CLI cannot read: an unknown command or option, a missing or malformed value, `--replace` without `--name`.
+`memesh import`'s refused flag combinations (`--yes` without `--trust`, `--trust` with `--notes`, …) exit 1, as the
+spec says for `--trust` without a terminal, and print a JSON body under --json like any other refusal.
 """
 
 from __future__ import annotations

@@ -108,10 +108,10 @@ def import_lines(result: Mapping[str, Any], *, trusted: bool, suggestion: str) -
     imported, appended, skipped = result["imported"], result["appended"], result["skipped"]
     overwritten = f" ({result['overwritten']} overwritten)" if result["overwritten"] else ""
     lines = [f"Imported: {imported}{overwritten}, Skipped: {skipped}, Appended: {appended}"]
-    if trusted and (imported or appended):
+    if trusted and appended:
+        # The spec: with --trust the summary adds only what a plain import would not already show.
         their = "its" if appended == 1 else "their"
-        kept = f" {memories(appended)} appended kept {their} own trust." if appended else ""
-        lines.append(f"Trusted: {imported}{overwritten}.{kept}")
+        lines.append(f"{memories(appended)} appended kept {their} own trust.")
     if not trusted and imported:
         if skipped + appended == 0:
             hint = f" If this file is your own backup, run: {suggestion}"

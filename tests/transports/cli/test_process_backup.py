@@ -64,7 +64,7 @@ def test_trust_answered_yes_at_a_terminal_restores_trusted(memesh_process: Proce
     assert out.code == 0, out.err
     assert out.err.startswith("Trust the 2 memories in ")
     assert out.err.endswith("[y/N] ")
-    assert out.out.splitlines() == ["Imported: 2, Skipped: 0, Appended: 0", "Trusted: 2."]
+    assert out.out.splitlines() == ["Imported: 2, Skipped: 0, Appended: 0"]
     assert _trust(memesh_process) == {"a": "trusted", "b": "trusted"}
 
 
