@@ -180,7 +180,7 @@ def recall(
         arguments["include_archived"] = True
     if cross_project:
         arguments["cross_project"] = True
-    searched = bool(query and query.strip())
+    searched = bool(query)
     return report(
         call_tool("recall", arguments),
         as_json=as_json,

@@ -120,7 +120,7 @@ def recall(store: RecallStore, request: RecallInput, *, ctx: CallContext) -> Res
     filters = filters_for(request)
     text = request.get("query") or ""
     relevance: dict[int, float] = {}
-    if text.strip():
+    if text:  # not empty: searched, so whitespace or `???` alone finds nothing rather than listing recent memories
         terms = query_terms(text)
         plan = fts.plan_match(text, LazyDocFreq(store, terms), store.count()) if terms else None
         if plan is None:
@@ -138,11 +138,11 @@ def recall(store: RecallStore, request: RecallInput, *, ctx: CallContext) -> Res
     ]
     by_id = {e.id: e for e in candidates}
     ranked = [by_id[entity_id] for entity_id in scoring.rank(signals, relevance, ctx.now)]
-    if text.strip():
+    if text:
         ranked = exact_matches_first(ranked, text)
     ranked = ranked[:limit]
     envelope: RecallOutput = {
-        "entities": [shown(e, relevance.get(e.id) if text.strip() else None) for e in ranked],
+        "entities": [shown(e, relevance.get(e.id) if text else None) for e in ranked],
         "retrieval": {"mode": "fts", "truncated": len(ranked) == limit},
     }
     pairs = store.conflicts([e.name for e in ranked])

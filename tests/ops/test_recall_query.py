@@ -65,7 +65,7 @@ def test_case_and_diacritics_do_not_matter(tools: Caller) -> None:
     assert _names(tools.ok("recall", {"query": "CAFÉ"})) == ["c"]
 
 
-@pytest.mark.parametrize("query", ["???", "@#$%", "...", "-", '"', "*"])
+@pytest.mark.parametrize("query", ["???", "@#$%", "...", "-", '"', "*", "   ", "\t\n"])
 def test_a_query_with_nothing_searchable_returns_nothing(tools: Caller, query: str) -> None:
     _fact(tools, "m", "anything at all")
     assert tools.ok("recall", {"query": query}) == {"entities": [], "retrieval": {"mode": "fts", "truncated": False}}
@@ -185,3 +185,9 @@ def test_a_pasted_page_of_text_is_a_query_its_first_surviving_terms_answer(tools
     page = "the " * 5000 + "segfault kernel loader " + " ".join(f"word{n}" for n in range(3000))
     assert len(page) > 20_000
     assert _first(tools.ok("recall", {"query": page})) == "target"
+
+
+def test_only_an_empty_or_absent_query_lists_recent_memories(tools: Caller) -> None:
+    _fact(tools, "m", "anything at all")
+    assert _names(tools.ok("recall", {"query": ""})) == ["m"]
+    assert _names(tools.ok("recall", {})) == ["m"]
