@@ -115,14 +115,19 @@ def score(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     def mean(key: str) -> float:
         return round(sum(float(r[key]) for r in results) / n, 4)
 
+    mrr = round(sum(1 / r["rank"] for r in results if r["rank"]) / n, 4)
     return {
         "questions": n,
+        # The same keys as locomo.py's summary (session-level recall_any@k is the retrieval unit of both).
+        "session_r5": mean("recall_any@5"),
+        "session_r10": mean("recall_any@10"),
+        "session_mrr": mrr,
         "recall_any5": mean("recall_any@5"),
         "recall_any10": mean("recall_any@10"),
         "recall_all5": mean("recall_all@5"),
         "recall_all10": mean("recall_all@10"),
         "ndcg10": mean("ndcg@10"),
-        "mrr": round(sum(1 / r["rank"] for r in results if r["rank"]) / n, 4),
+        "mrr": mrr,
     }
 
 

@@ -10,6 +10,8 @@ Measures
 - bulk load: every memory stored by a remember call; batches of 1,000 calls run inside one store.transaction() (each
   remember then takes a savepoint instead of its own BEGIN IMMEDIATE … COMMIT) — the same operation, one commit
   per batch, as an import would do.
+- export and import: the export tool over every memory, then the import tool loading that bundle into an empty
+  database (validated first, then one transaction), each timed; `backup.py` times the same through the CLI.
 - database size on disk after the load (the store closed, so the WAL is checkpointed into the file).
 - remember latency: single calls, each its own transaction, on the loaded database (p50/p99).
 - recall latency (p50/p99 of wall time, and p50 of the process's CPU time, which other load on the machine disturbs
@@ -118,6 +120,9 @@ class Corpus:
 
     def project(self) -> str:
         return self.random.choices(self.projects, cum_weights=self.project_cum)[0]
+
+
+EXPORT_LIMIT_MAX = 1_000_000  # the export tool's own maximum
 
 
 def bulk_load(tools: Tools, corpus: Corpus, count: int) -> float:
@@ -247,6 +252,27 @@ def term_share(store: SqliteStore, corpus: Corpus, count: int) -> dict[str, floa
     return {f"p{p}": round(percentile(shares, p / 100), 4) for p in (10, 50, 90)}
 
 
+def export_and_import(tools: Tools, folder: Path) -> dict[str, Any]:
+    """Export every memory through the export tool, then import that bundle through the import tool into an empty
+    database (one transaction for the bundle, the bundle validated first): seconds for each."""
+    started = time.perf_counter()
+    bundle = tools("export", {"limit": EXPORT_LIMIT_MAX})
+    export_seconds = time.perf_counter() - started
+    target = open_store(folder / "imported.db")
+    try:
+        started = time.perf_counter()
+        imported = Tools(target)("import", {"data": bundle, "merge_strategy": "skip"})
+        import_seconds = time.perf_counter() - started
+    finally:
+        target.close()
+    return {
+        "export_seconds": round(export_seconds, 2),
+        "exported": bundle["entity_count"],
+        "import_seconds": round(import_seconds, 2),
+        "imported": imported["imported"],
+    }
+
+
 def run(count: int, seed: int, samples: int, *, profile: bool) -> dict[str, Any]:
     corpus = Corpus(seed)
     with tempfile.TemporaryDirectory(prefix="memesh-scale-") as folder:
@@ -272,6 +298,7 @@ def run(count: int, seed: int, samples: int, *, profile: bool) -> dict[str, Any]
             figures["content_term_share"] = term_share(store, corpus, count)
             if profile:
                 figures["profile"] = profile_recall(store, corpus, samples)
+            figures.update(export_and_import(tools, Path(folder)))
         finally:
             store.close()
     figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -291,6 +318,8 @@ def print_run(figures: dict[str, Any]) -> None:
     print(f"\nn = {figures['n']:,}")
     print(f"  database on disk     {figures['db_mb']} MB")
     print(f"  bulk load            {figures['bulk_load_seconds']} s ({figures['bulk_load_per_second']:,}/s)")
+    print(f"  export (all)         {figures['export_seconds']} s ({figures['exported']:,} memories)")
+    print(f"  import (that bundle) {figures['import_seconds']} s ({figures['imported']:,} memories, one transaction)")
     print(f"  peak memory (maxrss) {figures['peak_rss_mb']} MB")
     share = figures["content_term_share"]
     print(f"  content query words occur in p10/p50/p90 {share['p10']:.2%} / {share['p50']:.2%} / {share['p90']:.2%}")
