@@ -20,6 +20,8 @@ from memesh.registry import TOOLS, Tool
 REASON_MAX = 200
 # An absolute or home-relative path not glued to a word ("read/write" stays): it may name the user's files.
 _PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?[\\/~][^\s'\"(),;]*")
+# A quoted path (as OSError prints it) may hold spaces: blanked whole, quotes kept, before the unquoted ones.
+_QUOTED_PATH = re.compile(r"(['\"])(?:[A-Za-z]:)?[\\/~][^'\"]*\1")
 
 
 class Delivery(Enum):
@@ -100,7 +102,7 @@ def to_call_result(result: Result[Any, MemeshError]) -> types.CallToolResult:
 def short_reason(exc: BaseException) -> str:
     """One line about an unexpected exception for the client: its type and first line, paths blanked out."""
     lines = str(exc).strip().splitlines()
-    text = _PATH.sub("<path>", lines[0]).strip() if lines else ""
+    text = _PATH.sub("<path>", _QUOTED_PATH.sub(r"\1<path>\1", lines[0])).strip() if lines else ""
     reason = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     return reason if len(reason) <= REASON_MAX else reason[: REASON_MAX - 1] + "…"
 

@@ -69,3 +69,8 @@ def test_a_reason_is_one_short_line_without_the_path_it_was_given(text: str, par
     assert "\r" not in reason
     assert len(reason) <= REASON_MAX
     assert f" {path}" not in reason
+
+
+def test_a_quoted_path_with_spaces_is_blanked_whole() -> None:
+    reason = short_reason(FileNotFoundError(2, "No such file or directory", "/home/ann lee/my notes/db.sqlite"))
+    assert reason == "FileNotFoundError: [Errno 2] No such file or directory: '<path>'"
