@@ -13,10 +13,11 @@ from typing import Any
 
 import anyio
 from mcp.shared.message import SessionMessage
-from mcp.types import ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
+from mcp.types import ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
 GRACE_SECONDS = 30.0
 PARSE_ERROR = -32700
+CANCELLED = "notifications/cancelled"
 
 
 class Inflight:
@@ -26,6 +27,10 @@ class Inflight:
         self._ids: set[Any] = set()
         self._idle = anyio.Event()
         self._idle.set()
+
+    @property
+    def pending(self) -> int:
+        return len(self._ids)
 
     def started(self, request_id: Any) -> None:
         if not self._ids:
@@ -67,8 +72,13 @@ class DrainingReader:
                 break
             error = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not a JSON-RPC message")
             await self._writer.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error)))
-        if isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCRequest):
-            self._inflight.started(item.message.id)
+        if isinstance(item, SessionMessage):
+            message = item.message
+            if isinstance(message, JSONRPCRequest):
+                self._inflight.started(message.id)
+            elif isinstance(message, JSONRPCNotification) and message.method == CANCELLED:
+                # A cancelled request gets no reply, so it is not waited for at end of input.
+                self._inflight.answered((message.params or {}).get("requestId"))
         return item
 
     def __aiter__(self) -> DrainingReader:
