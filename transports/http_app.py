@@ -21,6 +21,7 @@ from returns.result import Failure, Result, Success
 import memesh
 from memesh import dispatch, jsontext
 from memesh.context import CallContext
+from memesh.core.storable import nested_deeper_than, storable
 from memesh.errors import ErrorCode, MemeshError
 from memesh.ops import entities, settings
 from memesh.registry import TOOLS
@@ -249,13 +250,17 @@ def _call(tool: str, store: SqliteStore, body: Any) -> Result[Any, MemeshError]:
 
 
 def _update_config(body: Any) -> Result[Any, MemeshError]:
+    if nested_deeper_than(body):
+        return Failure(MemeshError.bad_body(dispatch.TOO_DEEP))
+    body = storable(body)  # as for every tool: a lone surrogate becomes U+FFFD, so the answer can be encoded
     refused = dispatch.validate("http/config.input", body)
     return refused if refused is not None else settings.update_config(body)
 
 
 def _encode(body: Any) -> bytes:
     # jsontext: a stored number too large for a double (sessionLimit 1e400) is returned as written, not a 500.
-    return jsontext.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    # surrogatepass: whatever a message quotes, the answer is still bytes (and still JSON).
+    return jsontext.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
 
 
 async def _respond(send: Send, status: int, payload: bytes, *, head: bool = False) -> None:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from memesh.dispatch import TOO_DEEP
 from memesh.transports.http_errors import BODY_LIMIT_BYTES, bad_json, too_large
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -64,8 +65,10 @@ def decode_json(content_type: str | None, body: bytes) -> Any:
         raise bad_json(NO_BODY)
     try:
         value = json.loads(body.decode("utf-8-sig"), parse_constant=_refuse_constant)
-    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise bad_json(NOT_JSON) from exc
+    except RecursionError as exc:  # valid JSON, nested past what the parser can follow
+        raise bad_json(TOO_DEEP) from exc
     if not isinstance(value, (dict, list)):
         raise bad_json(NOT_JSON)
     return value

@@ -1,19 +1,31 @@
-"""Answer every request that arrived before stdin closed.
+"""Answer every request that reached stdin: the wrappers MeMesh puts around the SDK's stdio streams.
 
 A client may write its requests and close stdin straight away (`printf '…' | memesh-mcp`). The SDK ends the session
 at end of input, and a tool call still running then would lose its reply, though its write is committed: the client
 would never learn that the memory was stored. These wrappers count the requests read and the replies written, and
 hold end of input back from the session until every request read has been answered (or a grace period has passed).
+A line the SDK's parser refuses is read again here (see `recover`), or answered with a parse error, never ignored.
 """
 
 from __future__ import annotations
 
+import json
 from types import TracebackType
 from typing import Any
 
 import anyio
 from mcp.shared.message import SessionMessage
-from mcp.types import ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+from mcp.types import (
+    ErrorData,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    jsonrpc_message_adapter,
+)
+from pydantic import ValidationError
+
+from memesh.core.storable import nested_deeper_than, storable
 
 GRACE_SECONDS = 30.0
 PARSE_ERROR = -32700
@@ -48,6 +60,33 @@ class Inflight:
             await self._idle.wait()
 
 
+def recover(exc: Exception) -> tuple[SessionMessage | None, str | int | None]:
+    """The message in a line the SDK's parser refused, or (None, the request id if one can be read).
+
+    The SDK's JSON parser refuses a lone UTF-16 surrogate escape (`\\ud83d` with its pair cut off, as JavaScript's
+    JSON.stringify writes when text is cut mid-emoji), which JSON allows; Python's parser reads it. The message is
+    taken from the line as Python reads it, each lone surrogate made U+FFFD as every tool input is, so the call is
+    answered instead of left waiting. A line that is not JSON at all, or that nests too deeply, stays a parse error,
+    addressed to its id when the id can be read.
+    """
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    raw = errors[0].get("input") if len(errors) == 1 and errors[0].get("type") == "json_invalid" else None
+    if not isinstance(raw, str):
+        return None, None
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None, None
+    found = value.get("id") if isinstance(value, dict) else None
+    request_id = found if isinstance(found, str | int) and not isinstance(found, bool) else None
+    if nested_deeper_than(value):
+        return None, request_id
+    try:
+        return SessionMessage(jsonrpc_message_adapter.validate_python(storable(value), by_name=False)), request_id
+    except (ValidationError, RecursionError):
+        return None, request_id
+
+
 class DrainingReader:
     """The server's read stream, with end of input held back while requests are unanswered.
 
@@ -70,8 +109,12 @@ class DrainingReader:
                 raise
             if not isinstance(item, Exception):
                 break
+            recovered, request_id = recover(item)
+            if recovered is not None:
+                item = recovered
+                break
             error = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not a JSON-RPC message")
-            await self._writer.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error)))
+            await self._writer.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
         if isinstance(item, SessionMessage):
             message = item.message
             if isinstance(message, JSONRPCRequest):

@@ -33,7 +33,7 @@ class RememberOutput(TypedDict, closed=True):
     """
     observations: int
     """
-    How many observations this call wrote.
+    How many observations the call gave (a note's derived ones; for a note appended to an existing memory, only those it did not hold yet). Repeats of stored text are not stored twice.
     """
     tags: int
     relations: int

@@ -92,10 +92,11 @@ def resolve(request: RememberInput) -> Result[Resolved, MemeshError]:
         elif redact(name) != name:
             issues.append(_issue("name", NAME_HOLDS_SECRET))
     title = request.get("title")
-    title = (clean_name(title) or None) if title is not None else None
+    # Judged blank after cleaning: a title or observation of control characters alone is as empty as whitespace.
+    title = (clean_name(clean_text(title)) or None) if title is not None else None
     observations = request.get("observations")
     for index, text in enumerate(observations or []):
-        if not text.strip():
+        if not clean_text(text).strip():
             issues.append(_issue(f"observations.{index}", "an observation must not be empty or whitespace-only"))
     entity_type = request.get("type")
     replace = request.get("replace", False)

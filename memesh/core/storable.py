@@ -25,3 +25,19 @@ def storable(value: Any) -> Any:
     if isinstance(value, dict):
         return {storable(key): storable(item) for key, item in value.items()}
     return value
+
+
+MAX_DEPTH = 100  # far deeper than any tool input or bundle nests; deeper would exhaust Python's recursion
+
+
+def nested_deeper_than(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether arrays and objects inside `value` nest more than `limit` levels (walked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth >= limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False

@@ -227,3 +227,11 @@ def test_lone_surrogates_in_names_tags_and_filters_are_stored_as_the_replacement
     assert entity.tags == ["t\ufffd"]
     assert [e["name"] for e in tools.ok("recall", {"tag": "t\udfff"})["entities"]] == ["x\ufffd"]
     assert tools.ok("forget", {"name": "x\udbff"})["archived"] is True
+
+
+def test_a_title_or_observation_of_control_characters_alone_counts_as_blank(tools: Caller) -> None:
+    tools.ok("remember", {"name": "m", "type": "fact", "title": "Kept", "observations": ["o"]})
+    out = tools.ok("remember", {"name": "m", "type": "fact", "title": "\u0007", "observations": ["p"]})
+    assert out["title"] == "Kept"
+    error = tools.fails("remember", {"name": "n", "type": "fact", "observations": ["\u0001"]})
+    assert error.message.startswith("observations.0: an observation must not be empty")

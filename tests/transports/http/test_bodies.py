@@ -99,3 +99,16 @@ def test_the_app_holds_no_more_than_the_limit_of_an_endless_body(tmp_path: Path)
 
 def test_an_unknown_post_route_still_enforces_the_limit(api: Api) -> None:
     api.fails("POST", "/v1/nope", 413, "payload.too-large", content=b" " * (BODY_LIMIT_BYTES + 1), headers=JSON)
+
+
+@pytest.mark.parametrize("depth", [150, 600, 5000])
+def test_a_body_nested_too_deep_is_a_bad_body_not_a_server_failure(api: Api, depth: int) -> None:
+    raw = b'{"query": ' + b"[" * depth + b"]" * depth + b"}"
+    for route in ("/v1/recall", "/v1/remember", "/v1/config"):
+        body = api.fails("POST", route, 400, "validation.bad-body", content=raw, headers=JSON)
+        assert "nest" in body["error"]
+
+
+def test_a_lone_surrogate_in_an_unknown_config_key_is_named_in_json(api: Api) -> None:
+    body = api.fails("POST", "/v1/config", 400, "validation.bad-body", content=b'{"\\ud800": 1}', headers=JSON)
+    assert body["error"] == "\ufffd: Unrecognized key"

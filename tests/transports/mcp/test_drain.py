@@ -12,8 +12,6 @@ from mcp.types import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
 from memesh.transports.mcp_drain import AnsweringWriter, DrainingReader, Inflight
 
-pytestmark = pytest.mark.anyio
-
 SAFETY = 10  # seconds; only so a broken wrapper fails the test instead of hanging it
 
 
@@ -39,6 +37,7 @@ async def _wrapped(items: list[Any]) -> Wrapped:
     return reader, writer, inflight, out_receive
 
 
+@pytest.mark.anyio
 async def test_end_of_input_reaches_the_session_only_after_the_reply_still_owed() -> None:
     reader, writer, inflight, sent = await _wrapped([_request(1)])
     ended = anyio.Event()
@@ -60,6 +59,7 @@ async def test_end_of_input_reaches_the_session_only_after_the_reply_still_owed(
     sent.close()
 
 
+@pytest.mark.anyio
 async def test_a_cancelled_request_is_not_waited_for() -> None:
     cancel = JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled", params={"requestId": 1})
     reader, _, inflight, sent = await _wrapped([_request(1), SessionMessage(cancel)])
@@ -69,6 +69,7 @@ async def test_a_cancelled_request_is_not_waited_for() -> None:
     sent.close()
 
 
+@pytest.mark.anyio
 async def test_an_unparseable_line_is_answered_with_a_parse_error() -> None:
     send, receive = anyio.create_memory_object_stream[Any](2)
     inflight = Inflight()
@@ -82,3 +83,31 @@ async def test_an_unparseable_line_is_answered_with_a_parse_error() -> None:
     assert item.message.id == 7
     assert (error.message.id, error.message.error.code) == (None, -32700)
     out_receive.close()
+
+
+def test_a_request_with_a_lone_surrogate_is_read_again_and_answered() -> None:
+    from mcp.types import jsonrpc_message_adapter
+    from pydantic import ValidationError
+
+    from memesh.transports.mcp_drain import recover
+
+    line = '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"recall","arguments":{"query":"a\\udd2ab"}}}'
+    with pytest.raises(ValidationError) as refused:
+        jsonrpc_message_adapter.validate_json(line, by_name=False)
+    message, request_id = recover(refused.value)
+    assert request_id == 5
+    assert message is not None
+    assert message.message.params == {"name": "recall", "arguments": {"query": "a\ufffdb"}}  # type: ignore[union-attr]
+
+
+def test_a_line_too_deep_to_read_is_a_parse_error_for_its_id() -> None:
+    from mcp.types import jsonrpc_message_adapter
+    from pydantic import ValidationError
+
+    from memesh.transports.mcp_drain import recover
+
+    deep = "[" * 300 + "]" * 300
+    line = f'{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"recall","arguments":{{"q":{deep}}}}}}}'
+    with pytest.raises(ValidationError) as refused:
+        jsonrpc_message_adapter.validate_json(line, by_name=False)
+    assert recover(refused.value) == (None, 9)
