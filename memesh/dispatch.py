@@ -11,7 +11,7 @@ from returns.result import Failure, Result
 
 from memesh import schemas, validation
 from memesh.context import CallContext
-from memesh.core.storable import MAX_DEPTH, nested_deeper_than, storable
+from memesh.core.storable import storable_input
 from memesh.errors import MemeshError
 from memesh.registry import BY_NAME
 from memesh.store.sqlite import SqliteStore
@@ -33,9 +33,6 @@ def drop_null_fields(schema_name: str, arguments: Any) -> Result[Any, MemeshErro
     return arguments
 
 
-TOO_DEEP = f"the request nests arrays and objects more than {MAX_DEPTH} levels deep"
-
-
 def call(
     name: str, store: SqliteStore, arguments: Any, ctx: CallContext, *, nulls_mean_absent: bool = False
 ) -> Result[Any, MemeshError]:
@@ -47,9 +44,10 @@ def call(
         arguments = {}
     # JSON can carry lone surrogates that SQLite cannot store or even bind: a name, tag or filter holding one
     # would otherwise raise inside the store. Each becomes U+FFFD (one character, so no length limit changes).
-    if nested_deeper_than(arguments):
-        return Failure(MemeshError.bad_body(TOO_DEEP))
-    arguments = storable(arguments)
+    checked = storable_input(arguments)
+    if isinstance(checked, Failure):
+        return checked
+    arguments = checked.unwrap()
     if nulls_mean_absent:
         arguments = drop_null_fields(tool.input_schema, arguments)
         if isinstance(arguments, Failure):

@@ -9,7 +9,6 @@ imports only Cyclopts and what the exit statuses need; each command imports its 
 from __future__ import annotations
 
 import re
-import shlex
 import sys
 from collections.abc import Sequence
 from typing import Annotated
@@ -320,6 +319,8 @@ def _missing(exc: MissingArgumentError, argv: Sequence[str]) -> str:
         return str(exc).strip()
     if flag in argv:
         return f"{flag} needs a value."
+    import shlex  # only for this message: not on every command's start-up
+
     stray = [str(token) for token in getattr(exc, "unused_tokens", None) or []]
     hint = f" (to give it {stray[0]!r}, write {flag} {shlex.quote(stray[0])})" if stray else ""
     return f"{flag} is required{hint}."

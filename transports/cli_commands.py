@@ -39,20 +39,6 @@ def cli_context() -> CallContext:
     return CallContext(source_host=SOURCE_HOST, agent_view=True)
 
 
-def with_store(action: Callable[[SqliteStore], T]) -> T | None:
-    """`action` run on the opened database (closed afterwards); None (already reported) when it will not open."""
-    try:
-        store = open_store()
-    except StoreError as exc:
-        _err("Error: memesh cannot open its database.")
-        _err(f"       {exc}")
-        return None
-    try:
-        return action(store)
-    finally:
-        store.close()
-
-
 def on_store(action: Callable[[SqliteStore], Result[T, MemeshError]]) -> Result[T, MemeshError]:
     """`action` run on the opened database (closed afterwards); Failure(operation.failed) naming the file when it
     will not open (the person at this machine is told which one), so --json prints a failure body for it too."""
@@ -194,13 +180,14 @@ def forget(name: str, *, observation: str | None, as_json: bool) -> int:
     if observation is not None:
         arguments["observation"] = observation
     result = call_tool("forget", arguments)
-    if isinstance(result, Success) and result.unwrap().get("already_archived"):
-        # Archiving what is archived already changes nothing, and the exit code says so, as for a miss.
-        if as_json:
-            print(dumps(result.unwrap()))
-        else:
-            _err(f"Error: {cli_format.forget_line(result.unwrap())}")
-        return FAILED
+    match result:
+        case Success(output) if output.get("already_archived"):
+            # Archiving what is archived already changes nothing, and the exit code says so, as for a miss.
+            if as_json:
+                print(dumps(output))
+            else:
+                _err(f"Error: {cli_format.forget_line(output)}")
+            return FAILED
     return report(result, as_json=as_json, text=cli_format.forget_line)
 
 
@@ -272,10 +259,11 @@ def reindex(*, fts: bool, as_json: bool) -> int:
     if not fts:
         return usage("say which index to rebuild: memesh reindex --fts (the keyword index is the only one)")
     progress = cli_format.ProgressBar("Reindexing", sys.stderr) if sys.stderr.isatty() else None
-    count = with_store(lambda store: store.rebuild_index(progress))
+    result = on_store(lambda store: Success(store.rebuild_index(progress)))
     if progress is not None:
         progress.finish()
-    if count is None:
-        return FAILED
-    print(dumps({"entities": count}) if as_json else f"Keyword index rebuilt ({count} entities).")
-    return OK
+    return report(
+        result.map(lambda count: {"entities": count}),
+        as_json=as_json,
+        text=lambda output: f"Keyword index rebuilt ({output['entities']} entities).",
+    )

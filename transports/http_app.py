@@ -21,7 +21,7 @@ from returns.result import Failure, Result, Success
 import memesh
 from memesh import dispatch, jsontext
 from memesh.context import CallContext
-from memesh.core.storable import nested_deeper_than, storable
+from memesh.core.storable import storable_input
 from memesh.errors import ErrorCode, MemeshError
 from memesh.ops import entities, settings
 from memesh.registry import TOOLS
@@ -250,9 +250,11 @@ def _call(tool: str, store: SqliteStore, body: Any) -> Result[Any, MemeshError]:
 
 
 def _update_config(body: Any) -> Result[Any, MemeshError]:
-    if nested_deeper_than(body):
-        return Failure(MemeshError.bad_body(dispatch.TOO_DEEP))
-    body = storable(body)  # as for every tool: a lone surrogate becomes U+FFFD, so the answer can be encoded
+    # The gate every tool input passes: too deep is refused, a lone surrogate becomes U+FFFD (so it can be answered).
+    checked = storable_input(body)
+    if isinstance(checked, Failure):
+        return checked
+    body = checked.unwrap()
     refused = dispatch.validate("http/config.input", body)
     return refused if refused is not None else settings.update_config(body)
 

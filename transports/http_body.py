@@ -6,7 +6,7 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from memesh.dispatch import TOO_DEEP
+from memesh.core.storable import TOO_DEEP
 from memesh.transports.http_errors import BODY_LIMIT_BYTES, bad_json, too_large
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import anyio
 from mcp.shared.message import SessionMessage
@@ -24,8 +24,9 @@ from mcp.types import (
     jsonrpc_message_adapter,
 )
 from pydantic import ValidationError
+from returns.result import Failure, Success
 
-from memesh.core.storable import nested_deeper_than, storable
+from memesh.core.storable import storable_input
 
 GRACE_SECONDS = 30.0
 PARSE_ERROR = -32700
@@ -79,15 +80,40 @@ def recover(exc: Exception) -> tuple[SessionMessage | None, str | int | None]:
         return None, None
     found = value.get("id") if isinstance(value, dict) else None
     request_id = found if isinstance(found, str | int) and not isinstance(found, bool) else None
-    if nested_deeper_than(value):
-        return None, request_id
+    match storable_input(value):
+        case Success(cleaned):
+            pass
+        case Failure():
+            return None, request_id
     try:
-        return SessionMessage(jsonrpc_message_adapter.validate_python(storable(value), by_name=False)), request_id
-    except (ValidationError, RecursionError):
+        return SessionMessage(jsonrpc_message_adapter.validate_python(cleaned, by_name=False)), request_id
+    except ValidationError:
         return None, request_id
 
 
-class DrainingReader:
+class _Wrapper:
+    """A stream standing in for the SDK's: closing, the context manager and any other attribute (such as
+    `last_context`, which the SDK reads when a stream carries it) go to the stream it wraps."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class DrainingReader(_Wrapper):
     """The server's read stream, with end of input held back while requests are unanswered.
 
     A line that is not a JSON-RPC message reaches the SDK as an exception, which it drops without a word; the client
@@ -95,7 +121,7 @@ class DrainingReader:
     """
 
     def __init__(self, inner: Any, inflight: Inflight, writer: Any, grace: float = GRACE_SECONDS) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._inflight = inflight
         self._writer = writer
         self._grace = grace
@@ -133,43 +159,15 @@ class DrainingReader:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
-    async def __aenter__(self) -> DrainingReader:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
-
-    def __getattr__(self, name: str) -> Any:  # e.g. `last_context`, which the SDK reads when a stream carries it
-        return getattr(self._inner, name)
-
-
-class AnsweringWriter:
+class AnsweringWriter(_Wrapper):
     """The server's write stream, marking each request answered once its reply is handed to the transport."""
 
     def __init__(self, inner: Any, inflight: Inflight) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._inflight = inflight
 
     async def send(self, item: Any, /) -> None:
         await self._inner.send(item)
         if isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCResponse | JSONRPCError):
             self._inflight.answered(item.message.id)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> AnsweringWriter:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)

@@ -8,7 +8,8 @@ memories are addressed by, so one holding a credential is refused rather than si
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from memesh.core.storable import to_storable
 
@@ -48,51 +49,50 @@ _COLON = re.compile(
 _KEY_WORDS = ("key", "token", "secret", "passw", "pwd", "signature")
 
 
-_LITERALS: list[str] = list(_KEY_WORDS)
+@dataclass(frozen=True)
+class _Rule:
+    """A secret pattern and what a text must hold for it to match: one of `literals` (searched in the lower-case
+    text), and `sign` too when given."""
+
+    pattern: re.Pattern[str]
+    literals: tuple[str, ...]
+    sign: str | None = None
+
+    def could_match(self, text: str, lower: str) -> bool:
+        return (self.sign is None or self.sign in text) and any(literal in lower for literal in self.literals)
 
 
-def _needs(*literals: str) -> Callable[[str, str], bool]:
-    _LITERALS.extend(literals)
-    return lambda _text, lower: any(literal in lower for literal in literals)
-
-
-def _key_word_and(sign: str) -> Callable[[str, str], bool]:
-    return lambda text, lower: sign in text and any(word in lower for word in _KEY_WORDS)
-
-
-# In the order they are applied, each with the pre-check that must pass for it to run; each pattern is
-# case-insensitive, as credential prefixes are typed in either case.
-_RULES: tuple[tuple[re.Pattern[str], Callable[[str, str], bool]], ...] = (
+# In the order they are applied; each pattern is case-insensitive, as credential prefixes are typed in either case.
+_RULES: tuple[_Rule, ...] = (
     # PEM private keys, with their END line, or to the end of the text when it was cut off.
-    (
+    _Rule(
         re.compile(r"-----BEGIN[A-Z ]*PRIVATE KEY-----(?:.*?-----END[A-Z ]*PRIVATE KEY-----|.*\Z)", _I | re.DOTALL),
-        _needs("-----begin"),
+        ("-----begin",),
     ),
-    (_DATABASE_URL, _needs("://")),
-    (re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", _I), _needs("eyj")),  # JWT
-    (re.compile(r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", _I), _needs("sg.")),  # SendGrid
-    (re.compile(r"[srp]k_(?:live|test)_[A-Za-z0-9]{16,}", _I), _needs("k_live_", "k_test_")),  # Stripe
-    (re.compile(r"npm_[A-Za-z0-9]{36}", _I), _needs("npm_")),  # npm
-    (re.compile(r"(?<![A-Za-z0-9_])sk[-_][^\s\"\\]{4,}[A-Za-z0-9]", _I), _needs("sk-", "sk_")),  # Anthropic/OpenAI
-    (re.compile(r"Bearer(?:\s|\\[nrt])+[A-Za-z0-9_.\-]{16,}", _I), _needs("bearer")),
+    _Rule(_DATABASE_URL, ("://",)),
+    _Rule(re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", _I), ("eyj",)),  # JWT
+    _Rule(re.compile(r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", _I), ("sg.",)),  # SendGrid
+    _Rule(re.compile(r"[srp]k_(?:live|test)_[A-Za-z0-9]{16,}", _I), ("k_live_", "k_test_")),  # Stripe
+    _Rule(re.compile(r"npm_[A-Za-z0-9]{36}", _I), ("npm_",)),  # npm
+    _Rule(re.compile(r"(?<![A-Za-z0-9_])sk[-_][^\s\"\\]{4,}[A-Za-z0-9]", _I), ("sk-", "sk_")),  # Anthropic/OpenAI
+    _Rule(re.compile(r"Bearer(?:\s|\\[nrt])+[A-Za-z0-9_.\-]{16,}", _I), ("bearer",)),
     # Authorization headers of other schemes (Bearer is above).
-    (
-        re.compile(r"Authorization\s*:\s*(?:Basic|Token|Digest)\s+[A-Za-z0-9+/=._~-]{6,}", _I),
-        _needs("authorization"),
-    ),
-    (_ASSIGNED, _key_word_and("=")),
-    (_COLON, _key_word_and(":")),
-    (
+    _Rule(re.compile(r"Authorization\s*:\s*(?:Basic|Token|Digest)\s+[A-Za-z0-9+/=._~-]{6,}", _I), ("authorization",)),
+    _Rule(_ASSIGNED, _KEY_WORDS, sign="="),
+    _Rule(_COLON, _KEY_WORDS, sign=":"),
+    _Rule(
         re.compile(r"(?:ghp|gho|gh[sur])_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,}", _I),  # GitHub
-        _needs("ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_"),
+        ("ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_"),
     ),
-    (re.compile(r"A(?:KIA|SIA)[A-Z0-9]{16}", _I), _needs("akia", "asia")),  # AWS access key id
-    (re.compile(r"AIza[A-Za-z0-9_-]{30,}", _I), _needs("aiza")),  # Google API key
-    (re.compile(r"xox[baprs]-[A-Za-z0-9-]{10,}", _I), _needs("xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-")),  # Slack
+    _Rule(re.compile(r"A(?:KIA|SIA)[A-Z0-9]{16}", _I), ("akia", "asia")),  # AWS access key id
+    _Rule(re.compile(r"AIza[A-Za-z0-9_-]{30,}", _I), ("aiza",)),  # Google API key
+    _Rule(re.compile(r"xox[baprs]-[A-Za-z0-9-]{10,}", _I), ("xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-")),  # Slack
 )
-SECRET_PATTERNS: tuple[re.Pattern[str], ...] = tuple(pattern for pattern, _ in _RULES)
-# One search for any of the literals: text with none of them (most of it) is returned as it is, in a microsecond.
-_ANY_LITERAL = re.compile("|".join(re.escape(literal) for literal in sorted(set(_LITERALS), key=len, reverse=True)))
+SECRET_PATTERNS: tuple[re.Pattern[str], ...] = tuple(rule.pattern for rule in _RULES)
+# One search for any rule's literal: text with none of them (most of it) is returned as it is, in a microsecond.
+_ANY_LITERAL = re.compile(
+    "|".join(re.escape(word) for word in sorted({w for rule in _RULES for w in rule.literals}, key=len, reverse=True))
+)
 
 
 def strip_controls(text: str) -> str:
@@ -108,9 +108,9 @@ def redact(text: str) -> str:
     for _ in range(8):
         before = text
         lower = text.lower()
-        for pattern, could_match in _RULES:
-            if could_match(text, lower):
-                text = pattern.sub(REDACTED, text)
+        for rule in _RULES:
+            if rule.could_match(text, lower):
+                text = rule.pattern.sub(REDACTED, text)
         if text == before:
             break
     return text

@@ -20,6 +20,7 @@ from memesh.core.notes import TITLE_MAX, shorten
 from memesh.core.remembering import NAME_HOLDS_SECRET, observation_hash
 from memesh.core.signal import signal_score
 from memesh.core.sizecap import json_bytes
+from memesh.core.storable import map_strings
 from memesh.model import (
     ACTIVE,
     ARCHIVED,
@@ -118,17 +119,6 @@ def entry_problem(index: int, entry: Any) -> str | None:
     return None
 
 
-def redact_all(value: Any) -> Any:
-    """Every string in a JSON value redacted, at any depth (keys included)."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, list):
-        return [redact_all(item) for item in value]
-    if isinstance(value, dict):
-        return {redact_all(key): redact_all(item) for key, item in value.items()}
-    return value
-
-
 def parse_created_at(value: Any) -> str | None:
     """A bundle's created_at as stored (`YYYY-MM-DD HH:MM:SS`), or None when it is not a real date and time."""
     if not isinstance(value, str):
@@ -195,7 +185,7 @@ def bundle_metadata(raw: Any, *, fresh: bool) -> dict[str, Any]:
     the import creates, the four validated behaviour keys. A key that fails validation is dropped whole."""
     if not isinstance(raw, dict):
         return {}
-    kept = {key: redact_all(value) for key, value in raw.items() if key in IMPORTABLE_METADATA_KEYS}
+    kept = {key: map_strings(value, redact) for key, value in raw.items() if key in IMPORTABLE_METADATA_KEYS}
     if not fresh:
         return kept
     if (forgotten := _valid_forgotten(raw.get("forgotten_observation_hashes"))) is not None:

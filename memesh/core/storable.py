@@ -6,7 +6,12 @@ Apart from `clean` (whose secret patterns take a while to compile) because every
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
+
+from returns.result import Failure, Result, Success
+
+from memesh.errors import MemeshError
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -16,15 +21,20 @@ def to_storable(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+def map_strings(value: Any, change: Callable[[str], str]) -> Any:
+    """A JSON value with `change` applied to every string in it (object keys included), at any depth."""
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, list):
+        return [map_strings(item, change) for item in value]
+    if isinstance(value, dict):
+        return {map_strings(key, change): map_strings(item, change) for key, item in value.items()}
+    return value
+
+
 def storable(value: Any) -> Any:
     """A decoded request with `to_storable` applied to every string in it (keys included), at any depth."""
-    if isinstance(value, str):
-        return to_storable(value)
-    if isinstance(value, list):
-        return [storable(item) for item in value]
-    if isinstance(value, dict):
-        return {storable(key): storable(item) for key, item in value.items()}
-    return value
+    return map_strings(value, to_storable)
 
 
 MAX_DEPTH = 100  # far deeper than any tool input or bundle nests; deeper would exhaust Python's recursion
@@ -41,3 +51,14 @@ def nested_deeper_than(value: Any, limit: int = MAX_DEPTH) -> bool:
             children = item.values() if isinstance(item, dict) else item
             stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
     return False
+
+
+TOO_DEEP = f"the request nests arrays and objects more than {MAX_DEPTH} levels deep"
+
+
+def storable_input(value: Any) -> Result[Any, MemeshError]:
+    """The gate every decoded input passes before validation: refused (validation.bad-body) when it nests deeper
+    than MAX_DEPTH, else `storable(value)`."""
+    if nested_deeper_than(value):
+        return Failure(MemeshError.bad_body(TOO_DEEP))
+    return Success(storable(value))

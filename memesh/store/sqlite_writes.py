@@ -113,12 +113,8 @@ class SqliteWrites(SqliteReads):
 
     def relate(self, from_name: str, to_name: str, relation_type: str) -> bool:
         """Create the relation (idempotent); False when either end does not exist."""
-        cursor = self.conn.execute(
-            "INSERT OR IGNORE INTO relations (from_entity_id, to_entity_id, relation_type) "
-            "SELECT f.id, t.id, ? FROM entities f, entities t WHERE f.name = ? AND t.name = ?",
-            (relation_type, from_name, to_name),
-        )
-        return cursor.rowcount > 0 or self._relation_exists(from_name, to_name, relation_type)
+        created = self.create_relation(from_name, to_name, relation_type)
+        return created or self._relation_exists(from_name, to_name, relation_type)
 
     def create_relation(self, from_name: str, to_name: str, relation_type: str) -> bool:
         """Create the relation; True only when this call created it (False when it existed or an end is missing)."""
