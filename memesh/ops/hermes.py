@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from returns.result import Failure, Result, Success
@@ -14,6 +15,11 @@ from memesh.ops.remember import RememberStore, remember
 
 INSIGHT_TYPE = "session-insight"
 TURN_TYPE = "conversation"
+
+
+def _as_hermes(ctx: CallContext) -> CallContext:
+    """Every capture is Hermes's, whichever way in called it: provenance.source_host is always `hermes`."""
+    return replace(ctx, source_host=rules.SOURCE_HOST)
 
 
 def _forgotten(store: RememberStore, name: str) -> set[str]:
@@ -45,6 +51,7 @@ def capture_session(
     if not insights:
         return Success({"outcome": "skipped", "reason": rules.skip_reason(activity), "written": [], **counts})
     written: list[str] = []
+    ctx = _as_hermes(ctx)
     with store.transaction():
         for insight in insights:
             forgotten = _forgotten(store, insight.name)
@@ -84,6 +91,7 @@ def capture_turn(
         "observations": rules.turn_observations(user, assistant),
         "tags": [rules.PLATFORM_TAG, f"session:{session}", f"signal:{kind}"],
     }
+    ctx = _as_hermes(ctx)
     with store.transaction():
         existed = store.find(name) is not None
         match remember(store, request, ctx=ctx):  # type: ignore[arg-type]
