@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from anthropic.lib.tools import BetaAbstractMemoryTool, ToolError
+from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool, ToolError
 from anthropic.types.beta import (
     BetaCacheControlEphemeralParam,
     BetaMemoryTool20250818CreateCommand,
@@ -25,11 +25,24 @@ from anthropic.types.beta import (
     BetaMemoryTool20250818StrReplaceCommand,
     BetaMemoryTool20250818ViewCommand,
 )
+from anyio.to_thread import run_sync
 from pydantic import BaseModel
 
 from memesh.memory_command import handle_memory_command
 
-__all__ = ["MemeshMemoryTool"]
+__all__ = ["MemeshAsyncMemoryTool", "MemeshMemoryTool"]
+
+
+def _perform(command: object, db_path: str | os.PathLike[str] | None) -> str:
+    result = handle_memory_command(command, db_path=db_path)
+    if result["is_error"]:
+        raise ToolError(result["content"])
+    return result["content"]
+
+
+def _fields(command: BaseModel) -> dict[str, Any]:
+    fields: dict[str, Any] = command.model_dump(exclude_none=True)
+    return fields
 
 
 class MemeshMemoryTool(BetaAbstractMemoryTool):
@@ -49,14 +62,10 @@ class MemeshMemoryTool(BetaAbstractMemoryTool):
         return self._run(input)
 
     def _run(self, command: object) -> str:
-        result = handle_memory_command(command, db_path=self._db_path)
-        if result["is_error"]:
-            raise ToolError(result["content"])
-        return result["content"]
+        return _perform(command, self._db_path)
 
     def _model(self, command: BaseModel) -> str:
-        fields: dict[str, Any] = command.model_dump(exclude_none=True)
-        return self._run(fields)
+        return self._run(_fields(command))
 
     def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
         return self._model(command)
@@ -75,3 +84,40 @@ class MemeshMemoryTool(BetaAbstractMemoryTool):
 
     def rename(self, command: BetaMemoryTool20250818RenameCommand) -> str:
         return self._model(command)
+
+
+class MemeshAsyncMemoryTool(BetaAsyncAbstractMemoryTool):
+    """`MemeshMemoryTool` for the SDK's async tool runner; each command runs in a worker thread (SQLite blocks)."""
+
+    def __init__(
+        self,
+        *,
+        db_path: str | os.PathLike[str] | None = None,
+        cache_control: BetaCacheControlEphemeralParam | None = None,
+    ) -> None:
+        super().__init__(cache_control=cache_control)
+        self._db_path = db_path
+
+    async def call(self, input: object) -> str:
+        return await self._run(input)
+
+    async def _run(self, command: object) -> str:
+        return await run_sync(_perform, command, self._db_path)
+
+    async def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
+        return await self._run(_fields(command))
+
+    async def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
+        return await self._run(_fields(command))
+
+    async def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
+        return await self._run(_fields(command))
+
+    async def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
+        return await self._run(_fields(command))
+
+    async def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
+        return await self._run(_fields(command))
+
+    async def rename(self, command: BetaMemoryTool20250818RenameCommand) -> str:
+        return await self._run(_fields(command))

@@ -149,3 +149,21 @@ def test_a_database_that_cannot_open_is_an_error_result_that_names_no_path(tmp_p
     result = handle_memory_command({"command": "view", "path": "/memories"}, db_path=blocker / "kg.db")
     assert result["is_error"] is True
     assert str(tmp_path) not in result["content"]
+
+
+def test_the_async_tool_performs_and_refuses_like_the_sync_one(tmp_path: Path) -> None:
+    import anyio
+    from anthropic.lib.tools import BetaAsyncAbstractMemoryTool, ToolError
+
+    from memesh.memory_tool import MemeshAsyncMemoryTool
+
+    tool = MemeshAsyncMemoryTool(db_path=tmp_path / "kg.db")
+    assert isinstance(tool, BetaAsyncAbstractMemoryTool)
+
+    async def scenario() -> str:
+        await tool.call({"command": "create", "path": "/memories/team/a.md", "file_text": "one"})
+        with pytest.raises(ToolError):
+            await tool.call({"command": "delete", "path": "/memories"})
+        return await tool.call({"command": "view", "path": "/memories/team/a.md"})
+
+    assert anyio.run(scenario).endswith("     1\tone")
