@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memesh.memory_command import MEMORY_TOOL_DEFINITION, handle_memory_command
+    from memesh.app.memory_tool import MEMORY_TOOL_DEFINITION, handle_memory_command
 
 __version__ = "0.1.0"
 # The upstream API reference this implementation follows.
@@ -21,7 +21,7 @@ _LAZY = frozenset({"MEMORY_TOOL_DEFINITION", "handle_memory_command"})
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from memesh import memory_command
+        from memesh.app import memory_tool
 
-        return getattr(memory_command, name)
+        return getattr(memory_tool, name)
     raise AttributeError(f"module 'memesh' has no attribute {name!r}")

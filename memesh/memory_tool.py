@@ -28,7 +28,7 @@ from anthropic.types.beta import (
 from anyio.to_thread import run_sync
 from pydantic import BaseModel
 
-from memesh.memory_command import handle_memory_command
+from memesh.app.memory_tool import handle_memory_command
 
 __all__ = ["MemeshAsyncMemoryTool", "MemeshMemoryTool"]
 

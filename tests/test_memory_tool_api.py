@@ -61,7 +61,7 @@ def readme_example() -> Callable[..., list[Any]]:
 
 
 def test_importing_memesh_loads_neither_anthropic_nor_the_memory_tool() -> None:
-    probe = "import sys, memesh; print(sorted(m for m in ('anthropic', 'memesh.memory_command') if m in sys.modules))"
+    probe = "import sys, memesh; print(sorted(m for m in ('anthropic', 'memesh.app.memory_tool') if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 

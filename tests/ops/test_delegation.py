@@ -8,10 +8,10 @@ from typing import Any
 
 from returns.result import Failure, Success
 
+from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.core import delegation
 from memesh.core.delegation import RecordRequest, record_name
-from memesh.dispatch import call
 from memesh.errors import ErrorCode
 from memesh.ops.delegation import record, verify
 from memesh.store.sqlite import SqliteStore

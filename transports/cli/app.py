@@ -18,8 +18,7 @@ from cyclopts.exceptions import CycloptsError, MissingArgumentError, UnusedCliTo
 
 from memesh import __version__
 from memesh.transports.cli.commands import config as config_commands
-from memesh.transports.cli.commands import data
-from memesh.transports.cli.commands import delegation, hermes
+from memesh.transports.cli.commands import data, delegation, hermes
 from memesh.transports.cli.exits import FAILED, OK, usage
 from memesh.transports.cli.params import Int, Many, OptionalInt, Switch, Text
 

@@ -43,7 +43,7 @@ DEFERRED = (
     "memesh.ops.delegation",
     "memesh.core.hermes_capture",
     "memesh.ops.hermes",
-    "memesh.memory_command",
+    "memesh.app.memory_tool",
     "memesh.ops.memory_tool",
     "anthropic",
 )

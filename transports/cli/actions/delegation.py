@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from memesh.app.dispatch import guarded
 from memesh.core.delegation import ENVELOPE_MAX_BYTES, RecordRequest
 from memesh.errors import MemeshError
 from memesh.ops import delegation
@@ -18,11 +19,11 @@ _READ_CHUNK = 1 << 20
 def record(
     envelope: str,
     prompt_file: str,
+    *,
     source: str,
     allow_tool: list[str] | None,
     verdict: str,
     follow_up: str | None,
-    *,
     as_json: bool,
 ) -> int:
     """Read at most 4 MiB + 1 byte of the envelope (so an oversized one is refused, not loaded) and hash the prompt."""
@@ -43,7 +44,7 @@ def record(
         verdict=verdict,  # type: ignore[arg-type]  # one of the three: checked by the declaration
         follow_up=follow_up,
     )
-    result = on_store(lambda store: delegation.record(store, request, ctx=cli_context()))
+    result = on_store(lambda store: guarded(lambda: delegation.record(store, request, ctx=cli_context())))
     return report(result, as_json=as_json, text=_recorded)
 
 
@@ -54,5 +55,5 @@ def _recorded(answer: dict[str, Any]) -> str:
 
 
 def verify(name: str, verdict: str, note: str | None, *, as_json: bool) -> int:
-    result = on_store(lambda store: delegation.verify(store, name, verdict, note, ctx=cli_context()))
+    result = on_store(lambda store: guarded(lambda: delegation.verify(store, name, verdict, note, ctx=cli_context())))
     return report(result, as_json=as_json, text=lambda a: f"{a['name']}: verdict {a['verdict']}, trust {a['trust']}.")

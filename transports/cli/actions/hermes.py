@@ -36,7 +36,9 @@ def _input(session: str | None) -> Result[dict[str, Any], MemeshError]:
 
 def _run(session: str | None, operation: Operation) -> int:
     ctx = CallContext(source_host=rules.SOURCE_HOST, agent_view=True)
-    result = _input(session).bind(lambda body: on_store(lambda store: operation(store, session, body, ctx=ctx)))
+    result = _input(session).bind(
+        lambda body: on_store(lambda store: dispatch.guarded(lambda: operation(store, session, body, ctx=ctx)))
+    )
     match result:
         case Failure(error):
             return fail(error, as_json=False)

@@ -54,7 +54,9 @@ def record(
         return usage(f"--verdict must be unreviewed, accepted or rejected, not {verdict!r}")
     from memesh.transports.cli.actions import delegation as actions
 
-    return actions.record(envelope, prompt_file, source, allow_tool, verdict, follow_up, as_json=json_)
+    return actions.record(
+        envelope, prompt_file, source=source, allow_tool=allow_tool, verdict=verdict, follow_up=follow_up, as_json=json_
+    )
 
 
 @delegation.command

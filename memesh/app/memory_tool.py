@@ -38,8 +38,9 @@ def handle_memory_command(command: object, *, db_path: str | os.PathLike[str] | 
     field. The database is the CLI's (`MEMESH_DB_PATH`, else `~/.memesh/knowledge-graph.db`) unless `db_path` names
     one. A refusal is `is_error: True` with the reason; nothing is written then. No result names a path of this
     machine."""
+    from memesh.app.database import StoreError, open_database
+    from memesh.app.dispatch import guarded
     from memesh.ops.memory_tool import memory_command
-    from memesh.store.sqlite import StoreError, open_store
 
     match storable_input(command):
         case Failure(problem):
@@ -47,14 +48,16 @@ def handle_memory_command(command: object, *, db_path: str | os.PathLike[str] | 
         case Success(checked):
             pass
     try:
-        store = open_store(Path(db_path) if db_path is not None else None)
+        store = open_database(Path(db_path) if db_path is not None else None)
     except StoreError as exc:
         return _error(f"Error: the memory store is unavailable ({exc.reason}).")
+    ctx = CallContext(source_host=SOURCE_HOST, agent_view=True)
     try:
-        result = memory_command(store, checked, ctx=CallContext(source_host=SOURCE_HOST, agent_view=True))
+        # A database failure (locked, full, damaged) becomes its translated message, which names no path.
+        result = guarded(lambda: memory_command(store, checked, ctx=ctx))
     except Exception as exc:
-        # The result goes to a model over the wire: a store failure (a lock held too long, a full disk) becomes a
-        # tool error naming only its kind, never the exception text, which can hold this machine's paths.
+        # Anything else is a bug; the result still goes to a model over the wire, so it names only the exception's
+        # kind, never its text, which could hold this machine's paths.
         return _error(f"Error: the memory store could not complete this command ({type(exc).__name__}).")
     finally:
         store.close()
@@ -62,5 +65,5 @@ def handle_memory_command(command: object, *, db_path: str | os.PathLike[str] | 
         case Success(text):
             return {"content": text, "is_error": False}
         case Failure(problem):
-            return _error(problem.message)
+            return _error(problem.message if problem.message.startswith("Error:") else f"Error: {problem.message}")
     raise AssertionError("a Result is Success or Failure")
