@@ -167,3 +167,12 @@ def test_the_async_tool_performs_and_refuses_like_the_sync_one(tmp_path: Path) -
         return await tool.call({"command": "view", "path": "/memories/team/a.md"})
 
     assert anyio.run(scenario).endswith("     1\tone")
+
+
+def test_the_memory_tool_delegation_and_hermes_are_on_no_mcp_tool_or_http_route() -> None:
+    from memesh.app.registry import BY_NAME
+    from memesh.transports.http.routes import ROUTES
+
+    assert not {"memory", "delegation", "hermes"} & set(BY_NAME)
+    paths = [getattr(route, "path", "") for route in ROUTES]
+    assert not [path for path in paths if any(word in path for word in ("memory", "delegation", "hermes", "memories"))]
