@@ -32,6 +32,7 @@ TURN_TIMEOUT_SECONDS = 30.0
 SESSION_TIMEOUT_SECONDS = 20.0  # session capture runs synchronously at a boundary, just before shutdown
 TURN_QUEUE_MAX = 8  # turns waiting for capture; a full queue drops the turn (logged), never blocks Hermes
 RECALL_LIMIT = 5
+RECALL_QUERY_CHARS = 2000  # the user's message is the query; its opening is what recall needs
 _SESSION_UNSAFE = re.compile(r"[^A-Za-z0-9._:-]")
 
 
@@ -89,7 +90,7 @@ class MemeshMemoryProvider(MemoryProvider):
             return ""
         answer = self._run(
             ["recall", "--session", session_arg(session_id or self._session_id)],
-            {"query": query, "limit": RECALL_LIMIT},
+            {"query": query[:RECALL_QUERY_CHARS], "limit": RECALL_LIMIT},
             RECALL_TIMEOUT_SECONDS,
         )
         context = answer.get("context") if answer else None
@@ -179,7 +180,9 @@ class MemeshMemoryProvider(MemoryProvider):
                 [binary, "hermes", *args],
                 input=json.dumps(payload),
                 capture_output=True,
-                text=True,
+                encoding="utf-8",
+                errors="replace",
+                env={**os.environ, "PYTHONIOENCODING": "utf-8"},
                 timeout=timeout,
                 check=False,
             )

@@ -105,9 +105,11 @@ def _folder(namespace: str, listed: list[Listed]) -> str:
     return "\n".join(lines)
 
 
-def _write(store: MemoryToolStore, existing: Entity | None, where: File, lines: list[str], ctx: CallContext) -> int:
+def _write(
+    store: MemoryToolStore, existing: Entity | None, where: File, lines: list[str], ctx: CallContext
+) -> tuple[str, ...]:
     """Store `lines` as the memory's whole content through remember's rules (provenance, history of the version
-    replaced, tags and type kept); returns how many lines were stored."""
+    replaced, tags and type kept); returns the observations as stored (cleaned, a repeated line kept once)."""
     request = remembering.Resolved(
         name=where.name,
         type=None if existing else NEW_MEMORY_TYPE,
@@ -122,7 +124,7 @@ def _write(store: MemoryToolStore, existing: Entity | None, where: File, lines: 
     current = replace(existing, status=ACTIVE) if existing and existing.status == ARCHIVED else existing
     plan = remembering.plan(current, request, set(), now=ctx.now, source_host=ctx.source_host).unwrap()
     store.save(plan.write)
-    return len(plan.write.observations)
+    return plan.write.observations
 
 
 def _create(store: MemoryToolStore, where: File, text: str, ctx: CallContext) -> Result[str, MemeshError]:
@@ -142,7 +144,7 @@ def _create(store: MemoryToolStore, where: File, text: str, ctx: CallContext) ->
                     "Edit it there, or choose another name."
                 )
             )
-        stored = _write(store, existing, where, lines, ctx)
+        stored = len(_write(store, existing, where, lines, ctx))
     message = f"File created successfully at: {where.path}"
     blank = sum(1 for line in text.removesuffix("\n").split("\n") if not line.strip())
     if blank:
@@ -169,11 +171,10 @@ def _edit(
                 return refused
             case Success(edit):
                 pass
-        _write(store, entity, where, edit.observations, ctx)
-        stored = store.find(where.name)
+        stored = _write(store, entity, where, edit.observations, ctx)
     return Success(
         "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n"
-        + memory_lines.snippet(stored.observations if stored else [], edit.line)
+        + memory_lines.snippet(list(stored), edit.line)
     )
 
 
