@@ -97,3 +97,13 @@ class Filters:
     tag: str | None = None
     namespace: str | None = None
     include_archived: bool = False
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One active memory in a namespace listing (the memory tool's directory view): no observations, no access."""
+
+    name: str
+    type: str
+    size: int  # characters of its rendered file (observations joined by newlines)
+    tags: tuple[str, ...]

@@ -16,8 +16,7 @@ from memesh.core.clean import clean_all
 from memesh.core.memory_commands import Create, Delete, Insert, Rename, StrReplace, View, parse
 from memesh.core.memory_paths import ROOT, File, Folder, Location, Root, file_path, shown
 from memesh.errors import MemeshError
-from memesh.model import ACTIVE, ARCHIVED, NAMESPACES, Entity, EntityWrite, iso_time
-from memesh.store.sqlite_memory_files import Listed
+from memesh.model import ACTIVE, ARCHIVED, NAMESPACES, Entity, EntityWrite, Listed, iso_time
 
 NEW_MEMORY_TYPE = "note"
 LISTING_HEADER = "Here're the files and directories up to 2 levels deep in {path}, excluding hidden items:"

@@ -6,21 +6,11 @@ here counts an access (which would flatten the ranking's frequency and recency s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from memesh.model import Listed
 from memesh.store.sqlite_base import _dumps
 from memesh.store.sqlite_writes import SqliteWrites
-
-
-@dataclass(frozen=True)
-class Listed:
-    """One active memory in a namespace listing: what a directory view shows of it."""
-
-    name: str
-    type: str
-    size: int  # characters of its rendered file (observations joined by newlines)
-    tags: tuple[str, ...]
 
 
 class SqliteMemoryFiles(SqliteWrites):
