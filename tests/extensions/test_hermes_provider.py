@@ -1,8 +1,11 @@
 """The Hermes Agent plugin against Hermes's MemoryProvider contract, loaded the way Hermes loads a user plugin.
 
-The `hermes-agent` package is not a test dependency (it pulls a whole agent runtime), so `agent.memory_provider` is
-a stand-in written from Hermes Agent's documented interface: the same abstract members, and the optional hooks with
-the same signatures, concrete no-ops as in Hermes. The plugin then runs the real `memesh` command.
+The `hermes-agent` package is not a test dependency (it pins a whole agent runtime, pydantic and rich among it, at
+versions that conflict with ours), so `agent.memory_provider` is a stand-in written from Hermes Agent's interface:
+the same abstract members (name, is_available, initialize, get_tool_schemas) and the optional hooks with the same
+signatures, concrete no-ops as in Hermes. The plugin was also loaded once against the real module from the
+hermes-agent 0.19.0 wheel (it imports only the standard library): registered, instantiated, every override's
+signature accepting the base's. The plugin then runs the real `memesh` command.
 """
 
 from __future__ import annotations
