@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
 from returns.result import Failure, Success
 
 from memesh.core import memory_lines
@@ -102,3 +104,23 @@ def test_a_memory_past_100_lines_or_a_line_past_10000_characters_is_refused() ->
 
 def test_blank_lines_of_written_text_are_not_memories() -> None:
     assert memory_lines.file_lines("a\n\n  \nb\n") == ["a", "b"]
+
+
+_line = st.text(st.characters(blacklist_characters="\n", blacklist_categories=["Cs"]), min_size=1, max_size=12).filter(
+    str.strip
+)
+
+
+@given(st.lists(_line, min_size=1, max_size=8), st.data())
+def test_str_replace_renders_exactly_the_text_replaced(observations: list[str], data: st.DataObject) -> None:
+    body = memory_lines.render(observations)
+    start = data.draw(st.integers(0, len(body) - 1))
+    old = body[start : data.draw(st.integers(start + 1, len(body)))]
+    new = data.draw(st.text(st.characters(blacklist_categories=["Cs"]), max_size=10))
+    match memory_lines.str_replace(PATH, observations, old, new):
+        case Success(edit):
+            expected = [line for line in body.replace(old, new, 1).split("\n") if line.strip()]
+            assert memory_lines.render(edit.observations).split("\n") == (expected or [""])
+        case Failure(error):  # ambiguous (overlapping occurrences count too) or too big
+            overlapping = sum(1 for index in range(len(body)) if body.startswith(old, index))
+            assert overlapping > 1 or error.code == ErrorCode.BAD_BODY
