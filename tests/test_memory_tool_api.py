@@ -60,9 +60,9 @@ def readme_example() -> Callable[..., list[Any]]:
     return chat
 
 
-def test_importing_memesh_loads_neither_anthropic_nor_the_memory_tool() -> None:
+def test_importing_memesh_loads_neither_anthropic_nor_the_memory_tool(tmp_path: Path) -> None:
     probe = "import sys, memesh; print(sorted(m for m in ('anthropic', 'memesh.app.memory_tool') if m in sys.modules))"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert done.stdout.strip() == "[]"
 
 
@@ -176,3 +176,31 @@ def test_the_memory_tool_delegation_and_hermes_are_on_no_mcp_tool_or_http_route(
     assert not {"memory", "delegation", "hermes"} & set(BY_NAME)
     paths = [getattr(route, "path", "") for route in ROUTES]
     assert not [path for path in paths if any(word in path for word in ("memory", "delegation", "hermes", "memories"))]
+
+
+INSERTER = """
+import sys
+from memesh import handle_memory_command
+for i in range(15):
+    r = handle_memory_command({"command": "insert", "path": "/memories/team/log.md", "insert_line": 0,
+                               "insert_text": f"{sys.argv[1]} {i}"}, db_path=sys.argv[2])
+    assert not r["is_error"], r
+"""
+
+
+def test_two_processes_inserting_into_one_memory_lose_no_line(tmp_path: Path) -> None:
+    db = tmp_path / "kg.db"
+    handle_memory_command({"command": "create", "path": "/memories/team/log.md", "file_text": "start"}, db_path=db)
+    writers = [
+        # Run from the test's folder: the repository's bare memesh/ folder must not shadow the installed package.
+        subprocess.Popen(
+            [sys.executable, "-c", INSERTER, name, str(db)], cwd=tmp_path, stderr=subprocess.PIPE, text=True
+        )
+        for name in ("a", "b")
+    ]
+    for writer in writers:
+        _, err = writer.communicate(timeout=120)
+        assert writer.returncode == 0, err
+    shown = handle_memory_command({"command": "view", "path": "/memories/team/log.md"}, db_path=db)["content"]
+    lines = {line.split("\t", 1)[1] for line in shown.splitlines()[1:]}
+    assert lines == {"start"} | {f"{name} {i}" for name in ("a", "b") for i in range(15)}
