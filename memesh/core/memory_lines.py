@@ -11,15 +11,19 @@ Edits are planned here as plain values: what the observation list becomes, or wh
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from returns.result import Failure, Result, Success
 
 from memesh.errors import MemeshError
+from memesh.schema import facts
 
 LINE_WIDTH = 6  # line numbers as the Anthropic SDK's own memory tool prints them: right-aligned in 6, then a tab
 VIEW_MAX_CHARS = 16_000  # a view longer than this is cut at a line, and says how to read on
-MAX_LINES = 100  # observations a memory may hold, as remember's schema allows
-LINE_MAX_CHARS = 10_000  # characters one observation may hold, as remember's schema allows
+# A memory holds what remember lets one hold: at most this many observations, each at most this long.
+_OBSERVATIONS: Final = facts.field("tools/remember.input", "observations")
+MAX_LINES: Final[int] = _OBSERVATIONS["maxItems"]
+LINE_MAX_CHARS: Final[int] = _OBSERVATIONS["items"]["maxLength"]
 
 
 def render(observations: list[str]) -> str:

@@ -16,10 +16,11 @@ from returns.result import Failure, Result, Success
 from memesh.core.clean import clean_name, redact, strip_controls
 from memesh.errors import MemeshError
 from memesh.model import NAMESPACES
+from memesh.schema import facts
 
 ROOT: Final = "/memories"
 SUFFIX: Final = ".md"
-NAME_MAX = 255  # the same bound remember's schema puts on a name
+NAME_MAX: Final[int] = facts.field("tools/remember.input", "name")["maxLength"]  # a name as remember bounds it
 
 # Exactly the three characters a name is written with in a file name; `%` first, so decoding is its inverse.
 _ENCODED: Final = (("%", "%25"), ("/", "%2F"), ("\\", "%5C"))
