@@ -44,13 +44,14 @@ def cli_context() -> CallContext:
 
 def on_store(action: Callable[[SqliteStore], Result[T, MemeshError]]) -> Result[T, MemeshError]:
     """`action` run on the opened database (closed afterwards); Failure(operation.failed) naming the file when it
-    will not open (the person at this machine is told which one), so --json prints a failure body for it too."""
+    will not open (the person at this machine is told which one), so --json prints a failure body for it too.
+    A database failure inside `action` is translated as on every surface (`dispatch.guarded`)."""
     try:
         store = open_store()
     except StoreError as exc:
         return Failure(MemeshError.failed(f"memesh cannot open its database: {exc}"))
     try:
-        return action(store)
+        return dispatch.guarded(lambda: action(store))
     finally:
         store.close()
 
