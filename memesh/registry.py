@@ -90,6 +90,8 @@ TOOLS: tuple[Tool, ...] = (
         idempotent=True,
         http_post=False,
     ),
+    # message sends and records receipts (never deletes); a retry with the same idempotency key stores nothing new.
+    Tool("message", "Message another agent", _op("message"), read_only=False, destructive=False, idempotent=True),
 )
 
 BY_NAME = {tool.name: tool for tool in TOOLS}

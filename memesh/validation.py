@@ -245,8 +245,8 @@ def _deref_with(schema: Any, resolve: Any) -> Any:
 def _discriminator(options: list[Mapping[str, Any]], resolve: Any) -> str | None:
     """The property every option pins with `const` (and requires), if there is one: how a value names its option."""
     common: set[str] | None = None
-    for option in options:
-        option = _deref_with(option, resolve)
+    for given in options:
+        option = _deref_with(given, resolve)
         properties = option.get("properties", {}) if isinstance(option, dict) else {}
         pinned = {
             key
