@@ -17,7 +17,7 @@ from cyclopts import App, Parameter
 from cyclopts.exceptions import CycloptsError, MissingArgumentError, UnusedCliTokensError
 
 from memesh import __version__
-from memesh.transports import cli_app_config, cli_app_data
+from memesh.transports import cli_app_config, cli_app_data, cli_app_message
 from memesh.transports.cli_exit import FAILED, OK, usage
 from memesh.transports.cli_params import Int, Many, OptionalInt, Switch, Text
 
@@ -264,6 +264,7 @@ app.command(cli_app_data.export)
 app.command(cli_app_data.import_, name="import")
 app.command(cli_app_data.reindex)
 app.command(cli_app_config.config)
+app.command(cli_app_message.message)
 
 
 @app.command(name="export-schema")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, unquote
 
+import anyio
 import anyio.to_thread
 from returns.result import Failure, Result, Success
 
@@ -23,6 +24,7 @@ from memesh import dispatch, jsontext
 from memesh.context import CallContext
 from memesh.core.storable import storable_input
 from memesh.errors import ErrorCode, MemeshError
+from memesh.message_wait import HighWater, call_waiting, wait_ms
 from memesh.ops import entities, settings
 from memesh.registry import TOOLS
 from memesh.store.sqlite import SqliteStore, StoreError, open_store
@@ -137,6 +139,8 @@ class MemeshHttpApp:
         self._store: SqliteStore | None = None
         # One SQLite connection per app, so one operation at a time touches it.
         self._lock = threading.Lock()
+        # Waiting message polls look again only when the newest event id grows (memesh.message_wait).
+        self.high_water = HighWater(lambda: self._locked(lambda store: store.message_high_water()))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -195,6 +199,9 @@ class MemeshHttpApp:
         elif method == "POST":
             if route in TOOL_ROUTES:
                 body = decode_json(request.headers.get("content-type"), payload)
+                wait = wait_ms(TOOL_ROUTES[route], body)
+                if wait:
+                    return 200, success(_unwrap(await self._waiting(TOOL_ROUTES[route], body, wait, receive)))
                 return 200, success(_unwrap(await self._run(lambda store: _call(TOOL_ROUTES[route], store, body))))
             if route == "/v1/config":
                 body = decode_json(request.headers.get("content-type"), payload)
@@ -202,6 +209,26 @@ class MemeshHttpApp:
             if route in RETIRED:
                 raise HttpFailure(MemeshError(ErrorCode.ROUTE_RETIRED, RETIRED[route]))
         raise HttpFailure(MemeshError(ErrorCode.ROUTE_NOT_FOUND, f"No route for {request.method} {request.sent_path}"))
+
+    async def _waiting(self, tool: str, body: Any, wait: int, receive: Receive) -> Result[Any, MemeshError]:
+        """A long poll: sleeps on the event loop between looks (no thread held), and ends when the client leaves."""
+        outcome: list[Result[Any, MemeshError]] = []
+
+        async with anyio.create_task_group() as group:
+
+            async def until_disconnect() -> None:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                group.cancel_scope.cancel()  # the client went away: stop waiting, nothing is left listening
+
+            group.start_soon(until_disconnect)
+            outcome.append(
+                await call_waiting(lambda: self._run(lambda store: _call(tool, store, body)), wait, self.high_water)
+            )
+            group.cancel_scope.cancel()
+        if not outcome:
+            raise Disconnected
+        return outcome[0]
 
     async def _list(self, request: Request) -> Any:
         entity_type = _param(request, "type") or None

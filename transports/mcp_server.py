@@ -19,7 +19,8 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 import memesh
-from memesh.context import CallContext, clean_host
+from memesh.context import CallContext, clean_host, session_from_environment
+from memesh.message_wait import call_waiting, wait_ms
 from memesh.transports.mcp_backend import Backend
 from memesh.transports.mcp_drain import AnsweringWriter, DrainingReader, Inflight
 from memesh.transports.mcp_results import client_name, tool_listing
@@ -52,9 +53,23 @@ def build_server(backend: Backend) -> Server[Backend]:
     async def call_tool(
         ctx: ServerRequestContext[Backend], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        call_ctx = CallContext(source_host=clean_host(client_name(ctx), DEFAULT_HOST), agent_view=True)
+        call_ctx = CallContext(
+            source_host=clean_host(client_name(ctx), DEFAULT_HOST),
+            agent_view=True,
+            caller_session=session_from_environment(),
+        )
+        backend = ctx.lifespan_context
+        wait = wait_ms(params.name, params.arguments)
+        if wait:
+            # A long poll waits on the event loop between looks, holding neither a thread nor the store.
+            outcome = await call_waiting(
+                lambda: anyio.to_thread.run_sync(backend.run, params.name, params.arguments, call_ctx),
+                wait,
+                backend.high_water,
+            )
+            return backend.answer(params.name, outcome)
         # The store is synchronous SQLite: a call runs in a worker thread so the event loop keeps serving.
-        return await anyio.to_thread.run_sync(ctx.lifespan_context.call, params.name, params.arguments, call_ctx)
+        return await anyio.to_thread.run_sync(backend.call, params.name, params.arguments, call_ctx)
 
     return Server(
         SERVER_NAME,

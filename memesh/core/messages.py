@@ -111,3 +111,24 @@ def conflict(what: str, key: str) -> MemeshError:
         f"idempotency_conflict: idempotency_key {key!r} was already used for a different {what}",
         {"idempotency_key": key},
     )
+
+
+def parse_cutoff(text: str) -> Result[str, MemeshError]:
+    """An ISO timestamp as stored times are written (UTC, milliseconds, `Z`); a time without a zone is UTC."""
+    from datetime import UTC, datetime
+
+    from memesh.model import iso_time
+
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return Failure(MemeshError.bad_body(f"cutoff: not an ISO timestamp: {text!r} (e.g. 2026-11-01T00:00:00Z)"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return Success(iso_time(moment))
+
+
+def batch_size(value: int) -> Result[int, MemeshError]:
+    if not 1 <= value <= 1000:
+        return Failure(MemeshError.bad_body(f"batch-size: must be between 1 and 1000, got {value}"))
+    return Success(value)
