@@ -33,7 +33,7 @@ def _empty(result: Any) -> bool:
     return isinstance(result, Success) and not result.unwrap().get("events")
 
 
-def _timed_out(result: Any) -> Any:
+def _timed_out(result: Result[Any, MemeshError]) -> Result[Any, MemeshError]:
     return Success({**result.unwrap(), "timed_out": True}) if _empty(result) else result
 
 

@@ -132,3 +132,22 @@ def batch_size(value: int) -> Result[int, MemeshError]:
     if not 1 <= value <= 1000:
         return Failure(MemeshError.bad_body(f"batch-size: must be between 1 and 1000, got {value}"))
     return Success(value)
+
+
+def inbox_notice(unread: int, seen: bool, recipient: str, project: str) -> str | None:
+    """The briefing's line for an exact recipient: what waits, or — at zero — whether this id was ever seen here.
+
+    None when a known inbox is simply empty. A typo'd recipient must not read as a healthy, quiet inbox.
+    """
+    if unread:
+        noun = "message" if unread == 1 else "messages"
+        return (
+            f'{unread} {noun} waiting for "{recipient}" in project "{project}": poll with this project and recipient, '
+            "fetch each message_id, then record intake (fetching alone does not end this reminder)."
+        )
+    if not seen:
+        return (
+            f'No messages for "{recipient}" in project "{project}" — and this recipient id has never been seen in '
+            "this project (no delivery, no live connection). Check the spelling."
+        )
+    return None
