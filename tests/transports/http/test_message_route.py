@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -95,23 +96,23 @@ def test_many_waiting_polls_hold_no_thread_each_and_all_wake_on_one_send(db_file
 
 def test_a_waiting_poll_ends_when_the_client_disconnects(db_file: Path) -> None:
     app = create_app(db_path=db_file)
-    sent: list[dict[str, Any]] = []
+    sent: list[MutableMapping[str, Any]] = []
     disconnected = anyio.Event()
 
     async def go() -> None:
         body = b'{"action":"poll","project":"p","recipient":"r","wait_ms":30000}'
         messages = [{"type": "http.request", "body": body, "more_body": False}]
 
-        async def receive() -> dict[str, Any]:
+        async def receive() -> Any:
             if messages:
                 return messages.pop()
             await disconnected.wait()
             return {"type": "http.disconnect"}
 
-        async def send(message: dict[str, Any]) -> None:
+        async def send(message: MutableMapping[str, Any]) -> None:
             sent.append(message)
 
-        scope = {
+        scope: dict[str, Any] = {
             "type": "http",
             "method": "POST",
             "path": "/v1/message",
