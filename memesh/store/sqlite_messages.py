@@ -299,6 +299,31 @@ class SqliteMessages(SqliteBase):
         ).fetchone()
         return bool(row[0])
 
+    # --- project rename (memesh kg rename-project) --------------------------------------------------------------
+
+    def rename_message_project(self, old: str, new: str) -> dict[str, int]:
+        """Move every message row scoped to `old` into `new` (the caller's transaction).
+
+        A message whose idempotency scope (new project, sender, key) is already taken there is left in place, with
+        its delivery, events and receipts, and counted: never deleted. Returns what moved and what was left.
+        """
+        taken = self.conn.execute(
+            "SELECT m.message_id FROM agent_messages m WHERE m.project = ? AND EXISTS (SELECT 1 FROM agent_messages o "
+            "WHERE o.project = ? AND o.sender = m.sender AND o.idempotency_key = m.idempotency_key)",
+            (old, new),
+        ).fetchall()
+        left = [str(row[0]) for row in taken]
+        skip = f"AND message_id NOT IN ({','.join('?' * len(left))})" if left else ""
+        moved = {}
+        for table in ("agent_messages", "agent_deliveries", "agent_message_events"):
+            cursor = self.conn.execute(f"UPDATE {table} SET project = ? WHERE project = ? {skip}", (new, old, *left))
+            moved[table] = cursor.rowcount
+        # Cursors are positions in an inbox: an old project's cursor keeps its position under the new name, unless
+        # the same inbox there already has one for that position.
+        self.conn.execute("UPDATE OR IGNORE agent_message_cursors SET project = ? WHERE project = ?", (new, old))
+        self.conn.execute("UPDATE agent_sessions SET project = ? WHERE project = ?", (new, old))
+        return {"messages_moved": moved["agent_messages"], "messages_left_in_place": len(left)}
+
     # --- storage accounting and retention ----------------------------------------------------------------------
 
     def message_storage_report(self, cutoff: str) -> dict[str, Any]:

@@ -289,3 +289,17 @@ def test_unread_deliveries_counts_until_intake(msg: Caller) -> None:
     assert msg.store.unread_deliveries("reviewer", PROJECT) == 2  # fetching alone does not end the reminder
     msg.ok("message", {"action": "intake", **base, "idempotency_key": "i", "intake_state": "fetched"})
     assert msg.store.unread_deliveries("reviewer", PROJECT) == 1
+
+
+def test_renaming_a_project_carries_its_messages_and_leaves_collisions_in_place(msg: Caller) -> None:
+    moved = msg.ok("message", send(msg, "a"))
+    msg.ok("message", send(msg, "b"))
+    msg.ok("message", send(msg, "b", project="new~" + "9" * 32))  # the same idempotency scope in the destination
+    with msg.store.transaction():
+        counts = msg.store.rename_message_project(PROJECT, "new~" + "9" * 32)
+    assert counts == {"messages_moved": 1, "messages_left_in_place": 1}
+    fetched = msg.ok(
+        "message",
+        {"action": "fetch", "project": "new~" + "9" * 32, "recipient": "reviewer", "message_id": moved["message_id"]},
+    )
+    assert fetched["project"] == "new~" + "9" * 32
