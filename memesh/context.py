@@ -24,7 +24,7 @@ def clean_host(name: str | None, default: str) -> str:
 
 
 def _current_project() -> str:
-    from memesh.project import current_project  # runs git: only when an operation needs the project
+    from memesh.adapters.project_git import current_project  # runs git: only when an operation needs the project
 
     return current_project()
 

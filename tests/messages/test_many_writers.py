@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from memesh.app.dispatch import call
 from memesh.context import CallContext
-from memesh.dispatch import call
 from memesh.store.sqlite import open_store
 
 WRITER = Path(__file__).with_name("writer.py")

@@ -105,8 +105,8 @@ def over_cli(db: str, keys: list[str]) -> list[tuple[str, str, str]]:
 
 def direct(db: str, keys: list[str]) -> list[tuple[str, str, str]]:
     """Through dispatch on this process's own connection, as fast as it goes (the SIGKILL test)."""
+    from memesh.app.dispatch import call
     from memesh.context import CallContext
-    from memesh.dispatch import call
     from memesh.store.sqlite import open_store
 
     store = open_store(Path(db))

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from memesh.app.dispatch import call
 from memesh.context import CallContext
-from memesh.dispatch import call
 from memesh.errors import ErrorCode
 from memesh.router.adapter import HostAdapter
 from memesh.router.client import RouterClient

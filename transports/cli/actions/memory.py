@@ -1,0 +1,270 @@
+"""The CLI's commands once their flags are parsed: build the tool's input, call it through dispatch, print.
+
+Imported only when a command runs, so `memesh --help` and a mistyped command do not pay for the store and the
+operations.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from returns.result import Failure, Result, Success
+
+from memesh.app import dispatch
+from memesh.app.database import Database as SqliteStore
+from memesh.app.database import StoreError
+from memesh.app.database import open_database as open_store
+from memesh.app.registry import REMEMBER_DERIVED_TITLE
+from memesh.context import CallContext
+from memesh.errors import MemeshError
+from memesh.transports.cli import render
+from memesh.transports.cli.exits import FAILED, OK, dumps, fail, usage
+
+SOURCE_HOST = "cli"
+TYPE_WITH_NAME = (
+    "type: --type is required with --name (except on a --replace of a memory that exists, which keeps its type)"
+)
+T = TypeVar("T")
+
+
+def _err(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def cli_context() -> CallContext:
+    """The context of a CLI call.
+
+    agent_view: what the CLI prints goes into an agent's context as often as to a person, so recall is capped.
+    """
+    return CallContext(source_host=SOURCE_HOST, agent_view=True)
+
+
+def on_store(action: Callable[[SqliteStore], Result[T, MemeshError]]) -> Result[T, MemeshError]:
+    """`action` run on the opened database (closed afterwards); Failure(operation.failed) naming the file when it
+    will not open (the person at this machine is told which one), so --json prints a failure body for it too."""
+    try:
+        store = open_store()
+    except StoreError as exc:
+        return Failure(MemeshError.failed(f"memesh cannot open its database: {exc}"))
+    try:
+        return action(store)
+    finally:
+        store.close()
+
+
+def call_tool(name: str, arguments: dict[str, Any]) -> Result[Any, MemeshError]:
+    """The tool's Result, called as an agent would see it."""
+    return on_store(lambda store: dispatch.call(name, store, arguments, cli_context()))
+
+
+def report(result: Result[T, MemeshError], *, as_json: bool, text: Callable[[T], str]) -> int:
+    """Print a tool's answer (JSON, or `text` of it for people) and give the exit code; failures go to `fail`."""
+    match result:
+        case Failure(error):
+            return fail(error, as_json=as_json)
+        case Success(output):
+            print(dumps(output) if as_json else text(output))
+            return OK
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def remember(
+    text: str | None,
+    *,
+    name: str | None,
+    entity_type: str | None,
+    title: str | None,
+    observations: list[str] | None,
+    tags: list[str] | None,
+    namespace: str | None,
+    supersedes: list[str] | None,
+    contradicts: list[str] | None,
+    replace: bool,
+    as_json: bool,
+) -> int:
+    """`memesh remember`: the note form for text alone, else a structured request; exit 1 if a relation failed."""
+    if replace and name is None:
+        return usage("--replace requires --name: a name derived from the text changes with it, so it names nothing")
+    if text is None and name is None:
+        return usage('give the text to remember (memesh remember "…"), or --name and --type with --obs')
+    if name is not None and entity_type is None and not replace:  # in the flags' words, on every path
+        return fail(MemeshError.bad_body(TYPE_WITH_NAME), as_json=as_json)
+    arguments: dict[str, Any] = {}
+    if text is not None and observations is None and title is None:
+        # The note form, under the name given if any: a note sent to a memory that exists appends to it and keeps
+        # its title (with --replace it rewrites it, title included).
+        arguments["note"] = text
+        if name is not None:
+            arguments["name"] = name
+        title_derived = True
+    elif text is not None:
+        from memesh.core.quicktext import from_text  # the remember rules: not loaded for recall
+
+        match from_text(text, name=name, entity_type=entity_type, title=title, observations=observations or []):
+            case Failure(error):
+                return fail(error, as_json=as_json)
+            case Success(shaped):
+                pass
+        fields = {"name": shaped.name, "type": shaped.type, "title": shaped.title}
+        arguments.update({key: value for key, value in fields.items() if value is not None})
+        if shaped.observations:
+            arguments["observations"] = shaped.observations
+        title_derived = shaped.title_derived
+    else:
+        fields = {"name": name, "title": title, "observations": observations}
+        arguments.update({key: value for key, value in fields.items() if value is not None})
+        title_derived = False
+    if entity_type is not None:
+        arguments["type"] = entity_type
+    if tags is not None:
+        arguments["tags"] = tags
+    if namespace is not None:
+        arguments["namespace"] = namespace
+    relations = [{"to": to, "type": "supersedes"} for to in supersedes or []]
+    relations += [{"to": to, "type": "contradicts"} for to in contradicts or []]
+    if relations:
+        arguments["relations"] = relations
+    if replace:
+        arguments["replace"] = True
+
+    if text is not None and name is not None and not replace and "note" not in arguments and title_derived:
+        result = on_store(lambda store: dispatch.run(REMEMBER_DERIVED_TITLE, store, arguments, cli_context()))
+    else:
+        result = call_tool("remember", arguments)
+    match result:
+        case Failure(error):
+            return fail(error, as_json=as_json)
+        case Success(output):
+            pass
+    if as_json:
+        print(dumps(output))
+    else:
+        print("\n".join(render.remember_lines(output, namespace=namespace, title_derived=title_derived)))
+    # The consequence asked for (an archive, a stated conflict) did not happen: said on stderr, and not a success.
+    errors = render.relation_error_lines(output)
+    for line in errors:
+        _err(line)
+    return FAILED if errors else OK
+
+
+def recall(
+    query: str | None,
+    *,
+    tag: str | None,
+    limit: int | None,
+    include_archived: bool,
+    namespace: str | None,
+    cross_project: bool,
+    as_json: bool,
+) -> int:
+    """`memesh recall`: the capped envelope as JSON, or the ranked memories for people."""
+    fields = {"query": query, "tag": tag, "limit": limit, "namespace": namespace}
+    arguments: dict[str, Any] = {key: value for key, value in fields.items() if value is not None}
+    if include_archived:
+        arguments["include_archived"] = True
+    if cross_project:
+        arguments["cross_project"] = True
+    searched = bool(query)
+    return report(
+        call_tool("recall", arguments),
+        as_json=as_json,
+        text=lambda envelope: "\n".join(render.recall_lines(envelope, searched=searched)),
+    )
+
+
+def forget(name: str, *, observation: str | None, as_json: bool) -> int:
+    """`memesh forget`: exit 0 only when something was archived or removed."""
+    arguments: dict[str, Any] = {"name": name}
+    if observation is not None:
+        arguments["observation"] = observation
+    result = call_tool("forget", arguments)
+    match result:
+        case Success(output) if output.get("already_archived"):
+            # Archiving what is archived already changes nothing, and the exit code says so, as for a miss.
+            if as_json:
+                print(dumps(output))
+            else:
+                _err(f"Error: {render.forget_line(output)}")
+            return FAILED
+    return report(result, as_json=as_json, text=render.forget_line)
+
+
+def export_schema(output_format: str) -> int:
+    """`memesh export-schema`: every tool as an OpenAI function definition, indented JSON on stdout."""
+    from memesh.app.openai_export import FORMATS, openai_tools
+
+    if output_format not in FORMATS:
+        _err(f"Unknown format: {output_format}. Available: {', '.join(FORMATS)}")
+        return FAILED
+    print(json.dumps(openai_tools(), indent=2, ensure_ascii=False))
+    return OK
+
+
+def learn(
+    *,
+    error: str,
+    fix: str,
+    root_cause: str | None,
+    prevention: str | None,
+    severity: str | None,
+    project: str | None,
+    as_json: bool,
+) -> int:
+    """`memesh learn`: the lesson's name, or its failure."""
+    fields = {"root_cause": root_cause, "prevention": prevention, "severity": severity, "project": project}
+    arguments = {"error": error, "fix": fix, **{key: value for key, value in fields.items() if value is not None}}
+    return report(
+        call_tool("learn", arguments), as_json=as_json, text=lambda output: f"Lesson recorded: {output['name']}"
+    )
+
+
+def task(
+    *,
+    project: str | None,
+    goal: str | None,
+    next_step: str | None,
+    blocked: str | None,
+    done: str | None,
+    as_json: bool,
+) -> int:
+    """`memesh task`: read the project's state (no field given) or write the fields given."""
+    fields = {"project": project, "goal": goal, "next": next_step, "blocked": blocked, "done": done}
+    from memesh.core.identity import project_label
+
+    return report(
+        call_tool("task_state", {key: value for key, value in fields.items() if value is not None}),
+        as_json=as_json,
+        text=lambda output: "\n".join(render.task_lines(output, project_label(output["project"]))),
+    )
+
+
+def pin(name: str, *, pinned: bool, as_json: bool) -> int:
+    """`memesh pin` / `memesh unpin`: exit 1 when there is no such memory (the JSON then says found: false)."""
+    from memesh.ops.pin import set_pinned
+
+    said = f'📌 Pinned "{name}" — excluded from digest work packages' if pinned else f'📍 Unpinned "{name}"'
+    result = on_store(lambda store: set_pinned(store, name, pinned))
+    if as_json and isinstance(result, Failure):
+        # The spec's payload is exactly {name, pinned, found}, a miss included; the message goes to stderr.
+        print(dumps(result.failure().data))
+        _err(f"Error: {result.failure().message}")
+        return FAILED
+    return report(result, as_json=as_json, text=lambda _: said)
+
+
+def reindex(*, fts: bool, as_json: bool) -> int:
+    """`memesh reindex --fts`: rebuild the keyword index, with a progress bar when a person is watching stderr."""
+    if not fts:
+        return usage("say which index to rebuild: memesh reindex --fts (the keyword index is the only one)")
+    progress = render.ProgressBar("Reindexing", sys.stderr) if sys.stderr.isatty() else None
+    result = on_store(lambda store: Success(store.rebuild_index(progress)))
+    if progress is not None:
+        progress.finish()
+    return report(
+        result.map(lambda count: {"entities": count}),
+        as_json=as_json,
+        text=lambda output: f"Keyword index rebuilt ({output['entities']} entities).",
+    )

@@ -1,0 +1,112 @@
+"""Declarations of `memesh export`, `memesh import` and `memesh reindex`: flags and help only.
+
+Registered on the app by cli.py; each imports its implementation (backup.py, memory.py) when it runs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from cyclopts import Parameter
+
+from memesh.transports.cli.params import Int, Switch
+
+
+def export(
+    *,
+    tag: str | None = None,
+    namespace: str | None = None,
+    limit: Int = 1000,
+    out: Annotated[str | None, Parameter(name=["--out", "-o"])] = None,
+    json_: Switch = False,
+) -> int:
+    """Export memories (archived ones included) as a JSON bundle: to stdout, or to a file with -o.
+
+    The default limit is a subset, not a backup: a larger graph exports the newest --limit memories and says so
+    on stderr. For a full backup, pass a limit above your graph size.
+
+    Parameters
+    ----------
+    tag
+        Only memories with this tag, e.g. project:NAME.
+    namespace
+        Only this namespace: personal, team or global.
+    limit
+        At most this many memories, newest first (default 1000).
+    out
+        Write the bundle to this file instead of stdout (its folder must exist).
+    json_
+        Compact JSON: the bundle on one line, or with -o a one-line summary of what was written.
+    """
+    from memesh.transports.cli.actions import backup
+
+    return backup.export(tag=tag, namespace=namespace, limit=limit, out=out, as_json=json_)
+
+
+def import_(
+    file: str | None = None,
+    /,
+    *,
+    merge: str | None = None,
+    namespace: str | None = None,
+    restore_archived: Switch = False,
+    trust: Switch = False,
+    yes: Switch = False,
+    notes: str | None = None,
+    project: str | None = None,
+    json_: Switch = False,
+) -> int:
+    """Import a JSON bundle made by `memesh export`, or a folder of note files (--notes); exit 1 on any error.
+
+    Imported memories are untrusted (recall finds them; they are not injected into new sessions) unless you
+    restore your OWN backup with --trust.
+
+    Parameters
+    ----------
+    file
+        The JSON file written by `memesh export`.
+    merge
+        What to do with a memory you already have: skip (default), overwrite or append.
+    namespace
+        File every imported memory under this namespace (with overwrite or append, existing ones move too).
+    restore_archived
+        Bring back memories you archived (forgot) that the file names; needs --merge append or overwrite.
+    trust
+        For your own backup only: mark the imported memories trusted, after a [y/N] confirmation.
+    yes
+        Skip the --trust confirmation (needed without a terminal).
+    notes
+        A folder of Markdown note files with frontmatter (one memory per file) instead of a JSON file.
+    project
+        With --notes: the project the memories belong to (default: this directory's project).
+    json_
+        Print the result as JSON.
+    """
+    from memesh.transports.cli.actions import backup
+
+    return backup.import_command(
+        file,
+        merge=merge,
+        namespace=namespace,
+        restore_archived=restore_archived,
+        trust=trust,
+        yes=yes,
+        notes=notes,
+        project=project,
+        as_json=json_,
+    )
+
+
+def reindex(*, fts: Switch = False, json_: Switch = False) -> int:
+    """Rebuild the keyword (FTS5) index from the stored memories; the memories themselves are untouched.
+
+    Parameters
+    ----------
+    fts
+        Rebuild the keyword index (required: it is the one index there is).
+    json_
+        Print {"entities": N} as JSON.
+    """
+    from memesh.transports.cli.actions import memory
+
+    return memory.reindex(fts=fts, as_json=json_)

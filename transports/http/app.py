@@ -1,0 +1,143 @@
+"""The HTTP API: a Starlette app over the route table, behind MeMesh's own edge.
+
+Order on every /v1 request: the origin boundary, then bearer auth (remote listeners only), then the body (POST,
+bounded to 1 MB), then the route. One trailing slash is ignored (`/v1/health/` is `/v1/health`); an unknown route or
+method is `route.not-found`. Every answer carries the security headers, and a HEAD answer carries no body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+
+from memesh.errors import ErrorCode, MemeshError
+from memesh.transports.http import respond
+from memesh.transports.http.body import Disconnected, read_limited
+from memesh.transports.http.boundary import check_bearer, check_origin
+from memesh.transports.http.errors import HttpFailure
+from memesh.transports.http.routes import ROUTES
+from memesh.transports.http.runtime import Runtime
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Any]]
+Send = Callable[[Message], Awaitable[None]]
+
+SECURITY_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"strict-origin-when-cross-origin"),
+]
+
+
+async def _no_route(request: Request, _exc: Exception) -> Response:
+    # Starlette's 404 (no path matched) and 405 (no method matched) are both "no such route" in the spec's terms.
+    path = request.scope.get("raw_path", b"").decode("latin-1").split("?", 1)[0] or request.url.path
+    return respond.refused(MemeshError(ErrorCode.ROUTE_NOT_FOUND, f"No route for {request.method} {path}"))
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for name, value in scope.get("headers", []):
+        headers.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
+    return headers
+
+
+def _without_trailing_slash(scope: Scope) -> Scope:
+    path: str = scope["path"]
+    if len(path) > 1 and path.endswith("/"):
+        scope = dict(scope)
+        scope["path"] = path[:-1]
+        raw = scope.get("raw_path")
+        if raw:
+            head, sep, query = raw.partition(b"?")
+            scope["raw_path"] = (head[:-1] if head.endswith(b"/") and len(head) > 1 else head) + sep + query
+    return scope
+
+
+class MemeshHttpApp:
+    """One listener's app: `remote` listeners require the bearer `token` and skip the loopback Host check."""
+
+    def __init__(self, *, remote: bool = False, token: str | None = None, db_path: Path | None = None) -> None:
+        self.remote = remote
+        self.token = token
+        self.runtime = Runtime(db_path)
+
+        @asynccontextmanager
+        async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+            yield
+            self.close()
+
+        self.router = Starlette(
+            routes=ROUTES,
+            exception_handlers={HTTPException: _no_route},
+            lifespan=lifespan,
+        )
+        self.router.router.redirect_slashes = False
+        self.router.state.runtime = self.runtime
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.router(scope, receive, send)
+            return
+        scope = _without_trailing_slash(scope)
+        head = scope["method"].upper() == "HEAD"
+
+        async def secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = dict(message)
+                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            elif message["type"] == "http.response.body" and head:
+                message = {**message, "body": b""}
+            await send(message)
+
+        try:
+            receive = await self._edge(scope, receive)
+        except Disconnected:
+            return
+        except HttpFailure as refused:
+            await respond.from_failure(refused)(scope, receive, secured)
+            return
+        await self.router(scope, receive, secured)
+
+    async def _edge(self, scope: Scope, receive: Receive) -> Receive:
+        """The checks before any route: boundary, bearer, body limit; the body read so far, replayed to the route."""
+        path: str = scope["path"]
+        if path != "/v1" and not path.startswith("/v1/"):
+            return receive
+        headers = _headers(scope)
+        refused = check_origin(headers, check_host=not self.remote)
+        if refused is None and self.remote:
+            refused = check_bearer(headers.get("authorization"), self.token)
+        if refused is not None:
+            raise refused
+        if scope["method"].upper() != "POST":
+            return receive
+        body = await read_limited(headers, receive)
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            message: Message = await receive()
+            return message
+
+        return replay
+
+    def close(self) -> None:
+        """Close the database connections (the app reopens them if another request arrives)."""
+        self.runtime.close()
+
+
+def create_app(*, remote: bool = False, token: str | None = None, db_path: Path | None = None) -> MemeshHttpApp:
+    """The ASGI app for one listener; `remote=True` requires `Authorization: Bearer <token>` on every /v1 request."""
+    return MemeshHttpApp(remote=remote, token=token, db_path=db_path)

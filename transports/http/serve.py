@@ -1,0 +1,114 @@
+"""`memesh serve`: the bind rules, the remote token, then the HTTP API under granian.
+
+Loopback is the default and needs no auth. A non-loopback bind must be opted into, and then requires a bearer token
+that exists before the socket listens. Heavy imports (granian, the app) happen only once those checks pass.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import sys
+from functools import partial
+
+from memesh.transports.http.boundary import is_loopback
+from memesh.transports.http.token import MIN_TOKEN_CHARS, TOKEN_ENV, Token, TokenError, provision
+
+ALLOW_REMOTE_ENV = "MEMESH_HTTP_ALLOW_REMOTE"
+TRUTHY = frozenset({"1", "true", "yes"})
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+MAX_PORT = 65535
+
+
+def remote_opted_in(allow_remote: bool) -> bool:
+    """--allow-remote, or MEMESH_HTTP_ALLOW_REMOTE set to 1/true/yes (any case)."""
+    return allow_remote or os.environ.get(ALLOW_REMOTE_ENV, "").strip().lower() in TRUTHY
+
+
+def _announce(token: Token) -> None:
+    if token.created:
+        _say(
+            "MeMesh HTTP: bearer token generated for remote access.\n"
+            f"  Token file: {token.source} (mode 600)\n"
+            "  Use header: Authorization: Bearer <token>\n"
+            f"  Rotate by deleting {token.source} and restarting.\n"
+            f"  Override: set {TOKEN_ENV}."
+        )
+    else:
+        _say(f"MeMesh HTTP: remote bind requires Authorization: Bearer <token>. Token loaded from {token.source}.")
+
+
+def url_host(host: str) -> str:
+    """The host as it goes in a URL: an IPv6 literal in brackets."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port (first address the name resolves to); OSError when that fails."""
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    family, kind, proto, _, address = socket.getaddrinfo(
+        bare, port, socket.AF_UNSPEC, socket.SOCK_STREAM, 0, socket.AI_PASSIVE
+    )[0]
+    listener = socket.socket(family, kind, proto)
+    try:
+        # REUSEADDR only lets us rebind past TIME_WAIT; without REUSEPORT a live listener still makes bind fail.
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(address)
+        listener.listen(1024)
+    except OSError:
+        listener.close()
+        raise
+    return listener
+
+
+def serve(host: str = "127.0.0.1", port: int = 3737, allow_remote: bool = False) -> int:
+    """Serve the HTTP API on host:port until SIGINT/SIGTERM; returns the process exit code (1 if it cannot start)."""
+    if not 0 <= port <= MAX_PORT:
+        _say(f"MeMesh: cannot start — {port} is not a TCP port (0 to {MAX_PORT}).")
+        return 1
+    remote = not is_loopback(host)
+    if remote and not remote_opted_in(allow_remote):
+        _say(
+            f'MeMesh: Refusing to bind MeMesh HTTP server to non-loopback host "{host}" without explicit remote '
+            "access opt-in. Use --allow-remote or MEMESH_HTTP_ALLOW_REMOTE=true."
+        )
+        return 1
+    if remote_opted_in(allow_remote) and not remote:
+        flag = "--allow-remote" if allow_remote else f"{ALLOW_REMOTE_ENV}=true"
+        _say(
+            f'MeMesh HTTP: {flag} has no effect on loopback host "{host}" — the server stays local and no '
+            "bearer token is generated. Add --host <address> to bind somewhere reachable."
+        )
+    token: Token | None = None
+    if remote:
+        configured = os.environ.get(TOKEN_ENV, "").strip()
+        if configured and len(configured) < MIN_TOKEN_CHARS:
+            _say(f"MeMesh HTTP: {TOKEN_ENV} is shorter than 16 characters; ignoring it.")
+        try:
+            token = provision()
+        except TokenError as exc:
+            _say(f"MeMesh: {exc}")
+            return 1
+        _announce(token)
+    try:
+        listener = bind(host, port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            _say(f"MeMesh: cannot start — {host}:{port} is already in use.")
+            _say("MeMesh: stop whatever is listening there, or pick another port with --port <n>.")
+        else:
+            _say(f"MeMesh: cannot start — cannot listen on {host}:{port}: {exc.strerror or exc}")
+        return 1
+
+    from memesh.transports.http import server
+    from memesh.transports.http.app import create_app
+
+    print(f"MeMesh HTTP server running at http://{url_host(host)}:{listener.getsockname()[1]}", flush=True)
+    app_factory = partial(create_app, remote=remote, token=token.value if token else None)
+    return server.run(listener, app_factory)
