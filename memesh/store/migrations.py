@@ -150,6 +150,7 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
             created_at TEXT NOT NULL
         );
         CREATE INDEX idx_agent_events_inbox ON agent_message_events(project, recipient, target_kind, id);
+        CREATE INDEX idx_agent_events_delivery ON agent_message_events(delivery_id);
 
         -- Opaque cursors: a random token standing for one position in one exact inbox.
         CREATE TABLE agent_message_cursors (
