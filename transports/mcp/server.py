@@ -21,6 +21,7 @@ from mcp.server.stdio import stdio_server
 import memesh
 from memesh.app.waiting import call_waiting, wait_ms
 from memesh.context import CallContext, clean_host, session_from_environment
+from memesh.transports.mcp import channel
 from memesh.transports.mcp.backend import Backend
 from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight
 from memesh.transports.mcp.results import client_name, tool_listing
@@ -87,9 +88,16 @@ async def serve() -> None:
         inflight = Inflight()  # every request read before stdin closed gets its answer
         writer = AnsweringWriter(write_stream, inflight)
         reader = DrainingReader(read_stream, inflight, writer)
+        # Inside a Claude Code session with a declared recipient, also its host adapter on the local router.
+        adapter = await channel.start(writer)
+        experimental = {channel.CAPABILITY: {}} if adapter is not None else None
         try:
-            await server.run(reader, writer, server.create_initialization_options())
+            await server.run(
+                reader, writer, server.create_initialization_options(experimental_capabilities=experimental)
+            )
         finally:
+            if adapter is not None:
+                await adapter.close()
             # Text printed without a flush still sits in Python's buffer: let it out now, while fd 1 points at
             # stderr, not at exit, after stdio_server has handed fd 1 back to the wire.
             sys.stdout.flush()
