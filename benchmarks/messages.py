@@ -54,7 +54,7 @@ def summary(samples: list[float]) -> dict[str, float]:
 class HttpServer:
     def __init__(self, folder: Path) -> None:
         env = {**os.environ, "MEMESH_DIR": str(folder), "MEMESH_DB_PATH": str(folder / "k.db")}
-        code = "import sys\nfrom memesh.transports.serve import serve\nsys.exit(serve(host='127.0.0.1', port=0))"
+        code = "import sys\nfrom memesh.transports.http.serve import serve\nsys.exit(serve(host='127.0.0.1', port=0))"
         self.proc = subprocess.Popen(
             [sys.executable, "-c", code], env=env, cwd=folder, stdout=subprocess.PIPE, text=True
         )

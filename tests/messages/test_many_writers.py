@@ -27,7 +27,7 @@ RUNNING = re.compile(r"running at (http://127\.0\.0\.1:\d+)")
 def http_url(tmp_path: Path) -> Iterator[str]:
     db = tmp_path / "memesh" / "k.db"
     env = {**os.environ, "MEMESH_DB_PATH": str(db), "MEMESH_DIR": str(tmp_path / "memesh")}
-    code = "import sys\nfrom memesh.transports.serve import serve\nsys.exit(serve(host='127.0.0.1', port=0))"
+    code = "import sys\nfrom memesh.transports.http.serve import serve\nsys.exit(serve(host='127.0.0.1', port=0))"
     proc = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=tmp_path, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None

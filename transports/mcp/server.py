@@ -11,6 +11,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -90,7 +91,7 @@ async def serve() -> None:
         reader = DrainingReader(read_stream, inflight, writer)
         # Inside a Claude Code session with a declared recipient, also its host adapter on the local router.
         adapter = await channel.start(writer)
-        experimental = {channel.CAPABILITY: {}} if adapter is not None else None
+        experimental: dict[str, dict[str, Any]] | None = {channel.CAPABILITY: {}} if adapter is not None else None
         try:
             await server.run(
                 reader, writer, server.create_initialization_options(experimental_capabilities=experimental)
