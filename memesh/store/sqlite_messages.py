@@ -166,11 +166,14 @@ class SqliteMessages(SqliteBase):
         ).fetchone()
         return str(row[0])
 
-    def unread_deliveries(self, recipient: str, project: str, now_ms: int | None = None) -> int:
+    def unread_deliveries(
+        self, recipient: str, project: str, *, session: str | None = None, now_ms: int | None = None
+    ) -> int:
         """Deliveries waiting for `recipient` in `project` with no intake recorded yet.
 
         Counts those addressed to the principal, and exact-session deliveries to a session registered under that
-        principal and live right now (connected, lease unexpired). For the briefing's recipient notice.
+        principal and live right now (connected, lease unexpired). A delivery meant for one session
+        (`intended_session`) counts only for that `session`. For the briefing's recipient notice.
         """
         now = _now_ms() if now_ms is None else now_ms
         row = self.conn.execute(
@@ -178,8 +181,9 @@ class SqliteMessages(SqliteBase):
             "(d.target_kind = 'principal' AND d.recipient = ?) OR (d.target_kind = 'session' AND d.recipient IN ("
             "SELECT s.session_id FROM agent_sessions s WHERE s.project = d.project AND s.principal_id = ? "
             "AND s.disconnected_at IS NULL AND s.lease_expires_at_ms > ?))) "
+            "AND (d.intended_session IS NULL OR d.intended_session = ?) "
             "AND NOT EXISTS (SELECT 1 FROM agent_receipts r WHERE r.delivery_id = d.delivery_id AND r.kind = 'intake')",
-            (project, recipient, recipient, now),
+            (project, recipient, recipient, now, session),
         ).fetchone()
         return int(row[0])
 

@@ -303,3 +303,10 @@ def test_renaming_a_project_carries_its_messages_and_leaves_collisions_in_place(
         {"action": "fetch", "project": "new~" + "9" * 32, "recipient": "reviewer", "message_id": moved["message_id"]},
     )
     assert fetched["project"] == "new~" + "9" * 32
+
+
+def test_a_message_meant_for_one_session_reminds_only_that_session(msg: Caller) -> None:
+    msg.ok("message", send(msg, "for-a", intended_session="sess-A"))
+    assert msg.store.unread_deliveries("reviewer", PROJECT) == 0
+    assert msg.store.unread_deliveries("reviewer", PROJECT, session="sess-B") == 0
+    assert msg.store.unread_deliveries("reviewer", PROJECT, session="sess-A") == 1
