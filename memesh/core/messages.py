@@ -19,7 +19,6 @@ PAYLOAD_LIMIT: Final = 65_536  # JSON-encoded durable payload, UTF-8 bytes
 ENVELOPE_LIMIT: Final = 16_384  # the complete native envelope: routing metadata and payload
 POLL_DEFAULT_LIMIT: Final = 50
 DISCOVER_DEFAULT_LIMIT: Final = 50
-WAIT_MAX_MS: Final = 30_000
 QUOTA_ENV: Final = "MEMESH_AGENT_MESSAGE_STORAGE_QUOTA_BYTES"
 # Hosts whose session ids a recipient can name when it records intake (spec: intended_session).
 NAMEABLE_HOSTS: Final = frozenset({"claude-code", "codex"})

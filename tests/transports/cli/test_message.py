@@ -102,3 +102,9 @@ def test_an_early_cutoff_prunes_nothing(cli: Cli, monkeypatch: pytest.MonkeyPatc
     cli.ok("message", "disposition", *base, "--idempotency-key", "d", "--disposition", "completed")
     dry = cli.ok("message", "storage", "prune", "--cutoff", "2000-01-01", "--json").json()
     assert dry["prunable"] == 0
+
+
+def test_watch_refuses_a_wait_past_30_seconds_as_the_tool_does(cli: Cli) -> None:
+    outcome = cli("message", "watch", "--project", PROJECT, "--recipient", "reviewer", "--wait-ms", "30001")
+    assert outcome.code == 1
+    assert json.loads(outcome.out.splitlines()[1])["error"].startswith("wait_ms: ")
