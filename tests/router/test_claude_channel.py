@@ -117,3 +117,23 @@ def _project_of(folder: Path) -> str:
         return current_project()
     finally:
         os.chdir(here)
+
+
+def test_the_principal_comes_from_memesh_recipient_else_an_owner_private_hosts_file(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memesh.transports.mcp.channel import principal_from_environment
+
+    monkeypatch.setenv("MEMESH_DIR", str(folder))
+    monkeypatch.delenv("MEMESH_RECIPIENT", raising=False)
+    assert principal_from_environment() == ""
+    hosts = folder / "hosts"
+    hosts.mkdir()
+    config = hosts / "claude.json"
+    config.write_text(json.dumps({"principal_id": " reviewer ", "project": "ignored"}))
+    config.chmod(0o644)
+    assert principal_from_environment() == ""  # others can read or write it: not the owner's word
+    config.chmod(0o600)
+    assert principal_from_environment() == "reviewer"
+    monkeypatch.setenv("MEMESH_RECIPIENT", "lead")
+    assert principal_from_environment() == "lead"

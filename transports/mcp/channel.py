@@ -3,8 +3,8 @@ on the local router and hands each exact-session envelope to Claude Code as a ch
 (`notifications/claude/channel`). See docs/adr/0005-message-router.md.
 
 It registers only when it knows both ids — the session (CLAUDE_CODE_SESSION_ID) and the principal it answers for
-(MEMESH_RECIPIENT) — and a router is listening. `accept` is answered once the notification is written to Claude
-Code's pipe; the payload is framed as untrusted data and never executed.
+(MEMESH_RECIPIENT, else the owner-private hosts/claude.json) — and a router is listening. `accept` is answered once
+the notification is written to Claude Code's pipe; the payload is framed as untrusted data and never executed.
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ from typing import Any
 import anyio.to_thread
 from mcp import types
 from mcp.shared.message import SessionMessage
+from returns.result import Success
 
+from memesh import paths
+from memesh.core.messages import canonical_scope
 from memesh.router import wire
 from memesh.router.adapter import HostAdapter
 
@@ -40,11 +43,29 @@ def _meta(envelope: dict[str, Any]) -> dict[str, str]:
     return {key: str(envelope[key]) for key in keys if envelope.get(key) is not None}
 
 
+def principal_from_environment() -> str:
+    """The principal this session answers for: MEMESH_RECIPIENT, else `principal_id` of the owner-private
+    hosts/claude.json in the MeMesh folder (the memesh-channel setup); "" when neither names one."""
+    declared = os.environ.get("MEMESH_RECIPIENT", "").strip()
+    if declared:
+        return declared
+    config = paths.memesh_dir() / "hosts" / "claude.json"
+    try:
+        if config.stat().st_mode & 0o077:  # readable or writable by others: not the owner's word
+            return ""
+        value = json.loads(config.read_text(encoding="utf-8")).get("principal_id")
+    except (OSError, ValueError, AttributeError):
+        return ""
+    if not isinstance(value, str) or not isinstance(canonical_scope("principal_id", value), Success):
+        return ""
+    return str(canonical_scope("principal_id", value).unwrap())
+
+
 async def start(writer: Any) -> HostAdapter | None:
     """The registered adapter, or None when this is not a Claude Code session with a declared recipient, or no
     router answers (the session is then reached by principal messages only)."""
     session_id = os.environ.get("CLAUDE_CODE_SESSION_ID", "").strip()
-    principal = os.environ.get("MEMESH_RECIPIENT", "").strip()
+    principal = principal_from_environment()
     if not session_id or not principal or not wire.socket_path().exists():
         return None
     from memesh.adapters.project_git import current_project
