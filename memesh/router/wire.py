@@ -9,7 +9,7 @@ from typing import Any, Final
 from memesh import paths
 
 SOCKET_NAME: Final = "router.sock"
-LINE_LIMIT: Final = 64 * 1024  # a request line (the 16 KiB envelope, JSON-escaped, fits with room)
+LINE_LIMIT: Final = 256 * 1024  # a request line: the 16 KiB envelope escaped again as a JSON string (≤ 6x) fits
 HOST_ACCEPT_TIMEOUT_S: Final = 10.0  # how long an exact-session send waits for the host to accept
 DEFAULT_LEASE_MS: Final = 60_000
 HOST_KINDS: Final = frozenset({"claude-code", "codex", "acp", "codex-app-server", "test"})
