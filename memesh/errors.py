@@ -23,6 +23,13 @@ class ErrorCode(StrEnum):
     OPERATION_FAILED = "operation.failed"
     PERMISSION_DENIED = "operation.permission-denied"
     INTERNAL = "server.internal"
+    # The message tool's delivery codes (spec: message). Bare snake_case, as the spec spells them.
+    RECIPIENT_UNAVAILABLE = "recipient_unavailable"
+    ROUTER_UNREACHABLE = "router_unreachable"
+    NATIVE_MESSAGE_TOO_LARGE = "native_message_too_large"
+    INTENDED_FOR_OTHER_SESSION = "intended_for_other_session"
+    STORAGE_QUOTA_EXCEEDED = "storage_quota_exceeded"
+    IDEMPOTENCY_CONFLICT = "idempotency_conflict"
 
 
 # The kinds of database failure (MemeshError.data["store"]) that mean "unavailable now" rather than a bug: HTTP

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from memesh.generated.tools.import_output import ImportOutput
     from memesh.generated.tools.learn_input import LearnInput
     from memesh.generated.tools.learn_output import LearnOutput
+    from memesh.generated.tools.message_input import MessageInput
+    from memesh.generated.tools.message_output import MessageOutput
     from memesh.generated.tools.recall_input import RecallInput
     from memesh.generated.tools.recall_output import RecallOutput
     from memesh.generated.tools.remember_input import RememberInput
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from memesh.ops.export import ExportStore
     from memesh.ops.forget import ForgetStore
     from memesh.ops.import_bundle import ImportStore
+    from memesh.ops.message import MessageStore
     from memesh.ops.recall import RecallStore
     from memesh.ops.remember import RememberStore
 
@@ -128,6 +131,12 @@ def _task_state() -> Operation[RememberStore, TaskStateInput, TaskStateOutput]:
     return task_state
 
 
+def _message() -> Operation[MessageStore, MessageInput, MessageOutput]:
+    from memesh.ops.message import message
+
+    return message
+
+
 # remember writes and can archive (supersedes) but never deletes; a repeat of the same call appends nothing.
 REMEMBER = Tool("remember", "Remember", _remember, read_only=False, destructive=False, idempotent=True)
 # remember for a title the caller derived from free text (the CLI's `remember "<text>" --name n --obs …`): it names a
@@ -148,6 +157,9 @@ TASK_STATE = Tool(
     "task_state", "Task state", _task_state, read_only=False, destructive=True, idempotent=True, http_post=False
 )
 
-TOOLS: tuple[Tool[Any, Any, Any], ...] = (REMEMBER, RECALL, FORGET, EXPORT, IMPORT, LEARN, TASK_STATE)
+# message sends and records receipts (never deletes); a retry with the same idempotency key stores nothing new.
+MESSAGE = Tool("message", "Message another agent", _message, read_only=False, destructive=False, idempotent=True)
+
+TOOLS: tuple[Tool[Any, Any, Any], ...] = (REMEMBER, RECALL, FORGET, EXPORT, IMPORT, LEARN, TASK_STATE, MESSAGE)
 
 BY_NAME: dict[str, Tool[Any, Any, Any]] = {tool.name: tool for tool in TOOLS}

@@ -39,6 +39,7 @@ ASSERTIONS = frozenset(
         "items",
         "$ref",
         "anyOf",
+        "oneOf",
         "minProperties",
     }
 )
@@ -117,6 +118,8 @@ class _Validator:
             self.check(self.resolve(schema["$ref"]), value, path)
         if "anyOf" in schema:
             self._any_of(schema["anyOf"], value, path)
+        if "oneOf" in schema:
+            self._one_of(schema["oneOf"], value, path)
         if "type" in schema and not self._type(schema["type"], value, path):
             return  # the other keywords would only restate the type error
         if "const" in schema and not _same(value, schema["const"]):
@@ -152,6 +155,35 @@ class _Validator:
             if best is None or len(trial.issues) < len(best):
                 best = trial.issues
         self.issues.extend(best or [(path, "Invalid input")])
+
+    def _one_of(self, options: list[Mapping[str, Any]], value: Any, path: tuple[str | int, ...]) -> None:
+        """Exactly one option must hold. Options told apart by a `const` property (`action`) are reported by the
+        option the value names, so a send missing its payload reads `payload: … received undefined`."""
+        trials = []
+        for option in options:
+            trial = _Validator(self.root)
+            trial.check(option, value, path)
+            trials.append(trial)
+        passing = sum(1 for trial in trials if not trial.issues)
+        if passing == 1:
+            return
+        if passing > 1:
+            self.fail(path, "Invalid input: matches more than one option")
+            return
+        key = _discriminator(options, self.resolve)
+        if key is not None and isinstance(value, dict):
+            for option, trial in zip(options, trials, strict=True):
+                if _same(value.get(key), _deref_with(option, self.resolve)["properties"][key]["const"]):
+                    self.issues.extend(trial.issues)
+                    self.unknown.extend(trial.unknown)
+                    return
+            names = "|".join(_literal(_deref_with(o, self.resolve)["properties"][key]["const"]) for o in options)
+            received = "undefined" if key not in value else _literal(value[key])
+            self.fail((*path, key), f"Invalid option: expected one of {names}, received {received}")
+            return
+        best = min(trials, key=lambda trial: len(trial.issues))
+        self.issues.extend(best.issues)
+        self.unknown.extend(best.unknown)
 
     def _string(self, schema: Mapping[str, Any], value: str, path: tuple[str | int, ...]) -> None:
         if "minLength" in schema and len(value) < schema["minLength"]:
@@ -204,6 +236,27 @@ class _Validator:
         return schema
 
 
+def _deref_with(schema: Any, resolve: Any) -> Any:
+    while isinstance(schema, dict) and "$ref" in schema:
+        schema = resolve(schema["$ref"])
+    return schema
+
+
+def _discriminator(options: list[Mapping[str, Any]], resolve: Any) -> str | None:
+    """The property every option pins with `const` (and requires), if there is one: how a value names its option."""
+    common: set[str] | None = None
+    for given in options:
+        option = _deref_with(given, resolve)
+        properties = option.get("properties", {}) if isinstance(option, dict) else {}
+        pinned = {
+            key
+            for key, sub in properties.items()
+            if isinstance(sub, dict) and "const" in sub and key in option.get("required", ())
+        }
+        common = pinned if common is None else common & pinned
+    return min(common) if common else None
+
+
 def _expected_name(schema: Any) -> str:
     if isinstance(schema, dict):
         kind = schema.get("type")
@@ -244,9 +297,17 @@ def _format(found: list[tuple[tuple[str | int, ...], str]]) -> list[str]:
 
 
 def issues(schema: Mapping[str, Any], instance: Any) -> list[str]:
-    """Every way `instance` breaks `schema`, formatted `<path>: <message>` (root issues: the message alone)."""
+    """Every way `instance` breaks `schema`, formatted `<path>: <message>` (root issues: the message alone).
+
+    A schema whose `$defs` holds `refine` is held to it too, once the top level passes: that is where a tool keeps
+    its action-discriminated rules (`oneOf` on a `const` action), because Anthropic's API refuses a tool whose
+    input schema has `oneOf`/`anyOf`/`allOf` at the top.
+    """
     validator = _Validator(schema)
     validator.check(schema, instance, ())
+    refine = schema.get("$defs", {}).get("refine")
+    if refine is not None and not validator.issues:
+        validator.check(refine, instance, ())
     return _format(validator.issues)
 
 
@@ -254,6 +315,9 @@ def unknown_key_issues(schema: Mapping[str, Any], instance: Any) -> list[str]:
     """Only the unknown-key issues of `instance` (what MCP reports first, before anything else is checked)."""
     validator = _Validator(schema)
     validator.check(schema, instance, ())
+    refine = schema.get("$defs", {}).get("refine")
+    if refine is not None and not validator.issues:
+        validator.check(refine, instance, ())
     return _format(validator.unknown)
 
 
@@ -280,7 +344,7 @@ def unsupported_keywords(schema: Any, where: str = "") -> list[str]:
                     found += unsupported_keywords(sub, f"{where}/{key}/{name}")
             elif key in ("items", "additionalProperties") and isinstance(value, dict):
                 found += unsupported_keywords(value, f"{where}/{key}")
-            elif key == "anyOf":
+            elif key in ("anyOf", "oneOf"):
                 for index, sub in enumerate(value):
-                    found += unsupported_keywords(sub, f"{where}/anyOf/{index}")
+                    found += unsupported_keywords(sub, f"{where}/{key}/{index}")
     return found

@@ -18,6 +18,7 @@ from memesh.errors import ErrorCode, MemeshError
 from memesh.store.errors import StoreError, translate, why
 from memesh.store.sqlite_base import BUSY_TIMEOUT_MS
 from memesh.store.sqlite_memory_files import SqliteMemoryFiles
+from memesh.store.sqlite_messages import SqliteMessages
 from memesh.store.sqlite_search import SqliteSearch
 from memesh.store.sqlite_writes import SqliteWrites
 
@@ -71,5 +72,5 @@ def _while_busy(step: Callable[[], None]) -> None:
         delay = min(delay * 2, 0.1)
 
 
-class SqliteStore(SqliteMemoryFiles, SqliteWrites, SqliteSearch):
+class SqliteStore(SqliteMemoryFiles, SqliteWrites, SqliteSearch, SqliteMessages):
     """Every query and write MeMesh makes; operations reach it only through their narrow protocols."""

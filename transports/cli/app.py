@@ -19,6 +19,7 @@ from cyclopts.exceptions import CycloptsError, MissingArgumentError, UnusedCliTo
 from memesh import __version__
 from memesh.transports.cli.commands import config as config_commands
 from memesh.transports.cli.commands import data, delegation, hermes
+from memesh.transports.cli.commands import message as message_commands
 from memesh.transports.cli.exits import FAILED, OK, usage
 from memesh.transports.cli.params import Int, Many, OptionalInt, Switch, Text
 
@@ -267,6 +268,7 @@ app.command(data.reindex)
 app.command(config_commands.config)
 app.command(delegation.delegation)
 app.command(hermes.hermes)
+app.command(message_commands.message)
 
 
 @app.command(name="call")
