@@ -30,12 +30,15 @@ class CallContext:
     `source_host` is stamped into `metadata.provenance.source_host` when a memory is first stored (never an input).
     `agent_view` is true where the answer goes into an agent's context (MCP, CLI): recall then applies the size cap.
     `project` gives the current project's id (the working directory's), asked only when an operation needs it.
+    `workspace_roots` asks the client for its workspace roots (MCP `roots/list`): the root URIs it offered, or None
+    when the transport has no client to ask or the client does not offer roots. Asked only when needed.
     """
 
     source_host: str
     agent_view: bool
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     project: Callable[[], str] = _current_project
+    workspace_roots: Callable[[], list[str] | None] | None = None
 
     def at(self, now: datetime) -> CallContext:
         return replace(self, now=now)

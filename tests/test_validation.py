@@ -86,8 +86,9 @@ def near_valid(schema: Json, root: dict[str, Any], fault: int, depth: int = 0) -
     if schema is False:
         return ANY_SCALAR
     options: list[st.SearchStrategy[Json]] = []
-    if "anyOf" in schema:
-        options += [near_valid(option, root, fault, depth) for option in schema["anyOf"]]
+    for combinator in ("anyOf", "oneOf"):
+        if combinator in schema:
+            options += [near_valid(option, root, fault, depth) for option in schema[combinator]]
     if "const" in schema:
         options.append(_faulty(fault, st.just(schema["const"]), ANY_SCALAR))
     if "enum" in schema:

@@ -90,6 +90,26 @@ TOOLS: tuple[Tool, ...] = (
         idempotent=True,
         http_post=False,
     ),
+    # work_package and improvement only stage proposals for a person to review; the spec serves them over MCP
+    # alone (the review itself is HTTP /v1/dream/proposals and `memesh dream`). Submitting twice stages once.
+    Tool(
+        "work_package",
+        "Work package",
+        _op("work_package"),
+        read_only=False,
+        destructive=False,
+        idempotent=True,
+        http_post=False,
+    ),
+    Tool(
+        "improvement",
+        "Product improvement",
+        _op("improvement"),
+        read_only=False,
+        destructive=False,
+        idempotent=True,
+        http_post=False,
+    ),
 )
 
 BY_NAME = {tool.name: tool for tool in TOOLS}
