@@ -187,7 +187,7 @@ def _digest(store: WorkPackageStore, args: dict[str, Any], project: str, ctx: Ca
 
 def _transcript(store: WorkPackageStore, args: dict[str, Any], project: str, ctx: CallContext) -> Output:
     from memesh.adapters import transcripts  # file system reads: only for transcript packages
-    from memesh.project import project_for
+    from memesh.adapters.project_git import project_for
 
     roots = ctx.workspace_roots() if ctx.workspace_roots is not None else None
     workspace = transcripts.resolve_workspace(project, roots, project_for)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from memesh.app.dispatch import call
 from memesh.context import CallContext
-from memesh.dispatch import call
 from memesh.errors import ErrorCode
 from memesh.ops import proposals
 from memesh.store.sqlite import SqliteStore

@@ -8,8 +8,8 @@ from typing import Any
 
 from returns.pipeline import is_successful
 
+from memesh.app.dispatch import call
 from memesh.context import CallContext
-from memesh.dispatch import call
 from memesh.errors import ErrorCode
 from memesh.store.sqlite import SqliteStore, open_store
 from tests.conftest import TEST_PROJECT
