@@ -23,6 +23,7 @@ from memesh.context import CallContext, clean_host
 from memesh.transports.mcp.backend import Backend
 from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight
 from memesh.transports.mcp.results import client_name, tool_listing
+from memesh.transports.mcp.roots import roots_asker
 
 SERVER_NAME = "memesh"
 DEFAULT_HOST = "mcp"  # the provenance stamp when the client declares no name
@@ -52,7 +53,9 @@ def build_server(backend: Backend) -> Server[Backend]:
     async def call_tool(
         ctx: ServerRequestContext[Backend], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        call_ctx = CallContext(source_host=clean_host(client_name(ctx), DEFAULT_HOST), agent_view=True)
+        call_ctx = CallContext(
+            source_host=clean_host(client_name(ctx), DEFAULT_HOST), agent_view=True, workspace_roots=roots_asker(ctx)
+        )
         # The store is synchronous SQLite: a call runs in a worker thread so the event loop keeps serving.
         return await anyio.to_thread.run_sync(ctx.lifespan_context.call, params.name, params.arguments, call_ctx)
 
