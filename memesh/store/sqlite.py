@@ -15,6 +15,7 @@ from pathlib import Path
 
 from memesh import paths
 from memesh.store.sqlite_base import BUSY_TIMEOUT_MS
+from memesh.store.sqlite_projects import SqliteProjects
 from memesh.store.sqlite_proposals import SqliteProposals
 from memesh.store.sqlite_search import SqliteSearch
 from memesh.store.sqlite_writes import SqliteWrites
@@ -64,6 +65,24 @@ def open_store(path: Path | None = None) -> SqliteStore:
     return store
 
 
+def open_readonly(path: Path | None = None) -> SqliteStore | None:
+    """The database at `path` opened read-only, unmigrated (nothing is written to it); None when there is none."""
+    target = path or paths.db_path()
+    if not target.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(
+            f"{target.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
+        )
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as exc:
+        raise StoreError(
+            f"cannot read the database at {target}: {exc}", f"cannot read the database: {_why(exc)}"
+        ) from exc
+    return SqliteStore(conn)
+
+
 def _while_busy(step: Callable[[], None]) -> None:
     """Run an idempotent set-up step, retrying while another process holds a lock it needs.
 
@@ -84,5 +103,5 @@ def _while_busy(step: Callable[[], None]) -> None:
         delay = min(delay * 2, 0.1)
 
 
-class SqliteStore(SqliteWrites, SqliteSearch, SqliteProposals):
+class SqliteStore(SqliteWrites, SqliteSearch, SqliteProposals, SqliteProjects):
     """Every query and write MeMesh makes; operations reach it only through their narrow protocols."""

@@ -20,6 +20,7 @@ from memesh import __version__
 from memesh.transports.cli.commands import config as config_commands
 from memesh.transports.cli.commands import data
 from memesh.transports.cli.commands.dream import dream
+from memesh.transports.cli.commands.kg import kg
 from memesh.transports.cli.exits import FAILED, OK, usage
 from memesh.transports.cli.params import Int, Many, OptionalInt, Switch, Text
 
@@ -267,6 +268,7 @@ app.command(data.import_, name="import")
 app.command(data.reindex)
 app.command(config_commands.config)
 app.command(dream)
+app.command(kg)
 
 
 @app.command(name="export-schema")

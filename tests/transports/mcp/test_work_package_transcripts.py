@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client, types
 from mcp.client.session import ClientRequestContext
+from pydantic import FileUrl
 
 from memesh.adapters.project_git import project_for
 from memesh.adapters.transcripts import slug
@@ -73,8 +74,8 @@ async def client(home: Path, db: Path, roots: list[Path] | None) -> AsyncIterato
         command=str(SERVER), env={"MEMESH_DB_PATH": str(db), "HOME": str(home)}, cwd=str(home)
     )
 
-    async def list_roots(_ctx: ClientRequestContext) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri=path.as_uri()) for path in roots or []])
+    async def list_roots(context: ClientRequestContext) -> types.ListRootsResult | types.ErrorData:
+        return types.ListRootsResult(roots=[types.Root(uri=FileUrl(path.as_uri())) for path in roots or []])
 
     async with (
         stdio_client(params, errlog=(home / "stderr.log").open("a")) as (read, write),
