@@ -54,10 +54,20 @@ def _lines(data: bytes) -> list[Any]:
 
 
 def recorded_cwd(data: bytes) -> str | None:
-    """The working folder the session recorded: the first line with a top-level string `cwd`."""
-    for entry in _lines(data):
+    """The working folder the session recorded: the first line with a top-level string `cwd`. Only lines that
+    mention `"cwd"` are parsed (a session can open with long metadata lines, and most files are read only for this)."""
+    start = 0
+    while (found := data.find(b'"cwd"', start)) >= 0:
+        line_start = data.rfind(b"\n", 0, found) + 1
+        line_end = data.find(b"\n", found)
+        line_end = len(data) if line_end < 0 else line_end
+        try:
+            entry = json.loads(data[line_start:line_end].decode("utf-8", "replace"))
+        except ValueError:
+            entry = None
         if isinstance(entry, dict) and isinstance(entry.get("cwd"), str) and entry["cwd"]:
             return str(entry["cwd"])
+        start = line_end + 1
     return None
 
 

@@ -54,10 +54,9 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def digest_eligible(entity: Entity) -> bool:
-    """Whether one candidate (already active, same project, of a digest type, in the window) may be a source:
-    never pinned, never already compacted, never itself a digest (depth 1+), signal within 0.2–0.7."""
-    metadata = entity.metadata
+def digest_eligible(metadata: dict[str, Any]) -> bool:
+    """Whether one candidate (already active, same project, of a digest type, in the window) may be a source, by
+    its metadata: never pinned, never already compacted, never itself a digest (depth 1+), signal within 0.2–0.7."""
     if metadata.get("pin") is True or metadata.get("compacted_into") is not None:
         return False
     depth = _number(metadata.get("consolidation_depth"))
@@ -75,22 +74,27 @@ def iso_week(created_at: str) -> str:
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """What selection needs of a memory before its content is read."""
+
+    id: int
+    created_at: str
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class Cluster:
     key: str
     sources: list[Entity]
 
 
-def clusters(candidates: list[Entity]) -> list[Cluster]:
-    """Eligible candidates grouped by ISO week, oldest week first; only groups of 5–100 are kept whole."""
-    weeks: dict[str, list[Entity]] = {}
-    for entity in candidates:
-        if digest_eligible(entity):
-            weeks.setdefault(iso_week(entity.created_at), []).append(entity)
-    return [
-        Cluster(key, sorted(members, key=lambda e: e.id))
-        for key, members in sorted(weeks.items())
-        if MIN_CLUSTER <= len(members) <= MAX_CLUSTER
-    ]
+def week_groups(candidates: list[Candidate]) -> list[tuple[str, list[int]]]:
+    """Eligible candidates' ids grouped by ISO week, oldest week first; only groups of 5–100 are kept (whole)."""
+    weeks: dict[str, list[int]] = {}
+    for candidate in candidates:
+        if digest_eligible(candidate.metadata):
+            weeks.setdefault(iso_week(candidate.created_at), []).append(candidate.id)
+    return [(key, sorted(ids)) for key, ids in sorted(weeks.items()) if MIN_CLUSTER <= len(ids) <= MAX_CLUSTER]
 
 
 def package_id(ref: dict[str, Any]) -> str:

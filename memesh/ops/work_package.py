@@ -27,7 +27,8 @@ Output = Result[WorkPackageOutput, MemeshError]
 
 class WorkPackageStore(Protocol):
     def transaction(self) -> AbstractContextManager[None]: ...
-    def digest_candidates(self, project_tag: str, types: Sequence[str], since: str) -> list[Entity]: ...
+    def digest_candidates(self, project_tag: str, types: Sequence[str], since: str) -> list[rules.Candidate]: ...
+    def load(self, ids: Sequence[int]) -> list[Entity]: ...
     def proposed_packages(self, package_ids: Sequence[str]) -> set[str]: ...
     def pending_entity_sources(self, project: str) -> set[int]: ...
     def proposal_for_package(self, package_id: str) -> Proposal | None: ...
@@ -138,10 +139,10 @@ def _proposed(result: dict[str, Any], package: rules.Package) -> tuple[dict[str,
 def _digest_packages(store: WorkPackageStore, project: str, ctx: CallContext) -> list[tuple[rules.Package, str]]:
     candidates = store.digest_candidates(f"project:{project}", rules.DIGEST_TYPES, rules.digest_cutoff(ctx.now))
     found: list[tuple[rules.Package, str]] = []
-    for cluster in rules.clusters(candidates):
-        package = rules.digest_package(project, cluster)
+    for key, ids in rules.week_groups(candidates):
+        package = rules.digest_package(project, rules.Cluster(key, store.load(ids)))
         if package is not None:
-            found.append((package, cluster.key))
+            found.append((package, key))
     return found
 
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memesh.core.proposals import PENDING, NewProposal, Proposal
+from memesh.core.work_package import Candidate
 from memesh.model import Entity
 from memesh.store.sqlite_base import _dumps, _loads, _marks
 from memesh.store.sqlite_reads import SqliteReads
@@ -128,15 +129,16 @@ class SqliteProposals(SqliteReads):
         )
         return cursor.rowcount == 1
 
-    def digest_candidates(self, project_tag: str, types: Sequence[str], since: str) -> list[Entity]:
-        """Active memories of these types carrying this project tag, created at or after `since`, oldest first."""
+    def digest_candidates(self, project_tag: str, types: Sequence[str], since: str) -> list[Candidate]:
+        """Active memories of these types carrying this project tag, created at or after `since`, oldest first:
+        id, created_at and metadata only (content is read for the groups that can become packages)."""
         rows = self.conn.execute(
-            "SELECT e.id FROM entities e JOIN tags t ON t.entity_id = e.id AND t.tag = ? "
+            "SELECT e.id, e.created_at, e.metadata FROM entities e JOIN tags t ON t.entity_id = e.id AND t.tag = ? "
             f"WHERE e.status = 'active' AND e.type IN ({_marks(types)}) AND e.created_at >= ? "
             "ORDER BY e.created_at, e.id",
             (project_tag, *types, since),
         )
-        return self.load([row[0] for row in rows])
+        return [Candidate(row[0], row[1], _loads(row[2])) for row in rows]
 
     def entities_by_id(self, ids: Sequence[int]) -> dict[int, Entity]:
         return {entity.id: entity for entity in self.load(list(ids))}

@@ -306,7 +306,8 @@ def serve(*, host: str = "127.0.0.1", port: Int = 3737, allow_remote: Switch = F
 CONSOLIDATE_RETIRED = (
     "memesh consolidate is retired. It replaced a memory's observations with an LLM summary at once, with no review "
     "and nothing to restore from. Use the MCP work_package tool from an already-running agent session: it stages one "
-    "proposal for human review in the dashboard."
+    "proposal, which you review with `memesh dream list`, `memesh dream show <id>`, then `memesh dream accept <id>` "
+    "or `memesh dream reject <id>` (or GET /v1/dream/proposals and the dashboard)."
 )
 
 

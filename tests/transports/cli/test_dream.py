@@ -73,3 +73,10 @@ def test_reject_keeps_the_reason_and_an_unknown_id_exits_1(cli: Cli, staged: int
 def test_a_bad_status_or_id_is_refused(cli: Cli, memesh_env: Path) -> None:
     assert cli("dream", "list", "--status", "bogus").code == 1
     assert cli("dream", "show", "abc").code == 2
+
+
+def test_the_retired_consolidate_points_at_review_commands_that_exist(cli: Cli, memesh_env: Path) -> None:
+    err = cli("consolidate").err
+    for command in ("memesh dream list", "memesh dream show", "memesh dream accept", "memesh dream reject"):
+        assert command in err
+    assert cli("dream", "list").code == 0
