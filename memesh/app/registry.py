@@ -23,10 +23,10 @@ if TYPE_CHECKING:
     from memesh.generated.tools.export_output import ExportBundle
     from memesh.generated.tools.forget_input import ForgetInput
     from memesh.generated.tools.forget_output import ForgetOutput
-    from memesh.generated.tools.improvement_input import ImprovementInput
-    from memesh.generated.tools.improvement_output import ImprovementOutput
     from memesh.generated.tools.import_input import ImportInput
     from memesh.generated.tools.import_output import ImportOutput
+    from memesh.generated.tools.improvement_input import ImprovementInput
+    from memesh.generated.tools.improvement_output import ImprovementOutput
     from memesh.generated.tools.learn_input import LearnInput
     from memesh.generated.tools.learn_output import LearnOutput
     from memesh.generated.tools.recall_input import RecallInput

@@ -17,7 +17,8 @@ from returns.result import Failure, Result, Success
 
 from memesh import paths
 from memesh.errors import MemeshError
-from memesh.store.sqlite import StoreError, open_readonly, open_store
+from memesh.store.errors import StoreError
+from memesh.store.sqlite import open_readonly, open_store
 from memesh.store.sqlite_projects import RenameRefused
 
 PROJECT_MAX = 200

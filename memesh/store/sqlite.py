@@ -64,9 +64,7 @@ def open_readonly(path: Path | None = None) -> SqliteStore | None:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
     except sqlite3.Error as exc:
-        raise StoreError(
-            f"cannot read the database at {target}: {exc}", f"cannot read the database: {_why(exc)}"
-        ) from exc
+        raise StoreError(f"cannot read the database at {target}: {exc}", _opening(exc)) from exc
     return SqliteStore(conn)
 
 
