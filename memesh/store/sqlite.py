@@ -1,8 +1,8 @@
 """The SQLite store: `open_store` and `SqliteStore`, every query and write MeMesh makes.
 
 The store is split by concern: the connection, pragmas and transactions (`sqlite_base`), reads (`sqlite_reads`),
-the keyword search (`sqlite_search`), and writes with the migrations (`sqlite_writes`). Only these modules import
-sqlite3.
+the keyword search (`sqlite_search`), writes with the migrations (`sqlite_writes`), staged proposals
+(`sqlite_proposals`) and project-wide maintenance (`sqlite_projects`). Only these modules import sqlite3.
 """
 
 from __future__ import annotations
