@@ -59,6 +59,8 @@ class CallContext:
     `source_host` is stamped into `metadata.provenance.source_host` when a memory is first stored (never an input).
     `agent_view` is true where the answer goes into an agent's context (MCP, CLI): recall then applies the size cap.
     `project` gives the current project's id (the working directory's), asked only when an operation needs it.
+    `workspace_roots` asks the client for its workspace roots (MCP `roots/list`): the root URIs it offered, or None
+    when the transport has no client to ask or the client does not offer roots. Asked only when needed.
     """
 
     source_host: str
@@ -71,6 +73,7 @@ class CallContext:
     router: Callable[[], RouterPort] = _default_router
     message_quota: Callable[[], str | None] = _quota_from_environment
     new_token: Callable[[], str] = _new_token
+    workspace_roots: Callable[[], list[str] | None] | None = None
 
     def at(self, now: datetime) -> CallContext:
         return replace(self, now=now)

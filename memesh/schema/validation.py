@@ -157,33 +157,47 @@ class _Validator:
         self.issues.extend(best or [(path, "Invalid input")])
 
     def _one_of(self, options: list[Mapping[str, Any]], value: Any, path: tuple[str | int, ...]) -> None:
-        """Exactly one option must hold. Options told apart by a `const` property (`action`) are reported by the
-        option the value names, so a send missing its payload reads `payload: … received undefined`."""
-        trials = []
+        """Exactly one option must hold. When the options are told apart by a `const` property (`action`, `kind`),
+        a failure reports the issues of the option the value names, or that the discriminator itself is wrong,
+        rather than whichever option happened to have the fewest issues."""
+        trials: list[_Validator] = []
         for option in options:
             trial = _Validator(self.root)
             trial.check(option, value, path)
             trials.append(trial)
-        passing = sum(1 for trial in trials if not trial.issues)
-        if passing == 1:
+        passing = [trial for trial in trials if not trial.issues]
+        if len(passing) == 1:
             return
-        if passing > 1:
+        if len(passing) > 1:
             self.fail(path, "Invalid input: matches more than one option")
             return
-        key = _discriminator(options, self.resolve)
-        if key is not None and isinstance(value, dict):
-            for option, trial in zip(options, trials, strict=True):
-                if _same(value.get(key), _deref_with(option, self.resolve)["properties"][key]["const"]):
-                    self.issues.extend(trial.issues)
-                    self.unknown.extend(trial.unknown)
-                    return
-            names = "|".join(_literal(_deref_with(o, self.resolve)["properties"][key]["const"]) for o in options)
-            received = "undefined" if key not in value else _literal(value[key])
-            self.fail((*path, key), f"Invalid option: expected one of {names}, received {received}")
-            return
-        best = min(trials, key=lambda trial: len(trial.issues))
-        self.issues.extend(best.issues)
-        self.unknown.extend(best.unknown)
+        chosen = self._discriminated(options, trials, value, path)
+        if chosen is None:
+            chosen = min(trials, key=lambda trial: len(trial.issues))
+        self.issues.extend(chosen.issues)
+        self.unknown.extend(chosen.unknown)
+
+    def _discriminated(
+        self, options: list[Mapping[str, Any]], trials: list[_Validator], value: Any, path: tuple[str | int, ...]
+    ) -> _Validator | None:
+        """The trial of the option `value` names by its discriminator, or one reporting a bad discriminator."""
+        if not isinstance(value, dict):
+            return None
+        branches = [self._deref(option) for option in options]
+        key = _discriminator(branches)
+        if key is None:
+            return None
+        consts = [branch["properties"][key]["const"] for branch in branches]
+        for const, trial in zip(consts, trials, strict=True):
+            if key in value and _same(value[key], const):
+                return trial
+        report = _Validator(self.root)
+        expected = "|".join(_literal(const) for const in consts)
+        if key not in value:
+            report.fail((*path, key), f"Invalid input: expected {expected}, received undefined")
+        else:
+            report.fail((*path, key), f"Invalid option: expected one of {expected}")
+        return report
 
     def _string(self, schema: Mapping[str, Any], value: str, path: tuple[str | int, ...]) -> None:
         if "minLength" in schema and len(value) < schema["minLength"]:
@@ -236,25 +250,24 @@ class _Validator:
         return schema
 
 
-def _deref_with(schema: Any, resolve: Any) -> Any:
-    while isinstance(schema, dict) and "$ref" in schema:
-        schema = resolve(schema["$ref"])
-    return schema
-
-
-def _discriminator(options: list[Mapping[str, Any]], resolve: Any) -> str | None:
-    """The property every option pins with `const` (and requires), if there is one: how a value names its option."""
-    common: set[str] | None = None
-    for given in options:
-        option = _deref_with(given, resolve)
-        properties = option.get("properties", {}) if isinstance(option, dict) else {}
-        pinned = {
-            key
-            for key, sub in properties.items()
-            if isinstance(sub, dict) and "const" in sub and key in option.get("required", ())
-        }
-        common = pinned if common is None else common & pinned
-    return min(common) if common else None
+def _discriminator(branches: list[Any]) -> str | None:
+    """A property every branch fixes with `const` (distinct values), when there is one."""
+    if not branches or not all(isinstance(branch, dict) for branch in branches):
+        return None
+    first = branches[0].get("properties", {})
+    for key, sub in first.items():
+        if not (isinstance(sub, dict) and "const" in sub):
+            continue
+        consts = []
+        for branch in branches:
+            prop = branch.get("properties", {}).get(key)
+            if not (isinstance(prop, dict) and "const" in prop):
+                break
+            consts.append(_literal(prop["const"]))
+        else:
+            if len(set(consts)) == len(consts):
+                return str(key)
+    return None
 
 
 def _expected_name(schema: Any) -> str:

@@ -102,6 +102,34 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
         ";\n".join((*FTS_DROP, *_FTS_TABLES_V2)) + ";",
     ),
     (
+        4,
+        "dream proposals: curation staged by agents, waiting for a human to accept or reject",
+        # `source_ids` is a JSON id array for entity clusters and improvements, and the retained evidence object
+        # for a transcript. `package_id` is unique: two agents submitting for one work package stage one row.
+        # `fingerprints` records each source's content when staged, so accept can tell a source that changed.
+        """
+        CREATE TABLE dream_proposals (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            project TEXT NOT NULL,
+            cluster_key TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            source_kind TEXT NOT NULL,
+            source_ids TEXT NOT NULL,
+            proposed_digest TEXT NOT NULL,
+            package_id TEXT,
+            fingerprints TEXT NOT NULL DEFAULT '{}',
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'applied', 'rejected')),
+            reason TEXT,
+            created_at TEXT NOT NULL DEFAULT (datetime('now')),
+            reviewed_at TEXT,
+            applied_entity TEXT
+        );
+        CREATE UNIQUE INDEX idx_dream_proposals_package ON dream_proposals(package_id) WHERE package_id IS NOT NULL;
+        CREATE INDEX idx_dream_proposals_status ON dream_proposals(status, id);
+        CREATE INDEX idx_dream_proposals_cluster ON dream_proposals(project, cluster_key);
+        """,
+    ),
+    (
         5,
         "agent messages: messages, deliveries, events, cursors, receipts and session registrations",
         """

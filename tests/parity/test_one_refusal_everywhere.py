@@ -45,19 +45,24 @@ def _wrong(schema: dict[str, Any]) -> Any | None:
 def defects(tool: Tool[Any, Any, Any]) -> dict[str, dict[str, Any]]:
     """Requests for `tool` that each carry one defect its schema refuses."""
     schema = schemas.load(tool.input_schema)
-    properties: dict[str, Any] = schema.get("properties", {})
-    required: list[str] = schema.get("required", [])
+    base: dict[str, Any] = {}
+    if "oneOf" in schema and "properties" not in schema:
+        # Action-discriminated: the defects of its first action, each request naming that action.
+        schema = schema["oneOf"][0]
+        base = {name: prop["const"] for name, prop in schema["properties"].items() if "const" in prop}
+    properties: dict[str, Any] = {k: v for k, v in schema.get("properties", {}).items() if k not in base}
+    required: list[str] = [name for name in schema.get("required", []) if name not in base]
     first = next(iter(properties))
-    cases: dict[str, dict[str, Any]] = {"too deep": {first: _nested(DEEP)}}
+    cases: dict[str, dict[str, Any]] = {"too deep": {**base, first: _nested(DEEP)}}
     if schema.get("additionalProperties") is False:
-        cases["unknown key"] = {"not_a_field": 1}
-        cases["lone surrogate in a key"] = {"bad\ud800key": 1}
+        cases["unknown key"] = {**base, "not_a_field": 1}
+        cases["lone surrogate in a key"] = {**base, "bad\ud800key": 1}
     if required:
-        cases["missing required field"] = {}
+        cases["missing required field"] = dict(base)
     for name, prop in properties.items():
         wrong = _wrong(prop)
         if wrong is not None:
-            cases["wrong type"] = {name: wrong}
+            cases["wrong type"] = {**base, name: wrong}
             break
     return cases
 

@@ -26,6 +26,7 @@ from memesh.transports.mcp import channel
 from memesh.transports.mcp.backend import Backend
 from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight
 from memesh.transports.mcp.results import client_name, tool_listing
+from memesh.transports.mcp.roots import roots_asker
 
 SERVER_NAME = "memesh"
 DEFAULT_HOST = "mcp"  # the provenance stamp when the client declares no name
@@ -59,6 +60,7 @@ def build_server(backend: Backend) -> Server[Backend]:
             source_host=clean_host(client_name(ctx), DEFAULT_HOST),
             agent_view=True,
             caller_session=session_from_environment(),
+            workspace_roots=roots_asker(ctx),
         )
         backend = ctx.lifespan_context
         wait = wait_ms(params.name, params.arguments)
