@@ -65,8 +65,6 @@ def import_bundle(
         restore_archived=restore,
         trust=trust,
         keep_metadata=keep_metadata,
-        exported_at=data.get("exported_at"),
-        version=data.get("version"),
     )
     counts = {"imported": 0, "overwritten": 0, "skipped": 0, "appended": 0, "kept_archived": 0}
     errors: list[str] = []
