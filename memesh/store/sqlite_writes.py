@@ -11,6 +11,7 @@ one that is not already clean is refused (`UncleanName`) rather than rewritten i
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -233,15 +234,20 @@ class SqliteWrites(SqliteReads):
 
     def touch(self, ids: Sequence[int], when: str) -> None:
         """Count one access for each memory a recall returned (access tracking feeds the ranking)."""
-        if not ids:
+        if not ids or self.read_only:
             return
-        with self.transaction():
-            for chunk in _chunks(list(ids)):
-                self.conn.execute(
-                    "UPDATE entities SET access_count = access_count + 1, last_accessed_at = ? "
-                    f"WHERE id IN ({_marks(chunk)})",
-                    (when, *chunk),
-                )
+        try:
+            with self.transaction():
+                for chunk in _chunks(list(ids)):
+                    self.conn.execute(
+                        "UPDATE entities SET access_count = access_count + 1, last_accessed_at = ? "
+                        f"WHERE id IN ({_marks(chunk)})",
+                        (when, *chunk),
+                    )
+        except sqlite3.OperationalError as exc:
+            # Bookkeeping: a database that cannot be written (read-only, a full disk) still answers recall.
+            if exc.sqlite_errorcode & 0xFF not in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_FULL):
+                raise
 
 
 def _clean_stored_text(value: str) -> str:
