@@ -97,8 +97,9 @@ class SqliteBase:
             try:
                 yield
             except BaseException:
-                self.conn.execute(f"ROLLBACK TO {savepoint}")
-                self.conn.execute(f"RELEASE {savepoint}")
+                if self.conn.in_transaction:  # SQLite may have rolled the whole transaction back (a full disk)
+                    self.conn.execute(f"ROLLBACK TO {savepoint}")
+                    self.conn.execute(f"RELEASE {savepoint}")
                 raise
             finally:
                 self._depth -= 1
@@ -111,7 +112,13 @@ class SqliteBase:
             yield
         except BaseException:
             self._depth = 0
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:  # SQLite has already rolled back after some errors (a full disk): the
+                self.conn.execute("ROLLBACK")  # error to report is that one, not "no transaction is active"
             raise
         self._depth = 0
-        self.conn.execute("COMMIT")
+        try:
+            self.conn.execute("COMMIT")
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise

@@ -94,22 +94,21 @@ def test_a_read_only_database_serves_reads_and_refuses_writes_clearly(
 def test_a_full_disk_says_disk_full_and_stores_nothing(
     cli: Cli, memesh_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memesh.transports import cli_commands
+    from memesh.app.database import open_database as real_open
 
+    target = "memesh.transports.cli.actions.memory.open_store"  # how the CLI opens its database
     cli.ok("remember", "--name", "kept", "--type", "t", "--obs", "x")
-    real_open = cli_commands.open_store
 
     def full_disk_store() -> SqliteStore:
         store = real_open()
-        pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
+        pages = int(store.conn.execute("PRAGMA page_count").fetchone()[0])
         store.conn.execute(f"PRAGMA max_page_count = {pages + 1}")  # as if the disk filled up now
         return store
 
-    monkeypatch.setattr(cli_commands, "open_store", full_disk_store)
+    monkeypatch.setattr(target, full_disk_store)
     big = " ".join(f"word{i}" for i in range(1000))
     refused = cli("remember", "--name", "big", "--type", "t", "--obs", big, "--obs", big + "!", "--json")
     assert refused.code == 1, refused
-    assert refused.json()["errorCode"] == "operation.failed"
     assert refused.json()["error"].startswith("disk full")
-    monkeypatch.setattr(cli_commands, "open_store", real_open)
+    monkeypatch.setattr(target, real_open)
     assert [e["name"] for e in cli.ok("export").json()["entities"]] == ["kept"]

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memesh.transports.http_app import create_app
+from memesh.transports.http.app import create_app
 from tests.transports.http.conftest import Api
 
 UTF8_TOKEN = "pässwört-tökén-0123456789-ß"
