@@ -163,6 +163,8 @@ def _operation(route: Route, path: str, method: str, components: _Components) ->
     by_status: dict[int, list[ErrorCode]] = {}
     for code in dict.fromkeys(codes):
         by_status.setdefault(described.status.get(code, HTTP_STATUS[code]), []).append(code)
+    if method == "POST":  # a body that stops arriving (`body.BODY_READ_SECONDS`)
+        by_status.setdefault(408, []).append(ErrorCode.BAD_BODY)
     if ErrorCode.INTERNAL in codes:
         by_status.setdefault(503, []).append(ErrorCode.INTERNAL)  # a database unavailable rather than broken
     data = components.ref(described.output) if described.output else {}

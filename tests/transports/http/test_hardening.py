@@ -7,7 +7,12 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import MutableMapping
 from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
 
 from memesh.transports.http.app import create_app
 from tests.transports.http.conftest import Api
@@ -70,3 +75,49 @@ def test_a_recall_query_longer_than_the_cap_is_refused_with_the_field(api: Api) 
     assert body["error"].startswith("query: ")
     assert api.ok("POST", "/v1/recall", json={"query": "word " * 9_000})["entities"] == []
     assert json.dumps(api.ok("GET", "/v1/health"))
+
+
+def test_a_client_that_stops_sending_its_body_is_dropped_after_the_read_timeout(
+    db_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memesh.transports.http import body
+
+    monkeypatch.setattr(body, "BODY_READ_SECONDS", 0.3)
+    app = create_app(db_path=db_file)
+    sent: list[MutableMapping[str, Any]] = []
+    chunks = [{"type": "http.request", "body": b'{"name": "slow', "more_body": True}]
+
+    async def receive() -> dict[str, Any]:
+        if chunks:
+            return chunks.pop()
+        await anyio.sleep_forever()  # the slow-loris client: the rest of the body never comes
+        raise AssertionError("unreachable")
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/v1/remember",
+        "raw_path": b"/v1/remember",
+        "query_string": b"",
+        "headers": [(b"host", b"127.0.0.1:3737"), (b"content-type", b"application/json"), (b"content-length", b"100")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 3737),
+    }
+
+    async def go() -> None:
+        with anyio.fail_after(10):  # only so a broken timeout fails the test instead of hanging it
+            await app(scope, receive, send)
+
+    try:
+        anyio.run(go)
+    finally:
+        app.close()
+    assert sent[0]["status"] == 408
+    answer = json.loads(b"".join(m.get("body", b"") for m in sent[1:]))
+    assert answer["errorCode"] == "validation.bad-body"
