@@ -75,6 +75,16 @@ def _leaks(db: Path) -> list[str]:
     return [kind for kind, (_, marker) in SHAPES.items() if marker.encode() in raw]
 
 
+def _checkpoint(db: Path) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+
+
 def _size(db: Path) -> int:
     return sum(p.stat().st_size for p in db.parent.iterdir() if p.name.startswith(db.name))
 
@@ -84,8 +94,12 @@ def _amplifiers() -> list[dict[str, Any]]:
     return [
         {"data": {"version": "3.1.0", "exported_at": "x" * 200_000, "entities": tiny[:1000]}, "merge_strategy": "skip"},
         {"data": {"entities": tiny}, "merge_strategy": "skip"},
-        {"data": {"entities": [{"name": f"g{i}", "type": "t", "tags": [str(j) for j in range(250)]} for i in range(20)]},
-         "merge_strategy": "skip"},
+        {
+            "data": {
+                "entities": [{"name": f"g{i}", "type": "t", "tags": [str(j) for j in range(250)]} for i in range(20)]
+            },
+            "merge_strategy": "skip",
+        },
     ]
 
 
@@ -94,12 +108,22 @@ def _amplifiers() -> list[dict[str, Any]]:
 
 def _mcp(folder: Path, lines: list[dict[str, Any] | str], client: str = "probe") -> list[dict[str, Any]]:
     """Every line piped to a fresh memesh-mcp, stdin closed; the answers (the initialize answer left out)."""
-    init = {"jsonrpc": "2.0", "id": "init", "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": client, "version": "1"}}}
+    init = {
+        "jsonrpc": "2.0",
+        "id": "init",
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": client, "version": "1"}},
+    }
     sent = [init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *lines]
     text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in sent)
     done = subprocess.run(
-        [str(BIN / "memesh-mcp")], input=text, capture_output=True, text=True, cwd=folder, timeout=300, check=False,
+        [str(BIN / "memesh-mcp")],
+        input=text,
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        timeout=300,
+        check=False,
         env={**os.environ, "MEMESH_DB_PATH": str(folder / "m.db")},
     )
     return [message for line in done.stdout.splitlines() if (message := json.loads(line)).get("id") != "init"]
@@ -114,23 +138,29 @@ def probe_mcp(tally: Tally, root: Path) -> None:
     folder.mkdir()
     calls: list[dict[str, Any] | str] = []
     for kind, (secret, _) in SHAPES.items():
-        calls += [_call(len(calls), "remember", remember_body(kind)), _call(len(calls) + 1, "learn", learn_body(kind)),
-                  _call(len(calls) + 2, "task_state", task_body(kind)),
-                  _call(len(calls) + 3, "remember", {"note": f"note {secret}\n\nmore"})]
+        calls += [
+            _call(len(calls), "remember", remember_body(kind)),
+            _call(len(calls) + 1, "learn", learn_body(kind)),
+            _call(len(calls) + 2, "task_state", task_body(kind)),
+            _call(len(calls) + 3, "remember", {"note": f"note {secret}\n\nmore"}),
+        ]
     calls.append(_call(len(calls), "import", {"data": bundle(), "merge_strategy": "overwrite"}))
     _mcp(folder, calls, client=f"probe {SHAPES['password-assignment'][0]}")
     leaks = _leaks(folder / "m.db")
     for kind in SHAPES:
         tally.check("mcp", "secrets", kind not in leaks)
     tally.check("mcp", "secrets", not any("Qz7Kx" in s for s in stored_strings(folder / "m.db")))
-    hostile = [_call(i, "remember", {"name": f"n{i}{text}", "type": f"t{text}", "tags": [text],
-                                     "observations": [f"o{text}"]}) for i, text in enumerate(HOSTILE_TEXT)]
+    hostile = [
+        _call(i, "remember", {"name": f"n{i}{text}", "type": f"t{text}", "tags": [text], "observations": [f"o{text}"]})
+        for i, text in enumerate(HOSTILE_TEXT)
+    ]
     _mcp(folder, hostile)
     stored = stored_strings(folder / "m.db")
     for text in HOSTILE_TEXT:
         tally.check("mcp", "controls", not any(RAW.sub("", text) != text and text in s for s in stored))
-    bad_ids: list[dict[str, Any] | str] = [{"jsonrpc": "2.0", "id": bad, "method": "tools/list"}
-                                           for bad in (None, 1.5, True, [1], {"a": 1})]
+    bad_ids: list[dict[str, Any] | str] = [
+        {"jsonrpc": "2.0", "id": bad, "method": "tools/list"} for bad in (None, 1.5, True, [1], {"a": 1})
+    ]
     answers = _mcp(folder, [*bad_ids, '{"jsonrpc": "2.0", "id": 41}', "not json at all"])
     refusals = [a for a in answers if a.get("error", {}).get("code") in (-32600, -32700)]
     for index in range(len(bad_ids) + 2):
@@ -146,8 +176,14 @@ def probe_mcp(tally: Tally, root: Path) -> None:
 
 def _serve(folder: Path) -> tuple[subprocess.Popen[str], str]:
     env = {**os.environ, "MEMESH_DB_PATH": str(folder / "m.db"), "MEMESH_DIR": str(folder)}
-    proc = subprocess.Popen([str(BIN / "memesh"), "serve", "--port", "0"], cwd=folder, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [str(BIN / "memesh"), "serve", "--port", "0"],
+        cwd=folder,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     url = re.search(r"http://\S+", line)
@@ -178,21 +214,29 @@ def probe_http(tally: Tally, root: Path, *, slow_loris: bool) -> None:
             tally.check("http", "nfc", one["observations"] == ["one", "two"])
             for body in _amplifiers():
                 raw = json.dumps(body).encode()
+                _checkpoint(folder / "m.db")  # the WAL then holds this request's pages only
                 before = _size(folder / "m.db")
                 http.post("/v1/import", content=raw, headers={"content-type": "application/json"})
                 grown = _size(folder / "m.db") - before
-                print(f"# amplification: {len(raw):,} bytes sent, {grown:,} grown ({grown / len(raw):.1f}x)", file=sys.stderr)
+                print(
+                    f"# amplification: {len(raw):,} bytes sent, {grown:,} grown ({grown / len(raw):.1f}x)",
+                    file=sys.stderr,
+                )
                 tally.check("http", "amplification", grown <= AMPLIFICATION * len(raw) + ALLOWANCE)
             refused = http.post("/v1/recall", json={"query": "word " * 200_000})
-            tally.check("http", "long-query", refused.json().get("errorCode") in ("validation.bad-body", "payload.too-large"))
+            tally.check(
+                "http", "long-query", refused.json().get("errorCode") in ("validation.bad-body", "payload.too-large")
+            )
             tally.check("http", "long-query", http.get("/v1/health").status_code == 200)
             bad = http.post("/v1/learn", json={"error": "e", "fix": "f", "project": SHAPES["redis-password-only"][0]})
             tally.check("http", "bad-project", bad.json().get("errorCode") == "validation.bad-body")
         if slow_loris:
             host, port = url.removeprefix("http://").split(":")
             with socket.create_connection((host, int(port)), timeout=30) as sock:
-                sock.sendall(b"POST /v1/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                             b"Content-Length: 100\r\n\r\n{\"name\":")
+                sock.sendall(
+                    b"POST /v1/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    b'Content-Length: 100\r\n\r\n{"name":'
+                )
                 started = time.monotonic()
                 answer = sock.recv(4096)
                 tally.check("http", "slow-loris", b" 408 " in answer and time.monotonic() - started < 25)
@@ -220,8 +264,17 @@ def probe_cli(tally: Tally, root: Path) -> None:
     folder.mkdir()
     for kind, (secret, _) in SHAPES.items():
         body = remember_body(kind)
-        _cli(folder, "remember", "--name", body["name"], "--type", body["type"], f"--title={body['title']}",
-             f"--obs={body['observations'][0]}", f"--tags={body['tags'][0]}")
+        _cli(
+            folder,
+            "remember",
+            "--name",
+            body["name"],
+            "--type",
+            body["type"],
+            f"--title={body['title']}",
+            f"--obs={body['observations'][0]}",
+            f"--tags={body['tags'][0]}",
+        )
         lesson = learn_body(kind)
         _cli(folder, "learn", f"--error={lesson['error']}", f"--fix={lesson['fix']}")
         _cli(folder, "task", "--project", f"p-{kind}", f"--goal={secret}")

@@ -36,7 +36,7 @@ def test_a_non_ascii_token_is_compared_as_utf8(db_file: Path) -> None:
 
 RACE = """
 import sys
-from memesh.transports.http_token import provision
+from memesh.transports.http.token import provision
 sys.stdin.readline()
 print(provision().value)
 """
