@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -106,7 +106,7 @@ def _amplifiers() -> list[dict[str, Any]]:
 # -- MCP ---------------------------------------------------------------------------------------------------------
 
 
-def _mcp(folder: Path, lines: list[dict[str, Any] | str], client: str = "probe") -> list[dict[str, Any]]:
+def _mcp(folder: Path, lines: Sequence[dict[str, Any] | str], client: str = "probe") -> list[dict[str, Any]]:
     """Every line piped to a fresh memesh-mcp, stdin closed; the answers (the initialize answer left out)."""
     init = {
         "jsonrpc": "2.0",
