@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -14,12 +13,14 @@ if TYPE_CHECKING:
     from memesh.core.messages_model import RouterPort
 
 HOST_MAX = 64
-_HOST_CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 
 def clean_host(name: str | None, default: str) -> str:
-    """A client's self-declared name as provenance: control characters removed, trimmed, at most 64 characters."""
-    cleaned = _HOST_CONTROL.sub("", name or "").strip()[:HOST_MAX]
+    """A client's self-declared name as provenance: cleaned as any stored label (controls out, credentials
+    redacted, one line), then at most 64 characters."""
+    from memesh.core.clean import clean_label  # the secret patterns: only for the transport that has a client name
+
+    cleaned = clean_label(name or "")[:HOST_MAX].strip()
     return cleaned or default
 
 

@@ -13,7 +13,7 @@ class RecallInput(TypedDict, closed=True):
 
     query: NotRequired[str]
     """
-    Search query. One- and two-term queries use OR; three or more terms use strict all-term matching with OR fallback; the first 32 surviving terms are used. Leave empty to list recent entities.
+    Search query (at most 50,000 characters, a pasted page: only the first 32 searchable terms are used). One- and two-term queries use OR; three or more terms use strict all-term matching with OR fallback; the first 32 surviving terms are used. Leave empty to list recent entities.
     """
     tag: NotRequired[str]
     """

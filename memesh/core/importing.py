@@ -3,7 +3,9 @@ metadata may be believed.
 
 A bundle is untrusted input. Only purely descriptive metadata keys are taken from it (and only by the CLI, which
 reads the file itself); every key that changes what MeMesh does is refused or rebuilt, except four that are
-validated and accepted only onto a memory the import creates.
+validated and accepted only onto a memory the import creates. Nothing of the bundle's envelope (its `version`,
+`exported_at`) is stored: the spec names no use for it, and a value copied into every imported row let one small
+request write the same text thousands of times.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from datetime import datetime
 from typing import Any, Literal
 
 from memesh.core import history
-from memesh.core.clean import clean_name, clean_text, redact
+from memesh.core.clean import clean_key, clean_label, clean_name, clean_text
+from memesh.core.keys import key_problem
 from memesh.core.notes import TITLE_MAX, shorten
-from memesh.core.remembering import NAME_HOLDS_SECRET, observation_hash
+from memesh.core.remembering import clean_relations, observation_hash
 from memesh.core.signal import signal_score
 from memesh.core.sizecap import json_bytes
 from memesh.core.storable import map_strings
@@ -76,8 +79,6 @@ class Options:
     restore_archived: bool
     trust: bool
     keep_metadata: bool
-    exported_at: Any
-    version: Any
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def duplicate_name(entries: list[Any]) -> str | None:
     seen: set[str] = set()
     for entry in entries:
         raw = entry.get("name") if isinstance(entry, dict) else None
-        name = clean_name(raw) if isinstance(raw, str) else ""
+        name = clean_key(raw) if isinstance(raw, str) else ""
         if name:
             if name in seen:
                 return name
@@ -112,12 +113,8 @@ def entry_problem(index: int, entry: Any) -> str | None:
     problems = validation.issues(entity_schema, entry)
     if problems:
         return f"entities[{index}]: " + "; ".join(problems)
-    name = clean_name(entry["name"])
-    if not name:
-        return f"entities[{index}]: name: Name must not be blank after sanitization"
-    if redact(name) != name:
-        return f"entities[{index}]: name: {NAME_HOLDS_SECRET}"
-    return None
+    problem = key_problem(clean_key(entry["name"]))
+    return None if problem is None else f"entities[{index}]: name: {problem}"
 
 
 def parse_created_at(value: Any) -> str | None:
@@ -169,16 +166,8 @@ def _valid_history(value: Any) -> list[dict[str, Any]] | None:
         return None
     if not all(_valid_history_entry(entry) for entry in value) or json_bytes(value) > HISTORY_IMPORT_MAX_BYTES:
         return None
-    redacted = [
-        {
-            **entry,
-            "title": redact(entry["title"]) if isinstance(entry.get("title"), str) else entry.get("title"),
-            "observations": [redact(o) for o in entry["observations"]],
-            "tags": [redact(t) for t in entry["tags"]],
-        }
-        for entry in value
-    ]
-    return redacted if json_bytes(redacted) <= HISTORY_IMPORT_MAX_BYTES else None
+    cleaned: list[dict[str, Any]] = map_strings(value, clean_text)  # replaced_at too, and every key
+    return cleaned if json_bytes(cleaned) <= HISTORY_IMPORT_MAX_BYTES else None
 
 
 def bundle_metadata(raw: Any, *, fresh: bool) -> dict[str, Any]:
@@ -186,7 +175,7 @@ def bundle_metadata(raw: Any, *, fresh: bool) -> dict[str, Any]:
     the import creates, the four validated behaviour keys. A key that fails validation is dropped whole."""
     if not isinstance(raw, dict):
         return {}
-    kept = {key: map_strings(value, redact) for key, value in raw.items() if key in IMPORTABLE_METADATA_KEYS}
+    kept = {key: map_strings(value, clean_text) for key, value in raw.items() if key in IMPORTABLE_METADATA_KEYS}
     if not fresh:
         return kept
     if (forgotten := _valid_forgotten(raw.get("forgotten_observation_hashes"))) is not None:
@@ -208,8 +197,6 @@ def _trust_keys(current: dict[str, Any], options: Options, now: datetime) -> dic
             **(provenance or {}),
             "source": "trusted-import" if options.trust else "import",
             "imported_at": iso_time(now),
-            "exported_at": options.exported_at,
-            "export_version": options.version,
             "merge_strategy": options.strategy,
         },
     }
@@ -228,15 +215,15 @@ def _forgotten(entity: Entity) -> set[str]:
 
 def entry_name(entry: dict[str, Any]) -> str:
     """The name a (valid) bundle entry is stored under: on one line, trimmed, as remember cleans names."""
-    return clean_name(entry["name"])
+    return clean_key(entry["name"])
 
 
 def plan_entry(existing: Entity | None, entry: dict[str, Any], options: Options, now: datetime) -> EntryPlan:
     """What importing `entry` does, given the memory of that name already stored (if any)."""
     name = entry_name(entry)
     title, observations = _texts(entry)
-    tags = list(dict.fromkeys(clean_text(tag) for tag in entry.get("tags", [])))
-    relations = [(r["to"], redact(r["type"])) for r in entry.get("relations", [])]
+    tags = list(dict.fromkeys(clean_label(tag) for tag in entry.get("tags", [])))
+    relations = clean_relations(entry.get("relations", []))
     if existing is not None and options.strategy == "skip":
         return EntryPlan("skipped")
     if existing is not None and existing.archived and not options.restore_archived:
@@ -317,7 +304,7 @@ def _create(  # noqa: PLR0917 - the parts of one entry, already taken apart by p
     options: Options,
     now: datetime,
 ) -> EntryPlan:
-    entity_type = canonical_type(redact(entry["type"]))
+    entity_type = canonical_type(clean_label(entry["type"]))
     namespace = options.namespace or entry.get("namespace") or DEFAULT_NAMESPACE
     if namespace not in NAMESPACES:
         namespace = DEFAULT_NAMESPACE

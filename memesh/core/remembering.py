@@ -16,7 +16,8 @@ from typing import Any
 from returns.result import Failure, Result, Success
 
 from memesh.core import history
-from memesh.core.clean import clean_all, clean_name, clean_text, redact
+from memesh.core.clean import clean_all, clean_key, clean_label, clean_name, clean_text
+from memesh.core.keys import HOLDS_SECRET, key_problem
 from memesh.core.notes import NOTE_TYPE, DerivedNote, derive_note
 from memesh.core.signal import signal_score
 from memesh.errors import ErrorCode, MemeshError
@@ -79,9 +80,7 @@ def _cannot_combine(key: str) -> str:
     )
 
 
-NAME_HOLDS_SECRET = (
-    "holds something shaped like a credential; a name is stored and shown as given, so choose one without it"
-)
+NAME_HOLDS_SECRET = HOLDS_SECRET
 
 
 def resolve(request: RememberInput) -> Result[Resolved, MemeshError]:
@@ -89,11 +88,9 @@ def resolve(request: RememberInput) -> Result[Resolved, MemeshError]:
     issues: list[str] = []
     name = request.get("name")
     if name is not None:
-        name = clean_name(name)
-        if not name:
-            issues.append(_issue("name", "Name must not be blank after sanitization"))
-        elif redact(name) != name:
-            issues.append(_issue("name", NAME_HOLDS_SECRET))
+        name = clean_key(name)
+        if (problem := key_problem(name)) is not None:
+            issues.append(_issue("name", problem))
     title = request.get("title")
     # Judged blank after cleaning: a title or observation of control characters alone is as empty as whitespace.
     title = (clean_name(clean_text(title)) or None) if title is not None else None
@@ -147,11 +144,11 @@ def resolve(request: RememberInput) -> Result[Resolved, MemeshError]:
         return Success(
             Resolved(
                 name=name or derived.name,
-                type=canonical_type(redact(entity_type)) if entity_type is not None else None,
+                type=canonical_type(clean_label(entity_type)) if entity_type is not None else None,
                 title=derived.title,
                 observations=derived.observations,
                 tags=clean_tags(request.get("tags")),
-                relations=[(r["to"], redact(r["type"])) for r in request.get("relations", [])],
+                relations=clean_relations(request.get("relations", [])),
                 namespace=request.get("namespace"),
                 replace=replace,
                 derived=derived,
@@ -161,11 +158,11 @@ def resolve(request: RememberInput) -> Result[Resolved, MemeshError]:
     return Success(
         Resolved(
             name=name or "",
-            type=canonical_type(redact(entity_type)) if entity_type is not None else None,
+            type=canonical_type(clean_label(entity_type)) if entity_type is not None else None,
             title=cleaned[0] if title is not None else None,
             observations=cleaned[1:] if title is not None else cleaned,
             tags=clean_tags(request.get("tags")),
-            relations=[(r["to"], redact(r["type"])) for r in request.get("relations", [])],
+            relations=clean_relations(request.get("relations", [])),
             namespace=request.get("namespace"),
             replace=replace,
         )
@@ -173,8 +170,13 @@ def resolve(request: RememberInput) -> Result[Resolved, MemeshError]:
 
 
 def clean_tags(tags: list[str] | None) -> list[str] | None:
-    """Tags as stored: controls stripped and credentials redacted, as every other stored text."""
-    return None if tags is None else [clean_text(tag) for tag in tags]
+    """Tags as stored: controls stripped and credentials redacted, as every other stored text, on one line, NFC."""
+    return None if tags is None else [clean_label(tag) for tag in tags]
+
+
+def clean_relations(relations: list[Any]) -> list[tuple[str, str]]:
+    """(target, type) pairs as compared and stored: the target a key, the type a label."""
+    return [(clean_key(r["to"]), clean_label(r["type"])) for r in relations]
 
 
 def observation_hash(text: str) -> str:

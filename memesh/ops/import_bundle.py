@@ -65,8 +65,6 @@ def import_bundle(
         restore_archived=restore,
         trust=trust,
         keep_metadata=keep_metadata,
-        exported_at=data.get("exported_at"),
-        version=data.get("version"),
     )
     counts = {"imported": 0, "overwritten": 0, "skipped": 0, "appended": 0, "kept_archived": 0}
     errors: list[str] = []
@@ -83,6 +81,8 @@ def import_bundle(
                     if plan.write is not None:
                         store.save(plan.write)
             except Exception as exc:  # one bad row must not cost the whole bundle
+                if _stops_the_import(exc):
+                    raise
                 # The exception's own text can carry SQL or paths: the caller gets its kind, the log the rest.
                 traceback.print_exc(file=sys.stderr)
                 errors.append(f"{entry['name']}: could not be stored ({type(exc).__name__})")
@@ -98,3 +98,11 @@ def import_bundle(
             else:
                 store.relate(source, target, kind)
     return Success({**counts, "errors": errors, "skipped_relations": skipped_relations})  # type: ignore[typeddict-item]
+
+
+def _stops_the_import(exc: Exception) -> bool:
+    """A full disk or a read-only database is not one bad row: the whole import stops (and says which)."""
+    from memesh.store.errors import translate  # the one translation of database failures
+
+    error = translate(exc)
+    return error is not None and error.data.get("store") in ("disk-full", "read-only")

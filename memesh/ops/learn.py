@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from returns.result import Failure, Result
+from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
 from memesh.core import lessons
 from memesh.core.clean import redact
+from memesh.core.keys import checked_project
 from memesh.errors import MemeshError
 from memesh.generated.tools.learn_input import LearnInput
 from memesh.generated.tools.learn_output import LearnOutput
@@ -14,8 +15,9 @@ from memesh.ops.remember import RememberStore, remember
 
 
 def learn(store: RememberStore, request: LearnInput, *, ctx: CallContext) -> Result[LearnOutput, MemeshError]:
-    """Store (or extend) the project's lesson for this error; Failure(operation.failed) when the error text is only
-    credentials, since a lesson named after a secret could not be told apart from any other."""
+    """Store (or extend) the project's lesson for this error, answering with the name it is stored under;
+    Failure(operation.failed) when the error text is only credentials, since a lesson named after a secret could not
+    be told apart from any other; Failure(validation.bad-body) for a project that is blank or holds a credential."""
     error = request["error"]
     if lessons.only_credentials(redact(error)):
         return Failure(
@@ -24,7 +26,11 @@ def learn(store: RememberStore, request: LearnInput, *, ctx: CallContext) -> Res
                 "private key), so it cannot be told apart from other lessons. Describe the error without the secret."
             )
         )
-    project = request.get("project") or ctx.project()
+    match checked_project(request.get("project") or None, ctx.project):
+        case Failure(problem):
+            return Failure(MemeshError.bad_body(problem))
+        case Success(project):
+            pass
     severity = request.get("severity", lessons.DEFAULT_SEVERITY)
     pattern = lessons.error_pattern(error)
     name = lessons.lesson_name(project, redact(error))
@@ -41,4 +47,4 @@ def learn(store: RememberStore, request: LearnInput, *, ctx: CallContext) -> Res
         {"name": name, "type": "lesson_learned", "observations": observations, "tags": tags},
         ctx=ctx,
     )
-    return stored.map(lambda _: LearnOutput(learned=True, name=name, type="lesson_learned"))
+    return stored.map(lambda out: LearnOutput(learned=True, name=out["name"], type="lesson_learned"))

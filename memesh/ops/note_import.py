@@ -13,11 +13,13 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from returns.result import Result, Success
+from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
 from memesh.core import note_files as nf
 from memesh.core import remembering
+from memesh.core.clean import clean_text
+from memesh.core.keys import checked_key
 from memesh.errors import MemeshError
 from memesh.model import ARCHIVED, Entity, EntityWrite
 
@@ -65,6 +67,12 @@ class _File:
     note: nf.NoteFile | None = None
 
     @property
+    def key(self) -> str:
+        """The path as recorded and reported (`rel` is what is read): cleaned like any stored text, since a file
+        name can hold a credential, and compared in that form with what earlier runs recorded."""
+        return clean_text(self.rel)
+
+    @property
     def fingerprint(self) -> dict[str, Any]:
         return {"mtime": self.mtime_ms, "size": self.size}
 
@@ -92,6 +100,7 @@ class _Run:
         """Report `rel` as skipped. With `fingerprint` (a refusal for the file's own content or place) the next run
         repeats it without reading the file until its size or mtime changes; without, only the reason is kept, so
         the same refusal is not counted as new again but the file is judged afresh on every run."""
+        rel = clean_text(rel)
         self.result["skipped"].append({"path": rel, "reason": reason})
         if self.previous_skips.get(rel, {}).get("reason") != reason:
             self.result["refusedNow"] += 1
@@ -113,7 +122,14 @@ def _is_note(entity: Entity) -> bool:
 def import_notes(
     store: NoteStore, folder: NoteSource, *, project: str | None, ctx: CallContext
 ) -> Result[dict[str, Any], MemeshError]:
-    """Ingest the note files under `folder` (listed once, read within it); never fails on a file, only reports it."""
+    """Ingest the note files under `folder` (listed once, read within it); never fails on a file, only reports it;
+    Failure(validation.bad-body) for a project that is blank or holds a credential."""
+    if project is not None:
+        match checked_key("project", project):
+            case Failure(problem):
+                return Failure(MemeshError.bad_body(problem))
+            case Success(project):
+                pass
     entries, symlinks = folder.listing()
     files = [_File(e.rel, e.size, e.mtime_ms, e.ino) for e in entries]
     digest = nf.dir_id(folder.identity)
@@ -127,10 +143,10 @@ def import_notes(
         for rel in symlinks:
             run.skip(None, rel, "symlink refused")
         claims = _read(files, folder, by_path, run)
-        present = {f.rel for f in files}
+        present = {f.key for f in files}
         for name, claimants in claims.items():
             _settle(store, name, claimants, digest, present, project, ctx, run)
-        _sweep(store, ours, present, {f.rel: f for f in files}, run)
+        _sweep(store, ours, present, {f.key: f for f in files}, run)
         store.set_meta(key, json.dumps(run.skips) if run.skips else None)
     return Success({"dirId": digest, "discovered": len(files) + len(symlinks), **run.result})
 
@@ -139,7 +155,7 @@ def _read(files: list[_File], folder: NoteSource, by_path: dict[Any, Entity], ru
     claims: dict[str, list[_File]] = {}
     read = 0
     for file in files:
-        known = by_path.get(file.rel)
+        known = by_path.get(file.key)
         if known is not None:
             recorded = _provenance(known)
             if (recorded.get("note_mtime_ms"), recorded.get("note_size"), recorded.get("note_ino")) == (
@@ -150,7 +166,7 @@ def _read(files: list[_File], folder: NoteSource, by_path: dict[Any, Entity], ru
                 run.touched.add(known.name)
                 run.result["unchanged"] += 1
                 continue
-        previous = run.previous_skips.get(file.rel)
+        previous = run.previous_skips.get(file.key)
         if previous and previous.get("mtime") == file.mtime_ms and previous.get("size") == file.size:
             run.skip(file, file.rel, str(previous.get("reason", "skipped")))
             continue
@@ -212,7 +228,7 @@ def _settle(  # noqa: PLR0917 - one name's claim, decided with everything the ru
             reason = f'name "{name}" already used by {recorded_path} in this directory'
             run.skip(file, file.rel, reason, fingerprint=False)
         return
-    owner = next((f for f in claimants if f.rel == recorded_path and not missing), None)
+    owner = next((f for f in claimants if f.key == recorded_path and not missing), None)
     owner = owner or next(
         (f for f in claimants if nf.content_hash(f.data or b"") == recorded.get("content_hash")), None
     )
@@ -236,7 +252,7 @@ def _write(  # noqa: PLR0917
     assert file.note is not None and file.data is not None
     provenance = {
         "source": SOURCE,
-        "note_path": file.rel,
+        "note_path": file.key,
         "content_hash": nf.content_hash(file.data),
         "note_dir_id": digest,
         "note_mtime_ms": file.mtime_ms,
@@ -245,7 +261,7 @@ def _write(  # noqa: PLR0917
     }
     if existing is not None and _provenance(existing).get("content_hash") == provenance["content_hash"]:
         missing = nf.MISSING_TAG in existing.tags
-        moved = _provenance(existing).get("note_path") != file.rel
+        moved = _provenance(existing).get("note_path") != file.key
         metadata = {**existing.metadata, "provenance": {**_provenance(existing), **provenance}}
         tags = tuple(tag for tag in existing.tags if tag != nf.MISSING_TAG)
         store.save(_same(existing, metadata=metadata, tags=tags))

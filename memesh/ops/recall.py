@@ -67,12 +67,13 @@ class LazyDocFreq(Mapping[str, int]):
 
 def filters_for(request: RecallInput) -> Filters:
     """`cross_project` lifts a `project:` tag filter and the namespace filter; any other tag still filters."""
+    # Tags are stored in NFC: a filter typed in NFD finds them.
+    tag = unicodedata.normalize("NFC", request.get("tag") or "") or None
     if request.get("cross_project"):
-        tag = request.get("tag") or None
         kept = None if tag is None or tag.startswith(PROJECT_TAG_PREFIX) else tag
         return Filters(tag=kept, include_archived=request.get("include_archived", False))
     return Filters(
-        tag=request.get("tag") or None,
+        tag=tag,
         namespace=request.get("namespace"),
         include_archived=request.get("include_archived", False),
     )

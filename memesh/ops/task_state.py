@@ -10,6 +10,7 @@ from returns.result import Failure, Result, Success
 from memesh.context import CallContext
 from memesh.core import remembering, task
 from memesh.core.clean import clean_text
+from memesh.core.keys import checked_project
 from memesh.errors import MemeshError
 from memesh.generated.tools.task_state_input import TaskStateInput
 from memesh.generated.tools.task_state_output import State, TaskStateOutput
@@ -22,8 +23,13 @@ Field = Literal["goal", "next", "blocked", "done"]
 def task_state(
     store: RememberStore, request: TaskStateInput, *, ctx: CallContext
 ) -> Result[TaskStateOutput, MemeshError]:
-    """The project's state (a read when no field is given), or the state after writing the fields given."""
-    project = request.get("project") or ctx.project()
+    """The project's state (a read when no field is given), or the state after writing the fields given;
+    Failure(validation.bad-body) for a project that is blank or holds a credential."""
+    match checked_project(request.get("project") or None, ctx.project):
+        case Failure(problem):
+            return Failure(MemeshError.bad_body(problem))
+        case Success(project):
+            pass
     name = task.entity_name(project)
     # Cleaned as every stored text is: controls stripped, credentials redacted (a blocker often quotes an error).
     patch = {key: clean_text(request[key]) for key in task.FIELDS if key in request}  # type: ignore[literal-required]

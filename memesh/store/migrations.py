@@ -238,4 +238,19 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
                 WHERE name = 'agent_message_payload_bytes'; END;
         """,
     ),
+    (
+        8,
+        "names in NFC without control characters; tags, types and relation types cleaned as labels",
+        # memesh_key / memesh_label are the cleaner's clean_key and clean_label, registered by the store for the
+        # migrations. A name whose cleaned form another memory already has keeps its old spelling (OR IGNORE):
+        # two memories are never merged behind the owner's back.
+        """
+        UPDATE OR IGNORE entities SET name = memesh_key(name)
+            WHERE name != memesh_key(name) AND memesh_key(name) != '';
+        UPDATE entities SET type = memesh_label(type) WHERE type != memesh_label(type) AND memesh_label(type) != '';
+        UPDATE OR IGNORE tags SET tag = memesh_label(tag) WHERE tag != memesh_label(tag);
+        UPDATE OR IGNORE relations SET relation_type = memesh_label(relation_type)
+            WHERE relation_type != memesh_label(relation_type);
+        """,
+    ),
 )

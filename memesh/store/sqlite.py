@@ -16,6 +16,7 @@ from pathlib import Path
 from memesh import paths
 from memesh.errors import ErrorCode, MemeshError
 from memesh.store.errors import StoreError, translate, why
+from memesh.store.migrations import MIGRATIONS
 from memesh.store.sqlite_base import BUSY_TIMEOUT_MS
 from memesh.store.sqlite_memory_files import SqliteMemoryFiles
 from memesh.store.sqlite_messages import SqliteMessages
@@ -48,8 +49,12 @@ def open_store(path: Path | None = None) -> SqliteStore:
     try:
         _while_busy(store.configure)
         _while_busy(store.migrate)
+        _while_busy(store.use_wal)
     except sqlite3.Error as exc:
         conn.close()
+        unwritable = exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_FULL)
+        if unwritable and (read_only := _open_read_only(target)) is not None:
+            return read_only
         raise StoreError(f"cannot use the database at {target}: {exc}", _opening(exc)) from exc
     return store
 
@@ -68,6 +73,31 @@ def open_readonly(path: Path | None = None) -> SqliteStore | None:
     except sqlite3.Error as exc:
         raise StoreError(f"cannot read the database at {target}: {exc}", _opening(exc)) from exc
     return SqliteStore(conn)
+
+
+def _open_read_only(target: Path) -> SqliteStore | None:
+    """The database opened for reading only, when it cannot be written (a read-only file or folder, a full disk)
+    and is already a complete MeMesh database; None otherwise. Recall and export then work; a write is refused
+    with the read-only error."""
+    expected = {version for version, _, _ in MIGRATIONS}
+    # mode=ro reads a WAL database while its -shm can be used; immutable=1 when not even that (a read-only folder).
+    for options in ("mode=ro", "mode=ro&immutable=1"):
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = sqlite3.connect(
+                f"{target.absolute().as_uri()}?{options}", uri=True, isolation_level=None, check_same_thread=False
+            )
+            done = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+        except sqlite3.Error:
+            if conn is not None:
+                conn.close()
+            continue
+        if not expected <= done:
+            conn.close()
+            return None
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        return SqliteStore(conn, read_only=True)
+    return None
 
 
 def _while_busy(step: Callable[[], None]) -> None:

@@ -61,15 +61,14 @@ def _statements(script: str) -> list[str]:
 class SqliteBase:
     """One connection to the database file, configured and migrated, and its transactions."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, *, read_only: bool = False) -> None:
         self.conn = conn
+        self.read_only = read_only  # opened read-only: reads work, the first write is refused (SQLITE_READONLY)
         self._depth = 0
 
     def configure(self) -> None:
         # Writers queue on the lock rather than failing fast: two processes writing at once is the normal case.
         self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        # WAL lets readers (recall) run while another process writes, and makes commits cheap.
-        self.conn.execute("PRAGMA journal_mode = WAL")
         # With WAL, NORMAL is still crash-safe (a power cut may drop the last commits, never corrupt).
         self.conn.execute("PRAGMA synchronous = NORMAL")
         # Observations, tags and relations die with their entity (ON DELETE CASCADE) only when this is on.
@@ -78,6 +77,12 @@ class SqliteBase:
         # each one in with a read() call cost about 1 ms of system time per recall at 100k memories. The mapped
         # pages are the OS page cache itself, not a private copy per process; writes still go through the WAL.
         self.conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+
+    def use_wal(self) -> None:
+        """WAL lets readers (recall) run while another process writes, and makes commits cheap. Switched on after
+        the migrations have accepted the file: the switch rewrites the file's header, and a file MeMesh refuses
+        (another program's database) must be left exactly as it was."""
+        self.conn.execute("PRAGMA journal_mode = WAL")
 
     def close(self) -> None:
         self.conn.close()
@@ -92,20 +97,28 @@ class SqliteBase:
             try:
                 yield
             except BaseException:
-                self.conn.execute(f"ROLLBACK TO {savepoint}")
-                self.conn.execute(f"RELEASE {savepoint}")
+                if self.conn.in_transaction:  # SQLite may have rolled the whole transaction back (a full disk)
+                    self.conn.execute(f"ROLLBACK TO {savepoint}")
+                    self.conn.execute(f"RELEASE {savepoint}")
                 raise
             finally:
                 self._depth -= 1
             self.conn.execute(f"RELEASE {savepoint}")
             return
-        self.conn.execute("BEGIN IMMEDIATE")
+        # Read-only, a deferred BEGIN: an operation's reads in its transaction still work, its first write fails.
+        self.conn.execute("BEGIN" if self.read_only else "BEGIN IMMEDIATE")
         self._depth = 1
         try:
             yield
         except BaseException:
             self._depth = 0
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:  # SQLite has already rolled back after some errors (a full disk): the
+                self.conn.execute("ROLLBACK")  # error to report is that one, not "no transaction is active"
             raise
         self._depth = 0
-        self.conn.execute("COMMIT")
+        try:
+            self.conn.execute("COMMIT")
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise

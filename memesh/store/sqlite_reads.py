@@ -9,11 +9,18 @@ from memesh.model import Entity, Relation
 from memesh.store.sqlite_base import SqliteBase, _chunks, _loads, _marks
 
 
+def key(name: str) -> str:
+    """A name as stored names are compared (controls out, one line, NFC): `café` in NFD finds the memory `café`."""
+    from memesh.core.clean import clean_key  # the secret patterns: not on the start-up path of a recall
+
+    return clean_key(name)
+
+
 class SqliteReads(SqliteBase):
     """Every read that is not a search."""
 
     def entity_id(self, name: str) -> int | None:
-        row = self.conn.execute("SELECT id FROM entities WHERE name = ?", (name,)).fetchone()
+        row = self.conn.execute("SELECT id FROM entities WHERE name = ?", (key(name),)).fetchone()
         return int(row[0]) if row else None
 
     def find(self, name: str) -> Entity | None:
@@ -22,7 +29,7 @@ class SqliteReads(SqliteBase):
         return self.load([entity_id])[0] if entity_id is not None else None
 
     def existing_names(self, names: Iterable[str]) -> set[str]:
-        wanted = sorted(set(names))
+        wanted = sorted({key(name) for name in names})
         found: set[str] = set()
         for chunk in _chunks(wanted):
             rows = self.conn.execute(f"SELECT name FROM entities WHERE name IN ({_marks(chunk)})", chunk)

@@ -1,19 +1,62 @@
 """The store's writes: migrations, memories and the keyword index.
 
 Callers hold a transaction, except around `migrate`, `rebuild_index` and `touch`, which take their own.
+
+Every string a write stores passes the one cleaner (`memesh.core.clean`) here, whatever the operation did before:
+values, metadata keys and values at any depth (provenance, history), tags, types, relation types and MeMesh's own
+values. Cleaning is idempotent, so text an operation already cleaned is stored unchanged; a name is an address, so
+one that is not already clean is refused (`UncleanName`) rather than rewritten into another memory's name.
 """
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from memesh.core.storable import map_strings
 from memesh.core.terms import segment
 from memesh.model import EntityWrite
 from memesh.store.migrations import FTS_DROP, FTS_TABLES, MIGRATIONS, REFILLS_INDEX
 from memesh.store.sqlite_base import _CHUNK, _chunks, _dumps, _marks, _statements
-from memesh.store.sqlite_reads import SqliteReads
+from memesh.store.sqlite_reads import SqliteReads, key
+
+
+def clean_text(text: str) -> str:
+    from memesh.core import clean  # the secret patterns: imported by the first write, not by a recall
+
+    return clean.clean_text(text)
+
+
+class UncleanName(ValueError):
+    """A write named a memory with text the cleaner would change: a caller skipped the name rules."""
+
+
+def clean_json(value: Any) -> Any:
+    """`value` with every string in it (object keys included) as the cleaner stores it."""
+    return map_strings(value, clean_text)
+
+
+def cleaned(write: EntityWrite) -> EntityWrite:
+    """`write` with every string as the cleaner stores it; UncleanName when its name is not already clean."""
+    from memesh.core.clean import holds_secret
+
+    if key(write.name) != write.name or holds_secret(write.name):
+        raise UncleanName("a memory name must be cleaned (and hold no credential) before it is stored")
+    return replace(
+        write,
+        type=clean_text(write.type),
+        title=None if write.title is None else clean_text(write.title),
+        namespace=clean_text(write.namespace),
+        status=clean_text(write.status),
+        metadata=clean_json(write.metadata),
+        observations=tuple(clean_text(text) for text in write.observations),
+        tags=tuple(dict.fromkeys(clean_text(tag) for tag in write.tags)),
+        created_at=None if write.created_at is None else clean_text(write.created_at),
+    )
 
 
 class SqliteWrites(SqliteReads):
@@ -26,6 +69,11 @@ class SqliteWrites(SqliteReads):
                 "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
             )
             done = {row[0] for row in self.conn.execute("SELECT version FROM schema_migrations")}
+            if any(version not in done for version, _, _ in MIGRATIONS):
+                from memesh.core.clean import clean_key, clean_label
+
+                self.conn.create_function("memesh_key", 1, clean_key, deterministic=True)
+                self.conn.create_function("memesh_label", 1, clean_label, deterministic=True)
             for version, name, sql in MIGRATIONS:
                 if version in done:
                     continue
@@ -43,6 +91,7 @@ class SqliteWrites(SqliteReads):
         if value is None:
             self.conn.execute("DELETE FROM memesh_metadata WHERE key = ?", (key,))
         else:
+            key, value = clean_text(key), _clean_stored_text(value)
             self.conn.execute(
                 "INSERT INTO memesh_metadata (key, value) VALUES (?, ?) "
                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -50,7 +99,9 @@ class SqliteWrites(SqliteReads):
             )
 
     def save(self, write: EntityWrite) -> int:
-        """Make the stored memory match `write`; returns its id. The keyword index is rewritten with it."""
+        """Make the stored memory match `write` (every string cleaned); returns its id. The keyword index is
+        rewritten with it. UncleanName when the write's name did not pass the name rules."""
+        write = cleaned(write)
         metadata = _dumps(write.metadata)
         if write.entity_id is None:
             cursor = self.conn.execute(
@@ -121,14 +172,14 @@ class SqliteWrites(SqliteReads):
         cursor = self.conn.execute(
             "INSERT OR IGNORE INTO relations (from_entity_id, to_entity_id, relation_type) "
             "SELECT f.id, t.id, ? FROM entities f, entities t WHERE f.name = ? AND t.name = ?",
-            (relation_type, from_name, to_name),
+            (clean_text(relation_type), key(from_name), key(to_name)),
         )
         return cursor.rowcount > 0
 
     def archive_if_active(self, name: str) -> bool:
         """Archive the memory; True only when it was active (so this call archived it)."""
         cursor = self.conn.execute(
-            "UPDATE entities SET status = 'archived' WHERE name = ? AND status != 'archived'", (name,)
+            "UPDATE entities SET status = 'archived' WHERE name = ? AND status != 'archived'", (key(name),)
         )
         return cursor.rowcount > 0
 
@@ -136,17 +187,17 @@ class SqliteWrites(SqliteReads):
         row = self.conn.execute(
             "SELECT 1 FROM relations r JOIN entities f ON f.id = r.from_entity_id "
             "JOIN entities t ON t.id = r.to_entity_id WHERE f.name = ? AND t.name = ? AND r.relation_type = ?",
-            (from_name, to_name, relation_type),
+            (key(from_name), key(to_name), clean_text(relation_type)),
         ).fetchone()
         return row is not None
 
     def set_status(self, name: str, status: str) -> bool:
         """Archive or reactivate a memory; False when there is none by that name."""
-        cursor = self.conn.execute("UPDATE entities SET status = ? WHERE name = ?", (status, name))
+        cursor = self.conn.execute("UPDATE entities SET status = ? WHERE name = ?", (clean_text(status), key(name)))
         return cursor.rowcount > 0
 
     def update_metadata(self, entity_id: int, metadata: dict[str, Any]) -> None:
-        self.conn.execute("UPDATE entities SET metadata = ? WHERE id = ?", (_dumps(metadata), entity_id))
+        self.conn.execute("UPDATE entities SET metadata = ? WHERE id = ?", (_dumps(clean_json(metadata)), entity_id))
 
     def remove_observation(self, entity_id: int, text: str) -> bool:
         """Delete the earliest observation with exactly this text and reindex; False when none matched."""
@@ -183,12 +234,27 @@ class SqliteWrites(SqliteReads):
 
     def touch(self, ids: Sequence[int], when: str) -> None:
         """Count one access for each memory a recall returned (access tracking feeds the ranking)."""
-        if not ids:
+        if not ids or self.read_only:
             return
-        with self.transaction():
-            for chunk in _chunks(list(ids)):
-                self.conn.execute(
-                    "UPDATE entities SET access_count = access_count + 1, last_accessed_at = ? "
-                    f"WHERE id IN ({_marks(chunk)})",
-                    (when, *chunk),
-                )
+        try:
+            with self.transaction():
+                for chunk in _chunks(list(ids)):
+                    self.conn.execute(
+                        "UPDATE entities SET access_count = access_count + 1, last_accessed_at = ? "
+                        f"WHERE id IN ({_marks(chunk)})",
+                        (when, *chunk),
+                    )
+        except sqlite3.OperationalError as exc:
+            # Bookkeeping: a database that cannot be written (read-only, a full disk) still answers recall.
+            if exc.sqlite_errorcode & 0xFF not in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_FULL):
+                raise
+
+
+def _clean_stored_text(value: str) -> str:
+    """One of MeMesh's own values as stored: a JSON text has each of its strings cleaned (cleaning the text whole
+    could cut through its quoting), any other text is cleaned as text."""
+    try:
+        decoded = json.loads(value)
+    except ValueError:
+        return clean_text(value)
+    return _dumps(clean_json(decoded))

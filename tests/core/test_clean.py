@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memesh.core.clean import REDACTED, clean_name, clean_text, redact, strip_controls
+from memesh.core.clean import REDACTED, clean_key, clean_label, clean_name, clean_text, redact, strip_controls
 from memesh.core.storable import storable
 
 # One example of each credential shape the spec lists, and the part of it that must never survive cleaning.
@@ -32,9 +32,23 @@ SECRETS = {
     "yaml-password": "password: hunter2hunter2",
     "json-api-key": '"api_key": "abc123xyz789qwe"',
     "basic-auth-header": "Authorization: Basic dXNlcm5hbWU6cGFzc3dvcmQxMjM=",
+    "url-userinfo": "https://deploy:Xq7Vb2Lp9Rt4Wz@example.com/repo",
+    "redis-password-only": "redis://:Xq7Vb2Lp9Rt4Wz@cache.internal:6379/0",
+    "database-url-slash-in-password": "postgres://app:Xq7Vb2/Lp9Rt4Wz@db.internal:5432/prod",
+    "pgp-private-key": (
+        "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGXq7Vb2Lp9Rt4WzAQgAxyz0123456789\n"
+        "-----END PGP PRIVATE KEY BLOCK-----"
+    ),
+    "private-key-assignment": "private_key=Xq7Vb2Lp9Rt4Wz",
+    "credentials-assignment": "credentials=Xq7Vb2Lp9Rt4Wz",
+    "json-escaped-password": '{\\"password\\":\\"Xq7Vb2Lp9Rt4Wz\\"}',
+    "zero-width-inside-password": "pass\u200bword=Xq7Vb2Lp9Rt4Wz",
+    "soft-hyphen-inside-key": "sk-\u00adproj-Xq7Vb2Lp9Rt4WzAbCd",
+    "zero-width-inside-github-token": "ghp_" + "a1B2c3D4e5" * 2 + "\u200b" + "a1B2c3D4e5" * 2,
 }
 
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+# C0 (but tab and newline), DEL, C1, and the bidi overrides and isolates.
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 @pytest.mark.parametrize("kind", sorted(SECRETS))
@@ -85,6 +99,31 @@ def test_storable_replaces_lone_surrogates_in_every_string_of_a_decoded_value() 
     assert storable(value) == {"name": "x\ufffd", "tags": ["\ufffd"], "relations": [{"to": "y\ufffd"}], "limit": 3}
 
 
+def test_url_userinfo_is_redacted_and_the_scheme_and_host_stay_readable() -> None:
+    assert clean_text("redis://:pw1234@cache:6379") == f"redis://{REDACTED}@cache:6379"
+    assert clean_text("see https://example.com/a@b and mail a@b.c") == "see https://example.com/a@b and mail a@b.c"
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    ["\x1b]52;c;aGVsbG8=\x07", "\x1b]0;title\x07", "\x9b2J", "\x9d52;c;x\x9c", "\u202eevil", "\u2066x\u2069"],
+)
+def test_terminal_control_sequences_lose_every_control_and_bidi_character(hostile: str) -> None:
+    cleaned = clean_text(f"a{hostile}b")
+    assert not CONTROL.search(cleaned)
+    assert clean_label(f"a{hostile}b") == cleaned
+
+
+def test_zero_width_joiners_in_ordinary_text_are_kept() -> None:
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    assert clean_text(f"the {family} emoji") == f"the {family} emoji"
+
+
+def test_names_are_compared_in_nfc() -> None:
+    assert clean_name("cafe\u0301") == clean_name("caf\u00e9") == "caf\u00e9"
+    assert clean_key(" cafe\u0301\x1b ") == "caf\u00e9"
+
+
 def test_names_keep_their_text_on_one_line() -> None:
     assert clean_name("  two\r\nlines\tand tab  ") == "two lines and tab"
 
@@ -93,6 +132,8 @@ TEXT = st.lists(
     st.one_of(
         st.text(max_size=30),
         st.characters(min_codepoint=0, max_codepoint=0x20),
+        st.characters(min_codepoint=0x7F, max_codepoint=0xAD),
+        st.sampled_from(["\u202e", "\u2066", "\u2069", "\u200b", "\u200d", "\ufeff", "\u00ad"]),
         st.sampled_from([*SECRETS.values(), "\r\n", "\x7f", "\ud800", "Bearer ", "password=", "sk-"]),
     ),
     max_size=40,

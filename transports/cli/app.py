@@ -24,6 +24,7 @@ from memesh.transports.cli.commands.dream import dream
 from memesh.transports.cli.commands.kg import kg
 from memesh.transports.cli.exits import FAILED, OK, usage
 from memesh.transports.cli.params import Int, Many, OptionalInt, Switch, Text
+from memesh.transports.cli.terminal import terminal_safe
 
 FLAG_SHAPED = re.compile(r"--?[A-Za-z][\w-]*(=.*)?")  # `--bogus`, `-x`: a mistyped flag, not text
 
@@ -354,7 +355,19 @@ def _missing(exc: MissingArgumentError, argv: Sequence[str]) -> str:
 
 
 def run(argv: Sequence[str]) -> int:
-    """Run one command line in this process; its exit status (usage errors 2, never a parser exit)."""
+    """Run one command line in this process; its exit status (usage errors 2, never a parser exit). Everything it
+    prints is terminal-safe (`cli.terminal`), except help and --version, which print nothing from the database and
+    whose colours are escape sequences."""
+    if any(token in HELP_FLAGS for token in argv):
+        return _run(argv)
+    with terminal_safe():
+        return _run(argv)
+
+
+HELP_FLAGS = frozenset({"--help", "-h", "--version"})
+
+
+def _run(argv: Sequence[str]) -> int:
     try:
         result = app(list(argv), result_action="return_value", exit_on_error=False, print_error=False)
     except MissingArgumentError as exc:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+import anyio
+
 from memesh.core.storable import TOO_DEEP
-from memesh.transports.http.errors import BODY_LIMIT_BYTES, bad_json, too_large
+from memesh.errors import MemeshError
+from memesh.transports.http.errors import BODY_LIMIT_BYTES, HttpFailure, bad_json, too_large
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 
@@ -16,6 +20,10 @@ class Disconnected(Exception):
     """The client went away before its body arrived: there is no one left to answer."""
 
 
+# A client that sends its headers and part of a body, then nothing (slow-loris), holds a connection and a task for
+# as long as it likes: the whole body must arrive within this many seconds of the first read (1 MB on loopback
+# takes milliseconds; a slow link sending the largest body allowed has well over 10 KB/s).
+BODY_READ_SECONDS = 15.0
 NO_BODY = "No JSON body was parsed from this request."
 NOT_JSON = "Request body is not valid JSON."
 
@@ -29,6 +37,15 @@ async def read_limited(headers: Mapping[str, str], receive: Receive, limit: int 
     declared = headers.get("content-length", "").strip()
     if declared.isdigit() and int(declared) > limit:
         raise too_large()
+    try:
+        with anyio.fail_after(BODY_READ_SECONDS if BODY_READ_SECONDS > 0 else math.inf):
+            return await _read(receive, limit)
+    except TimeoutError:
+        error = MemeshError.bad_body(f"the request body did not arrive within {BODY_READ_SECONDS:g} s")
+        raise HttpFailure(error, status=408) from None
+
+
+async def _read(receive: Receive, limit: int) -> bytes:
     chunks: list[bytes] = []
     size = 0
     while True:

@@ -106,6 +106,16 @@ def check_bearer(authorization: str | None, token: str | None) -> HttpFailure | 
     presented = parts[1].strip() if len(parts) == 2 else ""
     if scheme.lower() != "bearer" or not presented:
         return HttpFailure(MemeshError(ErrorCode.AUTH_MISSING_BEARER, "Missing Authorization: Bearer <token>"))
-    if not hmac.compare_digest(presented.encode(), token.encode()):
+    if not hmac.compare_digest(_header_bytes(presented), token.encode("utf-8")):
         return HttpFailure(MemeshError(ErrorCode.AUTH_INVALID_TOKEN, "Invalid bearer token"))
     return None
+
+
+def _header_bytes(value: str) -> bytes:
+    """A header value as the bytes the client sent. ASGI servers hand headers over as bytes and they are decoded as
+    latin-1 (one character per byte), so a token typed in UTF-8 (`pässwörd…`) is compared byte for byte with the
+    configured token's UTF-8; text that cannot be latin-1 was never such a decode, and is taken as UTF-8."""
+    try:
+        return value.encode("latin-1")
+    except UnicodeEncodeError:
+        return value.encode("utf-8")

@@ -32,6 +32,13 @@ RETIRED = {
 }
 
 
+async def openapi(_request: Request) -> Response:
+    """GET /openapi.json: the document generated from this table and the schema files (`http/openapi.py`)."""
+    from memesh.transports.http.openapi import document
+
+    return respond.json_response(200, document(ROUTES))
+
+
 def _retired(message: str) -> Endpoint:
     async def gone(_request: Request) -> Response:
         return respond.refused(MemeshError(ErrorCode.ROUTE_RETIRED, message))
@@ -52,4 +59,5 @@ ROUTES: list[BaseRoute] = [
     Route("/v1/dream/proposals/{id}/reject", dream.reject_proposal, methods=["POST"]),
     *(Route(f"/v1/{tool.name}", memory.tool_route(tool), methods=["POST"]) for tool in TOOLS if tool.http_post),
     *(Route(path, _retired(message), methods=["POST"]) for path, message in RETIRED.items()),
+    Route("/openapi.json", openapi, methods=["GET"]),
 ]

@@ -8,7 +8,11 @@ granian itself takes on platforms without SO_REUSEPORT.
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +22,8 @@ from granian.log import LogLevels
 from granian.server.mp import MPServer
 
 BACKLOG = 1024
+PARENT_CHECK_SECONDS = 0.5
+STOP_GRACE_SECONDS = 5.0
 
 
 # granian's stub declares no constructor arguments; the extension takes (fd, is_uds, backlog).
@@ -40,6 +46,33 @@ class _BoundServer(MPServer):
         self._shd = _SOCKET_HOLDER(self._sfd, False, BACKLOG)
 
 
+def watch_parent(parent: int, *, every: float = PARENT_CHECK_SECONDS) -> threading.Thread:
+    """A daemon thread that stops this worker once `parent` (granian's main process) is gone: `kill -9` of
+    `memesh serve` would otherwise leave the worker serving the port with no one to stop it. SIGTERM first (the
+    worker's own graceful stop), then a hard exit if that has not ended it after a few seconds."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(STOP_GRACE_SECONDS)
+        os._exit(1)
+
+    thread = threading.Thread(target=watch, name="memesh-parent-watch", daemon=True)
+    thread.start()
+    return thread
+
+
+def _watched(app_factory: Callable[[], Any], parent: int) -> Callable[[], Any]:
+    """`app_factory`, which granian calls in the worker, starting the parent watch there first."""
+
+    def load() -> Any:
+        watch_parent(parent)
+        return app_factory()
+
+    return load
+
+
 def run(listener: socket.socket, app_factory: Callable[[], Any]) -> int:
     """Serve until SIGINT/SIGTERM; the app is built in the worker process. Returns the exit code."""
     host, port = listener.getsockname()[:2]
@@ -54,7 +87,10 @@ def run(listener: socket.socket, app_factory: Callable[[], Any]) -> int:
         log_level=LogLevels.warning,
     )
     try:
-        server.serve(target_loader=app_factory, wrap_loader=False)
+        # Measured: granian's worker does not notice its main process dying (it kept serving the port, reparented
+        # to init); one worker process watching its parent costs a getppid() every half second. (Embedding the
+        # server in one process would avoid the question, but granian marks that mode experimental.)
+        server.serve(target_loader=_watched(app_factory, os.getpid()), wrap_loader=False)
     except SystemExit as stop:  # granian exits 1 when a worker died unexpectedly
         return stop.code if isinstance(stop.code, int) else 1
     return 0

@@ -51,11 +51,21 @@ def provision() -> Token:
 
 
 def _create(path: Path) -> Token:
-    # O_EXCL: if another server is creating it at the same moment, read theirs instead of overwriting it.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    """Write the token beside `path`, then link it into place, which fails (FileExistsError) when the file exists:
+    the file appears whole or not at all, so a second server starting at the same moment reads the first one's
+    token, never an empty file it has only just created (an O_EXCL create followed by a write left that gap)."""
     value = secrets.token_hex(32)
-    with os.fdopen(fd, "w", encoding="ascii") as handle:
-        handle.write(value + "\n")
+    draft = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(value + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(draft, path)
+    finally:
+        with contextlib.suppress(OSError):
+            draft.unlink()
     return Token(value, str(path), created=True)
 
 

@@ -3,13 +3,16 @@
 A client may write its requests and close stdin straight away (`printf '…' | memesh-mcp`). The SDK ends the session
 at end of input, and a tool call still running then would lose its reply, though its write is committed: the client
 would never learn that the memory was stored. These wrappers count the requests read and the replies written, and
-hold end of input back from the session until every request read has been answered (or a grace period has passed).
+hold end of input back from the session until every request read has been answered, however long that takes: a
+300,000-memory import that commits every row must also say so (a cancelled request is the one not waited for).
 A line the SDK's parser refuses is read again here (see `recover`), or answered with a parse error, never ignored.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import AsyncIterable, AsyncIterator
 from types import TracebackType
 from typing import Any, Self
 
@@ -28,8 +31,13 @@ from returns.result import Failure, Success
 
 from memesh.core.storable import storable_input
 
-GRACE_SECONDS = 30.0
 PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+# Put in place of a request whose id JSON-RPC forbids (null, a fraction, a boolean, an array or object): the SDK
+# would read it as a notification and never answer. A line carrying this key fails the SDK's parse and is answered
+# with -32600 here.
+_REFUSED_ID = "memesh-refused-id"
+_ID_NOT_ALLOWED = re.compile(r'"id"\s*:\s*(?:null|true|false|\[|\{|-?\d+(?:\.\d*|[eE]))')
 CANCELLED = "notifications/cancelled"
 
 
@@ -55,10 +63,53 @@ class Inflight:
         if not self._ids:
             self._idle.set()
 
-    async def drained(self, grace: float) -> None:
-        """Return once every request has been answered, or after `grace` seconds."""
-        with anyio.move_on_after(grace):
+    async def drained(self, grace: float | None = None) -> None:
+        """Return once every request has been answered (or after `grace` seconds, when one is given)."""
+        with anyio.move_on_after(grace if grace is not None else float("inf")):
             await self._idle.wait()
+
+
+def _allowed_id(value: Any) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+def screen(line: str) -> str:
+    """The line, or a stand-in the SDK refuses when it is a request whose id JSON-RPC does not allow (a cheap
+    search first: only a line that could hold such an id is decoded)."""
+    if _ID_NOT_ALLOWED.search(line) is None:
+        return line
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return line
+    if isinstance(value, dict) and "method" in value and "id" in value and not _allowed_id(value["id"]):
+        return json.dumps({"jsonrpc": "2.0", _REFUSED_ID: True}) + "\n"
+    return line
+
+
+class ScreenedLines:
+    """stdin's lines as the SDK's reader iterates them, each passed through `screen`."""
+
+    def __init__(self, inner: AsyncIterable[str]) -> None:
+        self._inner = inner
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        async for line in self._inner:
+            yield screen(line)
+
+
+def _readable_id(errors: list[Any]) -> tuple[bool, str | int | None]:
+    """Whether a refused message was a JSON object (so: an invalid request, not a parse error), and its id when
+    JSON-RPC allows it."""
+    for error in errors:
+        found = error.get("input")
+        if isinstance(found, dict):
+            request_id = found.get("id")
+            return True, request_id if _allowed_id(request_id) else None
+    return False, None
 
 
 def recover(exc: Exception) -> tuple[SessionMessage | None, str | int | None]:
@@ -73,7 +124,7 @@ def recover(exc: Exception) -> tuple[SessionMessage | None, str | int | None]:
     errors = exc.errors() if isinstance(exc, ValidationError) else []
     raw = errors[0].get("input") if len(errors) == 1 and errors[0].get("type") == "json_invalid" else None
     if not isinstance(raw, str):
-        return None, None
+        return None, _readable_id(errors)[1]
     try:
         value = json.loads(raw)
     except (ValueError, RecursionError):
@@ -89,6 +140,13 @@ def recover(exc: Exception) -> tuple[SessionMessage | None, str | int | None]:
         return SessionMessage(jsonrpc_message_adapter.validate_python(cleaned, by_name=False)), request_id
     except ValidationError:
         return None, request_id
+
+
+def _invalid_request(errors: list[Any]) -> str:
+    refused_id = any(isinstance(e.get("input"), dict) and _REFUSED_ID in e["input"] for e in errors)
+    if refused_id:
+        return "Invalid Request: an id must be a string or an integer (null, fractions and booleans are not ids)"
+    return "Invalid Request: the object is not a JSON-RPC 2.0 request, notification or response"
 
 
 class _Wrapper:
@@ -120,7 +178,7 @@ class DrainingReader(_Wrapper):
     would wait for ever. It is answered here instead, as JSON-RPC says: a parse error with a null id.
     """
 
-    def __init__(self, inner: Any, inflight: Inflight, writer: Any, grace: float = GRACE_SECONDS) -> None:
+    def __init__(self, inner: Any, inflight: Inflight, writer: Any, grace: float | None = None) -> None:
         super().__init__(inner)
         self._inflight = inflight
         self._writer = writer
@@ -139,7 +197,11 @@ class DrainingReader(_Wrapper):
             if recovered is not None:
                 item = recovered
                 break
-            error = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not a JSON-RPC message")
+            errors = item.errors() if isinstance(item, ValidationError) else []
+            if _readable_id(errors)[0]:
+                error = ErrorData(code=INVALID_REQUEST, message=_invalid_request(errors))
+            else:
+                error = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not a JSON-RPC message")
             await self._writer.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
         if isinstance(item, SessionMessage):
             message = item.message

@@ -7,10 +7,13 @@ writes the wire through a private duplicate, so a stray print cannot corrupt the
 
 from __future__ import annotations
 
+import fcntl
+import io
 import logging
+import os
 import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager, suppress
 from typing import Any
 
 import anyio
@@ -24,7 +27,7 @@ from memesh.app.waiting import call_waiting, wait_ms
 from memesh.context import CallContext, clean_host, session_from_environment
 from memesh.transports.mcp import channel
 from memesh.transports.mcp.backend import Backend
-from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight
+from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight, ScreenedLines
 from memesh.transports.mcp.results import client_name, tool_listing
 from memesh.transports.mcp.roots import roots_asker
 
@@ -84,26 +87,43 @@ def build_server(backend: Backend) -> Server[Backend]:
     )
 
 
+@contextmanager
+def _claimed_stdin() -> Iterator[ScreenedLines]:
+    """stdin's lines for the wire, screened (`mcp_drain.screen`), with fd 0 pointed at the null device meanwhile,
+    as the SDK does for the stdin it opens itself: a tool or a child process reading stdin gets end of input rather
+    than a client's requests."""
+    wire = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    text = io.TextIOWrapper(os.fdopen(wire, "rb", closefd=False), encoding="utf-8", errors="replace")
+    try:
+        yield ScreenedLines(anyio.wrap_file(text))
+    finally:
+        os.dup2(wire, 0)
+
+
 async def serve() -> None:
     """Serve MCP on stdin/stdout until the client closes stdin."""
     server = build_server(Backend())
-    async with stdio_server() as (read_stream, write_stream):
-        inflight = Inflight()  # every request read before stdin closed gets its answer
-        writer = AnsweringWriter(write_stream, inflight)
-        reader = DrainingReader(read_stream, inflight, writer)
-        # Inside a Claude Code session with a declared recipient, also its host adapter on the local router.
-        adapter = await channel.start(writer)
-        experimental: dict[str, dict[str, Any]] | None = {channel.CAPABILITY: {}} if adapter is not None else None
-        try:
-            await server.run(
-                reader, writer, server.create_initialization_options(experimental_capabilities=experimental)
-            )
-        finally:
-            if adapter is not None:
-                await adapter.close()
-            # Text printed without a flush still sits in Python's buffer: let it out now, while fd 1 points at
-            # stderr, not at exit, after stdio_server has handed fd 1 back to the wire.
-            sys.stdout.flush()
+    with _claimed_stdin() as lines:
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            inflight = Inflight()  # every request read before stdin closed gets its answer
+            writer = AnsweringWriter(write_stream, inflight)
+            reader = DrainingReader(read_stream, inflight, writer)
+            # Inside a Claude Code session with a declared recipient, also its host adapter on the local router.
+            adapter = await channel.start(writer)
+            experimental: dict[str, dict[str, Any]] | None = {channel.CAPABILITY: {}} if adapter is not None else None
+            try:
+                await server.run(
+                    reader, writer, server.create_initialization_options(experimental_capabilities=experimental)
+                )
+            finally:
+                if adapter is not None:
+                    await adapter.close()
+                # Text printed without a flush still sits in Python's buffer: let it out now, while fd 1 points at
+                # stderr, not at exit, after stdio_server has handed fd 1 back to the wire.
+                sys.stdout.flush()
 
 
 def main() -> None:

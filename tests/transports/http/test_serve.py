@@ -12,6 +12,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -288,3 +289,39 @@ def test_the_real_remote_server_requires_the_generated_token(start: Any, tmp_pat
     assert "bearer token generated for remote access" in err
     assert token not in err
     assert server.first_line.startswith("MeMesh HTTP server running at http://0.0.0.0:")
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat_line = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat_line.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def test_killing_the_main_process_leaves_no_worker_serving_the_port(start: Any, clean_env: Path) -> None:
+    server = start()
+    with httpx.Client(base_url=server.url, timeout=STARTUP_TIMEOUT) as client:
+        assert client.get("/v1/health").status_code == 200
+    workers = _children(server.proc.pid)
+    assert workers
+    server.proc.kill()  # kill -9: the main process cannot stop its worker itself
+    server.proc.wait()
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while any(Path(f"/proc/{pid}").exists() and "Z" not in _state(pid) for pid in workers):
+        assert time.monotonic() < deadline, "the worker outlived its main process"
+        time.sleep(0.1)
+    with pytest.raises(httpx.TransportError), httpx.Client(base_url=server.url, timeout=2) as client:
+        client.get("/v1/health")
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"

@@ -69,6 +69,8 @@ def export(*, tag: str | None, namespace: str | None, limit: int, out: str | Non
             )
         try:
             descriptor = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, BACKUP_FILE_MODE)
+            # The mode given to open applies only to a file it creates: one already there keeps its own (0644).
+            os.fchmod(descriptor, BACKUP_FILE_MODE)
             with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
                 json.dump(bundle, handle, indent=2, ensure_ascii=False)
                 handle.write("\n")
