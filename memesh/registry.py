@@ -90,6 +90,16 @@ TOOLS: tuple[Tool, ...] = (
         idempotent=True,
         http_post=False,
     ),
+    # briefing only reads; the HTTP API offers its index alone (GET /v1/briefing-index), not the block.
+    Tool(
+        "briefing",
+        "Session briefing",
+        LazyOperation("memesh.ops.briefing", "briefing_tool"),
+        read_only=True,
+        destructive=False,
+        idempotent=True,
+        http_post=False,
+    ),
 )
 
 BY_NAME = {tool.name: tool for tool in TOOLS}
