@@ -135,10 +135,7 @@ def settings() -> tuple[str, int]:
     an unreadable config.json reads as defaults, as an invalid value does."""
     from memesh import config
 
-    try:
-        stored: dict[str, Any] = config.read_raw()
-    except config.ConfigError:
-        stored = {}
+    stored = config.read_or_defaults()
     return config.effective_briefing(stored).value, config.effective_session_limit(stored).value
 
 

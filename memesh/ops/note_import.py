@@ -118,9 +118,15 @@ def _is_note(entity: Entity) -> bool:
 
 
 def import_notes(
-    store: NoteStore, directory: Path, *, project: str | None, ctx: CallContext
+    store: NoteStore,
+    directory: Path,
+    *,
+    project: str | None,
+    ctx: CallContext,
+    max_reads: int = nf.MAX_FILES_PER_RUN,
 ) -> Result[dict[str, Any], MemeshError]:
-    """Ingest the note files under `directory`; Failure(operation.failed) when it is not a readable directory."""
+    """Ingest the note files under `directory`, reading at most `max_reads` files (the Stop hook reads 100);
+    Failure(operation.failed) when it is not a readable directory."""
     try:
         root = Path(os.path.realpath(directory))
         if not root.is_dir():
@@ -138,7 +144,7 @@ def import_notes(
         by_path = {_provenance(e).get("note_path"): e for e in ours if nf.MISSING_TAG not in e.tags}
         for rel in symlinks:
             run.skip(None, rel, "symlink refused")
-        claims = _read(files, root, by_path, run)
+        claims = _read(files, root, by_path, run, max_reads)
         present = {f.rel for f in files}
         for name, claimants in claims.items():
             _settle(store, name, claimants, digest, present, project, ctx, run)
@@ -147,7 +153,9 @@ def import_notes(
     return Success({"dirId": digest, "discovered": len(files) + len(symlinks), **run.result})
 
 
-def _read(files: list[_File], root: Path, by_path: dict[Any, Entity], run: _Run) -> dict[str, list[_File]]:
+def _read(
+    files: list[_File], root: Path, by_path: dict[Any, Entity], run: _Run, max_reads: int
+) -> dict[str, list[_File]]:
     claims: dict[str, list[_File]] = {}
     read = 0
     for file in files:
@@ -166,7 +174,7 @@ def _read(files: list[_File], root: Path, by_path: dict[Any, Entity], run: _Run)
         if previous and previous.get("mtime") == file.mtime_ms and previous.get("size") == file.size:
             run.skip(file, file.rel, str(previous.get("reason", "skipped")))
             continue
-        if read >= nf.MAX_FILES_PER_RUN:
+        if read >= max_reads:
             run.result["more"] += 1
             continue
         if file.size > nf.MAX_FILE_BYTES:

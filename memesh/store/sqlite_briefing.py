@@ -148,3 +148,22 @@ class SqliteBriefing(SqliteBase):
                 )
                 self.conn.execute(f"UPDATE entities SET recall_hits = recall_hits + 1 WHERE id IN ({marks})", chunk)
         return credited
+
+    def file_candidates(self, project_tag: str, file_tag: str, limit: int) -> list[CandidateRow]:
+        """Active trusted memories carrying both the project tag and the `file:<basename>` tag, newest first."""
+        sql = (
+            f"SELECT {_COLUMNS} FROM tags t CROSS JOIN entities e ON e.id = t.entity_id "
+            f"WHERE t.tag = ? AND {_TRUSTED_ACTIVE} "
+            "AND EXISTS (SELECT 1 FROM tags p WHERE p.entity_id = e.id AND p.tag = ?) "
+            "ORDER BY e.id DESC LIMIT ?"
+        )
+        return [CandidateRow(*row) for row in self.conn.execute(sql, (file_tag, project_tag, limit))]
+
+    def guards(self, limit: int) -> list[tuple[int, str, str, str]]:
+        """(id, name, guard JSON, first observation) of active trusted memories that carry a guard."""
+        sql = (
+            "SELECT e.id, e.name, json_extract(e.metadata, '$.guard'), COALESCE((SELECT o.content FROM observations o "
+            "WHERE o.entity_id = e.id ORDER BY o.id LIMIT 1), '') FROM entities e "
+            f"WHERE json_extract(e.metadata, '$.guard') IS NOT NULL AND {_TRUSTED_ACTIVE} ORDER BY e.id DESC LIMIT ?"
+        )
+        return [(row[0], row[1], str(row[2]), row[3]) for row in self.conn.execute(sql, (limit,))]

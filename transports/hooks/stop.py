@@ -1,0 +1,105 @@
+"""Stop: the session handoff from the agent's last reply, the session snapshots, note files beside the transcript,
+and credit for the memories the agent cited. Each part records its own outcome."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from memesh.transports.hooks.context import call_context, project_of, session_cwd
+from memesh.transports.hooks.runner import Answer
+from memesh.transports.hooks.session import read_session
+
+NOTE_READS_PER_STOP = 100
+
+
+def handle(payload: dict[str, Any], host: str | None) -> Answer:
+    from memesh import config
+    from memesh.core import snapshots, transcript
+    from memesh.core.identity import project_label
+    from memesh.ops import capture
+    from memesh.store.sqlite import StoreError, open_store
+
+    answer = Answer()
+    cwd = session_cwd(payload)
+    project = project_of(cwd)
+    ctx = call_context(project, host)
+    session_id = str(payload["session_id"])
+    auto = config.effective_auto_capture(config.read_or_defaults())
+    session = read_session(str(payload["transcript_path"]))
+    last = payload.get("last_assistant_message")
+    reply = last if isinstance(last, str) and last.strip() else (session.last_reply if session else None)
+    try:
+        store = open_store()
+    except StoreError:
+        answer.record("handoff-capture", "error", reason="database unreadable")
+        return answer
+    try:
+        if session is None and reply is None:
+            answer.record("handoff-capture", "error", reason="transcript unreadable")
+        else:
+            done = capture.capture_handoff(store, project, reply, auto_capture=auto, ctx=ctx)
+            answer.record("handoff-capture", done.outcome, reason=done.reason, entity=done.entity)
+        if session is None:
+            answer.record("session-summary", "error", reason="transcript unreadable")
+        elif not auto:
+            answer.record("session-summary", "skipped", reason="autoCapture is off")
+        else:
+            derived = snapshots.derive(session_id, session.tool_calls, cwd, project_label(project))
+            done = capture.capture_snapshots(store, project, session_id, derived, ctx)
+            answer.record("session-summary", done.outcome, reason=done.reason, entity=done.entity)
+        if auto:
+            _ingest_notes(
+                answer, store, Path(str(payload["transcript_path"])).expanduser().parent / "memory", project, ctx
+            )
+        replies = [*(session.replies if session else []), *([last] if isinstance(last, str) else [])]
+        cited = transcript.citations(replies)
+        credited = store.credit_citations(session_id, cited) if cited else []
+        if credited:
+            answer.record("citation-credit", "wrote", reason=f"{len(credited)} cited memories credited")
+        else:
+            answer.record("citation-credit", "skipped", reason="no new citation of an injected or recalled memory")
+    finally:
+        store.close()
+    return answer
+
+
+def _signature(directory: Path) -> str | None:
+    """The newest modification time in the note folder (its own and its entries'): unchanged means nothing to read."""
+    try:
+        times = [directory.stat().st_mtime_ns]
+        with os.scandir(directory) as entries:
+            times += [entry.stat(follow_symlinks=False).st_mtime_ns for entry in entries]
+    except OSError:
+        return None
+    return str(max(times))
+
+
+def _ingest_notes(answer: Answer, store: Any, directory: Path, project: str, ctx: Any) -> None:
+    from returns.result import Success
+
+    from memesh.core import note_files
+    from memesh.ops.note_import import import_notes
+
+    if not directory.is_dir():
+        return
+    signature = _signature(directory)
+    key = f"note_ingest_mtime:{note_files.dir_id(os.path.realpath(directory))}"
+    if signature is None:
+        answer.record("note-ingest", "error", reason="note folder unreadable")
+        return
+    if store.get_meta(key) == signature:
+        answer.record("note-ingest", "skipped", reason="note files unchanged since the last run")
+        return
+    match import_notes(store, directory, project=project, ctx=ctx, max_reads=NOTE_READS_PER_STOP):
+        case Success(result):
+            if not result["more"]:  # files left for the next run: read again even if nothing changes
+                store.set_meta(key, signature)
+            written = result["created"] + result["replaced"]
+            if written:
+                answer.record("note-ingest", "wrote", reason=f"{written} note files ingested")
+            else:
+                answer.record("note-ingest", "skipped", reason="no note file changed")
+        case _:
+            answer.record("note-ingest", "error", reason="note folder unreadable")
