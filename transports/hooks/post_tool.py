@@ -43,16 +43,17 @@ def _details(cwd: str, short_hash: str) -> tuple[str | None, str, list[str]]:
 
 
 def handle(payload: dict[str, Any], host: str | None) -> Answer:
-    from memesh import config
     from memesh.core import commits
-    from memesh.ops import capture
-    from memesh.store.sqlite import StoreError, open_store
 
     answer = Answer()
     command = payload["tool_input"].get("command")
     if payload["tool_name"] != "Bash" or not isinstance(command, str) or not commits.is_git_commit(command):
         answer.record(HOOK, "skipped", reason=NOT_A_COMMIT)
         return answer
+    # Only a commit pays for the rest: most Bash calls end above.
+    from memesh import config
+    from memesh.ops import capture
+    from memesh.store.sqlite import StoreError, open_store
     if not config.effective_auto_capture(config.read_or_defaults()):
         answer.record(HOOK, "skipped", reason="autoCapture is off")
         return answer
