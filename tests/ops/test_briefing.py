@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -120,3 +121,21 @@ def test_the_standalone_index_skips_evidence_and_keeps_durable_types(live: Any) 
     assert len(index["ids"]) == 2 and index["shown"] == 2
     assert not any("a-commit" in line for line in index["lines"])
     assert index["lines"][1].startswith("- [pattern] a-pattern")  # newest first
+
+
+def test_a_memory_credited_by_citations_ranks_above_an_equal_one(fresh_db: SqliteStore, ctx: CallContext) -> None:
+    for name in ("cache-alpha", "cache-beta"):
+        call("remember", fresh_db, {"name": name, "type": "note", "observations": ["the cache layer"]}, ctx).unwrap()
+    session_ctx = replace(ctx, session_id="sess-1")
+    first = call("recall", fresh_db, {"query": "cache layer"}, session_ctx).unwrap()["entities"]
+    loser = first[-1]
+    assert fresh_db.credit_citations("sess-1", [loser["id"]]) == [loser["id"]]
+    assert fresh_db.credit_citations("sess-1", [loser["id"]]) == []  # once per session
+    again = call("recall", fresh_db, {"query": "cache layer"}, ctx).unwrap()["entities"]
+    assert again[0]["name"] == loser["name"]
+
+
+def test_recall_outside_an_agent_session_records_nothing(fresh_db: SqliteStore, ctx: CallContext) -> None:
+    call("remember", fresh_db, {"name": "n", "type": "note", "observations": ["the cache layer"]}, ctx).unwrap()
+    call("recall", fresh_db, {"query": "cache"}, ctx).unwrap()
+    assert fresh_db.credit_citations("any", [1]) == []
