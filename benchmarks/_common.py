@@ -14,8 +14,8 @@ from typing import Any
 
 from returns.result import Failure, Success
 
+from memesh.app.dispatch import call
 from memesh.context import CallContext
-from memesh.dispatch import call
 from memesh.store.sqlite import SqliteStore, open_store
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -53,7 +53,7 @@ def load_json(path: Path) -> Any:
 
 
 class Tools:
-    """Calls a tool exactly as a transport does (memesh.dispatch.call) and unwraps the Result, raising on Failure."""
+    """Calls a tool exactly as a transport does (memesh.app.dispatch.call) and unwraps the Result, raising on Failure."""
 
     def __init__(self, store: SqliteStore, *, agent_view: bool = False, host: str = "bench") -> None:
         self.store = store

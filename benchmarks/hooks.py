@@ -31,7 +31,7 @@ from typing import Any
 
 from _common import REPO_ROOT, Tools, emit_json, fresh_store, machine, machine_line, median, ms
 
-from memesh.project import project_for
+from memesh.adapters.project_git import project_for
 
 BIN = Path(sys.executable).parent
 KINDS = ("decision", "lesson_learned", "pattern", "note", "commit")

@@ -5,7 +5,7 @@ CC BY-NC 4.0, read at run time only, never shipped.
 
 Method
 - Each conversation gets a fresh database in a temporary folder.
-- Each session is stored as ONE memory through remember, called with memesh.dispatch.call (the function every
+- Each session is stored as ONE memory through remember, called with memesh.app.dispatch.call (the function every
   transport calls): name `<sample_id>-session-<N>`, type `conversation`, title the session's date as written in the
   data ("1:56 pm on 8 May, 2023"), tags `date:YYYY-MM-DD` and `conversation:<sample_id>`, and one observation per
   dialogue turn, `<speaker>: <text>`, in order. Image captions in the data are left out: a turn is what was said.

@@ -1,6 +1,6 @@
 """Scale: size, load time, remember and recall latency, and memory at 10k / 100k (1M opt-in) synthetic memories.
 
-Everything goes through memesh.dispatch.call, the function every transport calls — nothing is seeded into tables.
+Everything goes through memesh.app.dispatch.call, the function every transport calls — nothing is seeded into tables.
 
 Data (deterministic for a seed): a vocabulary of 20,000 pseudo-words whose use follows a Zipf law (weight 1/rank),
 so a few words are everywhere and most are rare, as in real text. Each memory has a type, a title of 3–8 words, 2–5
@@ -364,7 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         emit_json({"benchmark": "scale", "summary": summary, "runs": runs, "machine": machine()})
         return 0
-    print("Scale through remember/recall (memesh.dispatch.call)")
+    print("Scale through remember/recall (memesh.app.dispatch.call)")
     print(machine_line())
     for figures in runs:
         print_run(figures)

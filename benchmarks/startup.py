@@ -81,8 +81,8 @@ async def mcp_first_list(env: dict[str, str], cwd: Path) -> float:
 def time_mcp(runs: int, env: dict[str, str], cwd: Path) -> dict[str, Any]:
     if not (BIN / "memesh-mcp").exists():
         return {"skipped": "memesh-mcp is not installed"}
-    if importlib.util.find_spec("memesh.transports.mcp_server") is None:
-        return {"skipped": "memesh-mcp is installed but memesh.transports.mcp_server does not exist yet"}
+    if importlib.util.find_spec("memesh.transports.mcp.server") is None:
+        return {"skipped": "memesh-mcp is installed but memesh.transports.mcp.server does not exist yet"}
     try:
         import mcp  # noqa: F401 - only to tell "no client library" from "server does not start"
     except ImportError:
@@ -107,8 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         env = environment(cwd)
         results["python -c pass"] = time_command("python", [[sys.executable, "-c", "pass"]] * args.runs, env, cwd)
         cli = BIN / "memesh"
-        if cli.exists() and importlib.util.find_spec("memesh.transports.cli") is None:
-            results["memesh (CLI)"] = {"skipped": "the console script exists but memesh.transports.cli does not yet"}
+        if cli.exists() and importlib.util.find_spec("memesh.transports.cli.app") is None:
+            results["memesh (CLI)"] = {
+                "skipped": "the console script exists but memesh.transports.cli.app does not yet"
+            }
         elif cli.exists():
             recall = [[str(cli), "recall", "x", "--json"]] * args.runs
             remember = [[str(cli), "remember", f"startup note number {i}", "--json"] for i in range(args.runs)]

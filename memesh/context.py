@@ -30,7 +30,7 @@ def agent_session_id() -> str | None:
 
 
 def _current_project() -> str:
-    from memesh.project import current_project  # runs git: only when an operation needs the project
+    from memesh.adapters.project_git import current_project  # runs git: only when an operation needs the project
 
     return current_project()
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from returns.result import Result
 
+from memesh.app.dispatch import call
 from memesh.context import CallContext
-from memesh.dispatch import call
 from memesh.errors import MemeshError
 from memesh.store.sqlite import SqliteStore, open_store
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from memesh import schemas
-from memesh.openai_export import openai_tools, parameters
-from memesh.registry import TOOLS
+from memesh.app.openai_export import openai_tools, parameters
+from memesh.app.registry import TOOLS
+from memesh.schema import files as schemas
 
 
 def test_one_function_per_registry_tool_in_registry_order() -> None:

@@ -7,7 +7,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from memesh import schemas
+from memesh.schema import files as schemas
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,6 +37,6 @@ def test_the_wheel_holds_one_memesh_namespace_and_every_schema_file(tmp_path: Pa
     for schema in (ROOT / "schemas").rglob("*.json"):
         assert f"memesh/schemas/{schema.relative_to(ROOT / 'schemas').as_posix()}" in names
     assert "memesh/generated/tools/remember_input.py" in names
-    assert "memesh/transports/mcp_server.py" in names
+    assert "memesh/transports/mcp/server.py" in names
     assert "memesh/py.typed" in names
     assert schemas.load("tools/remember.input")["title"] == "RememberInput"

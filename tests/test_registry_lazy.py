@@ -8,11 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memesh.registry import TOOLS, LazyOperation
+from memesh.app.registry import TOOLS, LazyOperation
 
 PROBE = """
 import json, sys
-import memesh.dispatch
+import memesh.app.dispatch
 print(json.dumps(sorted(name for name in sys.modules if name.startswith("memesh.ops."))))
 """
 

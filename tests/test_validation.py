@@ -1,4 +1,4 @@
-"""memesh.validation against the reference: for every schema file it accepts exactly what
+"""memesh.schema.validation against the reference: for every schema file it accepts exactly what
 jsonschema.Draft202012Validator accepts, and its messages read `<path>: <message>` (root issues bare)."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from memesh import validation
+from memesh.app.dispatch import call
 from memesh.context import CallContext
-from memesh.dispatch import call
 from memesh.errors import ErrorCode
-from memesh.schemas import SCHEMA_DIR
+from memesh.schema import validation
+from memesh.schema.files import SCHEMA_DIR
 from memesh.store.sqlite import SqliteStore
 
 SCHEMA_FILES = sorted(SCHEMA_DIR.rglob("*.json"))

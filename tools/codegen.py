@@ -4,7 +4,7 @@ Every schema file `schemas/<group>/<stem>.json` becomes the module `generated/<g
 the stem become underscores), one TypedDict per object, opened by a header naming its source. The option set is the
 `[tool.datamodel-codegen]` table of pyproject.toml, so the command line, this script and CI cannot disagree.
 
-A schema that uses a JSON Schema keyword `memesh.validation` does not interpret is refused here, before it could be
+A schema that uses a JSON Schema keyword `memesh.schema.validation` does not interpret is refused here, before it could be
 served to a client that believes it is enforced.
 """
 
@@ -49,12 +49,12 @@ def module_path(schema: Path) -> Path:
 def _check_keywords(schema: Path) -> None:
     sys.path.insert(0, str(ROOT))
     try:
-        from memesh.validation import unsupported_keywords
+        from memesh.schema.validation import unsupported_keywords
     finally:
         sys.path.pop(0)
     bad = unsupported_keywords(json.loads(schema.read_text()))
     if bad:
-        raise SystemExit(f"{schema.relative_to(ROOT)} uses keywords memesh.validation does not enforce: {bad}")
+        raise SystemExit(f"{schema.relative_to(ROOT)} uses keywords memesh.schema.validation does not enforce: {bad}")
 
 
 def render_all() -> dict[Path, str]:

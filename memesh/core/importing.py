@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from memesh import schemas, validation
 from memesh.core import history
 from memesh.core.clean import clean_name, clean_text, redact
 from memesh.core.notes import TITLE_MAX, shorten
@@ -33,6 +32,8 @@ from memesh.model import (
     iso_time,
     sqlite_time,
 )
+from memesh.schema import files as schemas
+from memesh.schema import validation
 
 Strategy = Literal["skip", "overwrite", "append"]
 Outcome = Literal["imported", "skipped", "appended", "kept_archived"]

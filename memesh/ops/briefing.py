@@ -133,7 +133,7 @@ def gather(
 def settings() -> tuple[str, int]:
     """The briefing level and the number of project slots in effect (environment over config.json over defaults);
     an unreadable config.json reads as defaults, as an invalid value does."""
-    from memesh import config
+    from memesh.adapters import config_file as config
 
     stored = config.read_or_defaults()
     return config.effective_briefing(stored).value, config.effective_session_limit(stored).value

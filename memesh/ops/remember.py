@@ -86,7 +86,7 @@ def remember_text(store: RememberStore, arguments: dict[str, Any], *, ctx: CallC
     "<text>" --name n --obs …`): the title the text derives names a new memory but never replaces the title of one
     that exists, because only a title the caller states replaces a stored one. The look-up and the write are one
     transaction, so a memory another process creates in between cannot lose its title."""
-    from memesh import dispatch  # the validated entry point, as every transport calls it
+    from memesh.app import dispatch  # the validated entry point, as every transport calls it
 
     with store.transaction():
         name = arguments.get("name")

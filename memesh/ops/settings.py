@@ -6,7 +6,7 @@ from typing import cast
 
 from returns.result import Failure, Result, Success
 
-from memesh import config
+from memesh.adapters import config_file as config
 from memesh.core import settings
 from memesh.errors import ErrorCode, MemeshError
 from memesh.generated.http.config_input import ConfigUpdate

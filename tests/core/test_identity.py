@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from memesh.adapters.project_git import project_for
 from memesh.core.identity import (
     canonical_remote_locator,
     identity_from_path,
@@ -15,7 +16,6 @@ from memesh.core.identity import (
     project_identity,
     project_label,
 )
-from memesh.project import project_for
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from memesh.context import CallContext
-from memesh.dispatch import call
+from memesh.app.dispatch import call
 from memesh.errors import ErrorCode
 from memesh.ops.briefing import briefing_index_of
 from memesh.store.sqlite import SqliteStore
@@ -53,7 +53,7 @@ def test_a_project_with_nothing_is_empty_at_minimal(live: Any) -> None:
 
 
 def test_environment_overrides_config_for_the_level(live: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memesh import config
+    from memesh.adapters import config_file as config
 
     config.update({"briefing": "full"})
     assert live("briefing", {}).unwrap()["level"] == "full"

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from memesh.app.dispatch import call
 from memesh.context import CallContext
-from memesh.dispatch import call
 from memesh.errors import ErrorCode
 from memesh.ops.import_bundle import import_bundle
 from memesh.store.sqlite import SqliteStore, open_store

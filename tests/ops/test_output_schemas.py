@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from jsonschema import Draft202012Validator
 
-from memesh import schemas
+from memesh.schema import files as schemas
 
 if TYPE_CHECKING:
     from tests.conftest import Caller

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from returns.result import Success
 
+from memesh.app.dispatch import call
 from memesh.context import CallContext
-from memesh.dispatch import call
 from memesh.errors import ErrorCode
 from memesh.store.sqlite import SqliteStore
 

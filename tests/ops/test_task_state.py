@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from memesh.app.dispatch import call
 from memesh.context import CallContext
-from memesh.dispatch import call
 from memesh.store.sqlite import SqliteStore
 
 

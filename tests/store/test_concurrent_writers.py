@@ -9,8 +9,8 @@ from pathlib import Path
 
 from returns.result import Success
 
+from memesh.app.dispatch import call
 from memesh.context import CallContext
-from memesh.dispatch import call
 from memesh.store.sqlite import open_store
 
 PROCESSES = 4
@@ -23,7 +23,7 @@ import json, sys
 from pathlib import Path
 from returns.result import Success
 from memesh.context import CallContext
-from memesh.dispatch import call
+from memesh.app.dispatch import call
 from memesh.store.sqlite import open_store
 
 proc, count, path = int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])

@@ -19,6 +19,6 @@ def call_context(project: str, host: str | None) -> CallContext:
 
 
 def project_of(cwd: str) -> str:
-    from memesh.project import project_for
+    from memesh.adapters.project_git import project_for
 
     return project_for(cwd)

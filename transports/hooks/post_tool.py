@@ -51,7 +51,7 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
         answer.record(HOOK, "skipped", reason=NOT_A_COMMIT)
         return answer
     # Only a commit pays for the rest: most Bash calls end above.
-    from memesh import config
+    from memesh.adapters import config_file as config
     from memesh.ops import capture
     from memesh.store.sqlite import StoreError, open_store
     if not config.effective_auto_capture(config.read_or_defaults()):

@@ -12,7 +12,7 @@ HOOK = "pre-compact"
 
 
 def handle(payload: dict[str, Any], host: str | None) -> Answer:
-    from memesh import config
+    from memesh.adapters import config_file as config
     from memesh.core import snapshots
     from memesh.core.identity import project_label
     from memesh.ops import capture

@@ -75,7 +75,8 @@ def run(event: str, stdin: IO[bytes], stdout: IO[str]) -> int:
         hook_outcomes.record(hook, "error", host=host, reason="malformed stdin JSON")
         return 0
     try:
-        from memesh import schemas, validation
+        from memesh.schema import files as schemas
+        from memesh.schema import validation
 
         problems = validation.issues(schemas.load(schema_name), payload)
         if problems:

@@ -16,7 +16,8 @@ HOOK = "session-start"
 
 
 def handle(payload: dict[str, Any], host: str | None) -> Answer:
-    from memesh import config, dispatch
+    from memesh.adapters import config_file as config
+    from memesh.app import dispatch
     from memesh.ops import briefing
     from memesh.store.sqlite import StoreError, open_store
 

@@ -15,7 +15,7 @@ NOTE_READS_PER_STOP = 100
 
 
 def handle(payload: dict[str, Any], host: str | None) -> Answer:
-    from memesh import config
+    from memesh.adapters import config_file as config
     from memesh.core import snapshots, transcript
     from memesh.core.identity import project_label
     from memesh.ops import capture

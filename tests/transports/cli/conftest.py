@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from memesh.transports.cli import run
+from memesh.transports.cli.app import run
 
 MEMESH_BIN = Path(sys.executable).parent / "memesh"
 

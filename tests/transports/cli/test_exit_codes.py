@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memesh.errors import ErrorCode, MemeshError
-from memesh.transports import cli_commands
-from memesh.transports.cli import main
-from memesh.transports.cli_exit import EXIT_STATUS, FAILED, USAGE, failure_body
+from memesh.transports.cli.actions import memory
+from memesh.transports.cli.app import main
+from memesh.transports.cli.exits import EXIT_STATUS, FAILED, USAGE, failure_body
 
 if TYPE_CHECKING:
     from tests.transports.cli.conftest import Cli
@@ -69,14 +69,14 @@ def test_an_unexpected_failure_is_one_line_without_a_traceback(
     def explode(*_: object, **__: object) -> None:
         raise RuntimeError("/secret/path/inside")
 
-    monkeypatch.setattr(cli_commands, "call_tool", explode)
+    monkeypatch.setattr(memory, "call_tool", explode)
     assert main(["recall", "x"]) == FAILED
     err = capsys.readouterr().err
     assert err == "Error: memesh failed unexpectedly (RuntimeError).\n"
 
 
 def test_serve_passes_host_port_and_allow_remote_to_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    from memesh.transports import serve
+    from memesh.transports.http import serve
 
     seen: dict[str, object] = {}
 

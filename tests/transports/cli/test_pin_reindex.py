@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memesh.transports import cli_format
+from memesh.transports.cli import render
 
 if TYPE_CHECKING:
     from tests.transports.cli.conftest import Cli
@@ -79,7 +79,7 @@ def test_a_terminal_sees_a_progress_bar_on_stderr(cli: Cli, monkeypatch: pytest.
 
 def test_the_progress_bar_fills_in_proportion() -> None:
     stream = io.StringIO()
-    bar = cli_format.ProgressBar("Reindexing", stream)
+    bar = render.ProgressBar("Reindexing", stream)
     bar(1500, 3000)
     bar(3000, 3000)
     bar.finish()

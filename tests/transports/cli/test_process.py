@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from memesh import schemas
-from memesh.registry import TOOLS
+from memesh.app.registry import TOOLS
+from memesh.schema import files as schemas
 
 if TYPE_CHECKING:
     from tests.transports.cli.conftest import Process

@@ -12,7 +12,7 @@ HEAVY = ("mcp", "granian", "starlette", "jsonschema", "pydantic", "rich", "anyio
 
 PROBE = """
 import contextlib, io, json, sys
-from memesh.transports.cli import main
+from memesh.transports.cli.app import main
 with contextlib.redirect_stdout(io.StringIO()):
     code = main(["recall", "x", "--json"])
 print(json.dumps({"code": code, "modules": sorted({name.split(".")[0] for name in sys.modules})}))
@@ -30,9 +30,9 @@ def test_recall_json_imports_none_of_the_heavy_stacks(memesh_env: Path, tmp_path
 
 # What only backup, restore, settings and upkeep need: declared at start-up, imported when their command runs.
 DEFERRED = (
-    "memesh.transports.cli_backup",
-    "memesh.transports.cli_config",
-    "memesh.config",
+    "memesh.transports.cli.actions.backup",
+    "memesh.transports.cli.actions.config",
+    "memesh.adapters.config_file",
     "memesh.ops.import_bundle",
     "memesh.ops.note_import",
     "memesh.ops.pin",
@@ -42,7 +42,7 @@ DEFERRED = (
 
 FULL_NAMES = """
 import contextlib, io, json, sys
-from memesh.transports.cli import main
+from memesh.transports.cli.app import main
 with contextlib.redirect_stdout(io.StringIO()):
     code = main(["recall", "x", "--json"])
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
@@ -60,5 +60,5 @@ def test_recall_json_loads_none_of_the_other_commands_implementations(memesh_env
     )
     report = json.loads(done.stdout)
     assert report["code"] == 0
-    assert "memesh.transports.cli_app_data" in report["modules"]  # the probe sees full names
+    assert "memesh.transports.cli.commands.data" in report["modules"]  # the probe sees full names
     assert [name for name in DEFERRED if name in report["modules"]] == []

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from memesh.project import project_for
+from memesh.adapters.project_git import project_for
 from memesh.store.sqlite import SqliteStore, open_store
 
 REPO = Path(__file__).resolve().parents[3]

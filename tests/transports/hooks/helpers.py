@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memesh.context import CallContext
-from memesh.dispatch import call
+from memesh.app.dispatch import call
 
 from .conftest import HookEnv
 

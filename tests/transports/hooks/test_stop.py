@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memesh.context import CallContext
-from memesh.dispatch import call
+from memesh.app.dispatch import call
 
 from .conftest import HookEnv, assistant, tool_result, tool_use, user
 from .helpers import remember

@@ -9,7 +9,7 @@ import anyio
 import httpx
 import pytest
 
-from memesh.transports.http_app import MemeshHttpApp, create_app
+from memesh.transports.http.app import MemeshHttpApp, create_app
 
 TOKEN = "t0ken-for-tests-0123456789abcdef"
 

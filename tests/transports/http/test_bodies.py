@@ -9,8 +9,8 @@ from typing import Any
 import anyio
 import pytest
 
-from memesh.transports.http_app import create_app
-from memesh.transports.http_errors import BODY_LIMIT_BYTES
+from memesh.transports.http.app import create_app
+from memesh.transports.http.errors import BODY_LIMIT_BYTES
 
 from .conftest import Api
 

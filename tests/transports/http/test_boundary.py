@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memesh.transports.http_app import create_app
-from memesh.transports.http_boundary import is_loopback, origin_authority, strip_port
+from memesh.transports.http.app import create_app
+from memesh.transports.http.boundary import is_loopback, origin_authority, strip_port
 
 from .conftest import TOKEN, Api
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from memesh.errors import ErrorCode, MemeshError
-from memesh.transports.http_errors import HTTP_STATUS, failure, success
+from memesh.transports.http.errors import HTTP_STATUS, failure, success
 
 
 def test_every_error_code_has_an_http_status() -> None:

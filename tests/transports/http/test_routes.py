@@ -9,8 +9,8 @@ from urllib.parse import quote
 import pytest
 
 import memesh
-from memesh import dispatch
-from memesh.transports.http_app import create_app
+from memesh.app import dispatch
+from memesh.transports.http.app import create_app
 
 from .conftest import Api
 

@@ -19,8 +19,8 @@ from typing import Any
 import httpx
 import pytest
 
-from memesh.transports import serve as serve_module
-from memesh.transports.serve import serve
+from memesh.transports.http import serve as serve_module
+from memesh.transports.http.serve import serve
 
 RUNNING = re.compile(r"^MeMesh HTTP server running at http://(?P<host>[^ ]+):(?P<port>\d+)$")
 STARTUP_TIMEOUT = 30.0
@@ -234,7 +234,7 @@ def start(tmp_path: Path) -> Iterator[Any]:
 
     def launch(host: str = "127.0.0.1", allow_remote: bool = False) -> Running:
         code = (
-            "import sys\nfrom memesh.transports.serve import serve\n"
+            "import sys\nfrom memesh.transports.http.serve import serve\n"
             f"sys.exit(serve(host={host!r}, port=0, allow_remote={allow_remote!r}))"
         )
         proc = subprocess.Popen(

@@ -10,7 +10,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.shared.message import SessionMessage
 from mcp.types import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
-from memesh.transports.mcp_drain import AnsweringWriter, DrainingReader, Inflight
+from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight
 
 SAFETY = 10  # seconds; only so a broken wrapper fails the test instead of hanging it
 
@@ -89,7 +89,7 @@ def test_a_request_with_a_lone_surrogate_is_read_again_and_answered() -> None:
     from mcp.types import jsonrpc_message_adapter
     from pydantic import ValidationError
 
-    from memesh.transports.mcp_drain import recover
+    from memesh.transports.mcp.drain import recover
 
     line = '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"recall","arguments":{"query":"a\\udd2ab"}}}'
     with pytest.raises(ValidationError) as refused:
@@ -104,7 +104,7 @@ def test_a_line_too_deep_to_read_is_a_parse_error_for_its_id() -> None:
     from mcp.types import jsonrpc_message_adapter
     from pydantic import ValidationError
 
-    from memesh.transports.mcp_drain import recover
+    from memesh.transports.mcp.drain import recover
 
     deep = "[" * 300 + "]" * 300
     line = f'{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"recall","arguments":{{"q":{deep}}}}}}}'

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memesh.registry import TOOLS
+from memesh.app.registry import TOOLS
 
 if TYPE_CHECKING:
     from tests.transports.mcp.conftest import McpHarness

@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from returns.result import Success
 
-from memesh import dispatch, schemas
+from memesh.app import dispatch
 from memesh.context import CallContext
+from memesh.schema import files as schemas
 from memesh.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ async def checked(client: McpClient, tool: str, arguments: dict[str, Any]) -> di
 @pytest.mark.anyio
 async def test_every_optional_part_of_remember_output_matches_its_schema(mcp_server: McpHarness, era: str) -> None:
     async with mcp_server.connect(era) as client:
-        noted = await checked(client, "remember", {"note": "Pick SQLite\n\nOne file.\n\nNo server."})
+        noted = await checked(client, "remember", {"note": "Pick SQLite\n\nOne file.\n\nNo mcp_server."})
         await checked(client, "remember", {"name": "old", "type": "decision", "observations": ["v1"]})
         await checked(client, "remember", {"name": "rival", "type": "decision", "observations": ["no"]})
         linked = await checked(

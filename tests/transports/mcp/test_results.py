@@ -10,7 +10,7 @@ from mcp import types
 from returns.result import Failure, Success
 
 from memesh.errors import ErrorCode, MemeshError
-from memesh.transports.mcp_results import (
+from memesh.transports.mcp.results import (
     DELIVERY,
     REASON_MAX,
     compact_json,

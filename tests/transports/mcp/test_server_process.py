@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memesh.registry import TOOLS
+from memesh.app.registry import TOOLS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -23,8 +23,8 @@ SECRET_PATH = "/home/someone/private/notes.db"
 # print and a raw write to fd 1), and raises for one query, the way an unexpected bug would.
 NOISY_LAUNCHER = f"""
 import os
-from memesh import dispatch
-from memesh.transports import mcp_server
+from memesh.app import dispatch
+from memesh.transports.mcp import server as mcp_server
 
 real_call = dispatch.call
 
@@ -109,8 +109,8 @@ def test_a_modern_request_without_client_info_is_stamped_mcp(start_raw: Callable
 # else while a tool call is still running.
 BLOCKING_LAUNCHER = """
 import sys
-from memesh import dispatch
-from memesh.transports import mcp_server
+from memesh.app import dispatch
+from memesh.transports.mcp import server as mcp_server
 
 real_call = dispatch.call
 

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 import memesh
-from memesh import schemas
-from memesh.registry import TOOLS
+from memesh.app.registry import TOOLS
+from memesh.schema import files as schemas
 
 if TYPE_CHECKING:
     from tests.transports.mcp.conftest import McpHarness

@@ -1,6 +1,6 @@
 """Declarations of `memesh export`, `memesh import` and `memesh reindex`: flags and help only.
 
-Registered on the app by cli.py; each imports its implementation (cli_backup.py, cli_commands.py) when it runs.
+Registered on the app by cli.py; each imports its implementation (backup.py, memory.py) when it runs.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Annotated
 
 from cyclopts import Parameter
 
-from memesh.transports.cli_params import Int, Switch
+from memesh.transports.cli.params import Int, Switch
 
 
 def export(
@@ -38,9 +38,9 @@ def export(
     json_
         Compact JSON: the bundle on one line, or with -o a one-line summary of what was written.
     """
-    from memesh.transports import cli_backup
+    from memesh.transports.cli.actions import backup
 
-    return cli_backup.export(tag=tag, namespace=namespace, limit=limit, out=out, as_json=json_)
+    return backup.export(tag=tag, namespace=namespace, limit=limit, out=out, as_json=json_)
 
 
 def import_(
@@ -82,9 +82,9 @@ def import_(
     json_
         Print the result as JSON.
     """
-    from memesh.transports import cli_backup
+    from memesh.transports.cli.actions import backup
 
-    return cli_backup.import_command(
+    return backup.import_command(
         file,
         merge=merge,
         namespace=namespace,
@@ -107,6 +107,6 @@ def reindex(*, fts: Switch = False, json_: Switch = False) -> int:
     json_
         Print {"entities": N} as JSON.
     """
-    from memesh.transports import cli_commands
+    from memesh.transports.cli.actions import memory
 
-    return cli_commands.reindex(fts=fts, as_json=json_)
+    return memory.reindex(fts=fts, as_json=json_)

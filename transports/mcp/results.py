@@ -13,9 +13,9 @@ from mcp import types
 from mcp.server import ServerRequestContext
 from returns.result import Failure, Result, Success
 
-from memesh import schemas
+from memesh.app.registry import TOOLS, Tool
 from memesh.errors import ErrorCode, MemeshError
-from memesh.registry import TOOLS, Tool
+from memesh.schema import files as schemas
 
 REASON_MAX = 200
 # An absolute or home-relative path not glued to a word ("read/write" stays): it may name the user's files.

@@ -20,9 +20,9 @@ from mcp.server.stdio import stdio_server
 
 import memesh
 from memesh.context import CallContext, clean_host
-from memesh.transports.mcp_backend import Backend
-from memesh.transports.mcp_drain import AnsweringWriter, DrainingReader, Inflight
-from memesh.transports.mcp_results import client_name, tool_listing
+from memesh.transports.mcp.backend import Backend
+from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight
+from memesh.transports.mcp.results import client_name, tool_listing
 
 SERVER_NAME = "memesh"
 DEFAULT_HOST = "mcp"  # the provenance stamp when the client declares no name

@@ -17,9 +17,10 @@ from cyclopts import App, Parameter
 from cyclopts.exceptions import CycloptsError, MissingArgumentError, UnusedCliTokensError
 
 from memesh import __version__
-from memesh.transports import cli_app_config, cli_app_data
-from memesh.transports.cli_exit import FAILED, OK, usage
-from memesh.transports.cli_params import Int, Many, OptionalInt, Switch, Text
+from memesh.transports.cli.commands import config as config_commands
+from memesh.transports.cli.commands import data
+from memesh.transports.cli.exits import FAILED, OK, usage
+from memesh.transports.cli.params import Int, Many, OptionalInt, Switch, Text
 
 FLAG_SHAPED = re.compile(r"--?[A-Za-z][\w-]*(=.*)?")  # `--bogus`, `-x`: a mistyped flag, not text
 
@@ -73,11 +74,11 @@ def remember(
     json_
         Print the result as JSON.
     """
-    from memesh.transports import cli_commands
+    from memesh.transports.cli.actions import memory
 
     if text is not None and FLAG_SHAPED.fullmatch(text):
         return usage(f"Unknown option: {text}. Text that starts with a hyphen and reads like a flag goes after --.")
-    return cli_commands.remember(
+    return memory.remember(
         text,
         name=name,
         entity_type=type_,
@@ -121,9 +122,9 @@ def recall(
     json_
         Print the result envelope as JSON (size-capped, like the MCP tool).
     """
-    from memesh.transports import cli_commands
+    from memesh.transports.cli.actions import memory
 
-    return cli_commands.recall(
+    return memory.recall(
         " ".join(query) if query else None,
         tag=tag,
         limit=limit,
@@ -147,9 +148,9 @@ def forget(*, name: str, observation: str | None = None, json_: Switch = False) 
     json_
         Print the result as JSON.
     """
-    from memesh.transports import cli_commands
+    from memesh.transports.cli.actions import memory
 
-    return cli_commands.forget(name, observation=observation, as_json=json_)
+    return memory.forget(name, observation=observation, as_json=json_)
 
 
 @app.command
@@ -182,9 +183,9 @@ def learn(
     json_
         Print the result as JSON.
     """
-    from memesh.transports import cli_commands
+    from memesh.transports.cli.actions import memory
 
-    return cli_commands.learn(
+    return memory.learn(
         error=error,
         fix=fix,
         root_cause=root_cause,
@@ -222,9 +223,9 @@ def task(
     json_
         Print the result as JSON.
     """
-    from memesh.transports import cli_commands
+    from memesh.transports.cli.actions import memory
 
-    return cli_commands.task(project=project, goal=goal, next_step=next_, blocked=blocked, done=done, as_json=json_)
+    return memory.task(project=project, goal=goal, next_step=next_, blocked=blocked, done=done, as_json=json_)
 
 
 @app.command
@@ -238,9 +239,9 @@ def pin(*, name: str, json_: Switch = False) -> int:
     json_
         Print {name, pinned, found} as JSON.
     """
-    from memesh.transports import cli_commands
+    from memesh.transports.cli.actions import memory
 
-    return cli_commands.pin(name, pinned=True, as_json=json_)
+    return memory.pin(name, pinned=True, as_json=json_)
 
 
 @app.command
@@ -254,16 +255,16 @@ def unpin(*, name: str, json_: Switch = False) -> int:
     json_
         Print {name, pinned, found} as JSON.
     """
-    from memesh.transports import cli_commands
+    from memesh.transports.cli.actions import memory
 
-    return cli_commands.pin(name, pinned=False, as_json=json_)
+    return memory.pin(name, pinned=False, as_json=json_)
 
 
 # Backup, restore and upkeep commands are declared in their own modules (as cheap to import as this one).
-app.command(cli_app_data.export)
-app.command(cli_app_data.import_, name="import")
-app.command(cli_app_data.reindex)
-app.command(cli_app_config.config)
+app.command(data.export)
+app.command(data.import_, name="import")
+app.command(data.reindex)
+app.command(config_commands.config)
 
 
 @app.command(name="export-schema")
@@ -275,9 +276,9 @@ def export_schema(*, format_: str = "openai") -> int:
     format_
         Output format; only openai.
     """
-    from memesh.transports import cli_commands
+    from memesh.transports.cli.actions import memory
 
-    return cli_commands.export_schema(format_)
+    return memory.export_schema(format_)
 
 
 @app.command
@@ -293,7 +294,7 @@ def serve(*, host: str = "127.0.0.1", port: Int = 3737, allow_remote: Switch = F
     allow_remote
         Allow a non-loopback bind.
     """
-    from memesh.transports.serve import serve as run_server
+    from memesh.transports.http.serve import serve as run_server
 
     return run_server(host=host, port=port, allow_remote=allow_remote)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from memesh import schemas
-from memesh.registry import TOOLS
+from memesh.app.registry import TOOLS
+from memesh.schema import files as schemas
 
 FORMATS = ("openai",)
 FUNCTION_PREFIX = "memesh_"

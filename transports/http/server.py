@@ -45,7 +45,7 @@ def run(listener: socket.socket, app_factory: Callable[[], Any]) -> int:
     host, port = listener.getsockname()[:2]
     server = _BoundServer(
         listener,
-        target="memesh.transports.http_app:create_app",  # informational only: the loader below builds the app
+        target="memesh.transports.http.app:create_app",  # informational only: the loader below builds the app
         address=host,
         port=port,
         interface=Interfaces.ASGI,

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from memesh.core.storable import TOO_DEEP
-from memesh.transports.http_errors import BODY_LIMIT_BYTES, bad_json, too_large
+from memesh.transports.http.errors import BODY_LIMIT_BYTES, bad_json, too_large
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 

@@ -9,10 +9,10 @@ from typing import Any
 
 from mcp import types
 
-from memesh import dispatch
+from memesh.app import dispatch
 from memesh.context import CallContext
 from memesh.store.sqlite import SqliteStore, StoreError, open_store
-from memesh.transports.mcp_results import short_reason, to_call_result, tool_error, unexpected_failure
+from memesh.transports.mcp.results import short_reason, to_call_result, tool_error, unexpected_failure
 
 log = logging.getLogger("memesh.mcp")
 

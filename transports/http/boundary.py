@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from memesh.errors import ErrorCode, MemeshError
-from memesh.transports.http_errors import HttpFailure
+from memesh.transports.http.errors import HttpFailure
 
 LOOPBACK_NAMES = frozenset({"localhost", "::1", "127.0.0.1"})
 SAME_SITE_VALUES = frozenset({"same-origin", "none"})

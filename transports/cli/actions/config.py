@@ -1,4 +1,4 @@
-"""`memesh config list|get|set|unset` once parsed: config.json through memesh.config, values through the settings
+"""`memesh config list|get|set|unset` once parsed: config.json through memesh.adapters.config_file, values through the settings
 rules (memesh.core.settings decides what a valid value is and what is in effect)."""
 
 from __future__ import annotations
@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memesh import config, jsontext
+from memesh import jsontext
+from memesh.adapters import config_file as config
 from memesh.core import settings
-from memesh.transports.cli_exit import FAILED, OK
+from memesh.transports.cli.exits import FAILED, OK
 
 # Shown as the value in effect (and where it comes from), because an environment variable can override either.
 _EFFECTIVE = {"briefing": config.effective_briefing, "sessionLimit": config.effective_session_limit}

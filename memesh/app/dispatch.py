@@ -9,11 +9,12 @@ from typing import Any
 
 from returns.result import Failure, Result
 
-from memesh import schemas, validation
+from memesh.app.registry import BY_NAME
 from memesh.context import CallContext
 from memesh.core.storable import storable_input
 from memesh.errors import MemeshError
-from memesh.registry import BY_NAME
+from memesh.schema import files as schemas
+from memesh.schema import validation
 from memesh.store.sqlite import SqliteStore
 
 

@@ -17,9 +17,9 @@ from typing import Any, NamedTuple
 from returns.result import Failure, Success
 
 from memesh.errors import MemeshError
-from memesh.transports import cli_format
-from memesh.transports.cli_commands import call_tool, cli_context, on_store
-from memesh.transports.cli_exit import FAILED, OK, dumps, fail
+from memesh.transports.cli import render
+from memesh.transports.cli.actions.memory import call_tool, cli_context, on_store
+from memesh.transports.cli.exits import FAILED, OK, dumps, fail
 
 DEFAULT_MERGE = "skip"
 # A backup holds the same memories as the database, so a file this command creates is as private as the database.
@@ -180,7 +180,7 @@ def _confirm_trust(file: str, count: int, rerun: str, *, as_json: bool) -> int |
         )
     # The prompt goes to stderr, so stdout stays clean for --json and for a redirect.
     print(
-        f"Trust the {cli_format.memories(count)} in {file}? They will be injected into new sessions like your own. "
+        f"Trust the {render.memories(count)} in {file}? They will be injected into new sessions like your own. "
         "Only do this for your own backup. [y/N] ",
         end="",
         file=sys.stderr,
@@ -196,8 +196,9 @@ def _confirm_trust(file: str, count: int, rerun: str, *, as_json: bool) -> int |
 def _import_bundle(
     file: str, *, merge: str, namespace: str | None, restore_archived: bool, trust: bool, yes: bool, as_json: bool
 ) -> int:
-    from memesh import dispatch, validation
+    from memesh.app import dispatch
     from memesh.ops.import_bundle import import_bundle
+    from memesh.schema import validation
 
     data = _read_bundle(file)
     if isinstance(data, _Unreadable):
@@ -228,10 +229,10 @@ def _import_bundle(
         print(dumps(result))
     else:
         suggestion = _rerun(file, "overwrite", namespace, restore_archived, "--trust")
-        print("\n".join(cli_format.import_lines(result, trusted=trust, suggestion=suggestion)))
-        _err(*cli_format.skipped_relation_lines(result["skipped_relations"]))
+        print("\n".join(render.import_lines(result, trusted=trust, suggestion=suggestion)))
+        _err(*render.skipped_relation_lines(result["skipped_relations"]))
     # Relations pointing outside the bundle are reported, not failed: every narrowed export has them.
-    _err(*cli_format.import_error_lines(result["errors"]))
+    _err(*render.import_error_lines(result["errors"]))
     return FAILED if result["errors"] else OK
 
 
@@ -253,5 +254,5 @@ def _import_notes(directory: Path, *, project: str | None, as_json: bool) -> int
         print(dumps(result))
         return OK
     print(f"Notes: {summary_line(result)} ({result['discovered']} note files found)")
-    _err(*cli_format.note_detail_lines(result))
+    _err(*render.note_detail_lines(result))
     return OK

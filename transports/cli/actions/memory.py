@@ -13,12 +13,12 @@ from typing import Any, TypeVar
 
 from returns.result import Failure, Result, Success
 
-from memesh import dispatch
+from memesh.app import dispatch
 from memesh.context import CallContext
 from memesh.errors import MemeshError
 from memesh.store.sqlite import SqliteStore, StoreError, open_store
-from memesh.transports import cli_format
-from memesh.transports.cli_exit import FAILED, OK, dumps, fail, usage
+from memesh.transports.cli import render
+from memesh.transports.cli.exits import FAILED, OK, dumps, fail, usage
 
 SOURCE_HOST = "cli"
 TYPE_WITH_NAME = (
@@ -141,9 +141,9 @@ def remember(
     if as_json:
         print(dumps(output))
     else:
-        print("\n".join(cli_format.remember_lines(output, namespace=namespace, title_derived=title_derived)))
+        print("\n".join(render.remember_lines(output, namespace=namespace, title_derived=title_derived)))
     # The consequence asked for (an archive, a stated conflict) did not happen: said on stderr, and not a success.
-    errors = cli_format.relation_error_lines(output)
+    errors = render.relation_error_lines(output)
     for line in errors:
         _err(line)
     return FAILED if errors else OK
@@ -170,7 +170,7 @@ def recall(
     return report(
         call_tool("recall", arguments),
         as_json=as_json,
-        text=lambda envelope: "\n".join(cli_format.recall_lines(envelope, searched=searched)),
+        text=lambda envelope: "\n".join(render.recall_lines(envelope, searched=searched)),
     )
 
 
@@ -186,14 +186,14 @@ def forget(name: str, *, observation: str | None, as_json: bool) -> int:
             if as_json:
                 print(dumps(output))
             else:
-                _err(f"Error: {cli_format.forget_line(output)}")
+                _err(f"Error: {render.forget_line(output)}")
             return FAILED
-    return report(result, as_json=as_json, text=cli_format.forget_line)
+    return report(result, as_json=as_json, text=render.forget_line)
 
 
 def export_schema(output_format: str) -> int:
     """`memesh export-schema`: every tool as an OpenAI function definition, indented JSON on stdout."""
-    from memesh.openai_export import FORMATS, openai_tools
+    from memesh.app.openai_export import FORMATS, openai_tools
 
     if output_format not in FORMATS:
         _err(f"Unknown format: {output_format}. Available: {', '.join(FORMATS)}")
@@ -236,7 +236,7 @@ def task(
     return report(
         call_tool("task_state", {key: value for key, value in fields.items() if value is not None}),
         as_json=as_json,
-        text=lambda output: "\n".join(cli_format.task_lines(output, project_label(output["project"]))),
+        text=lambda output: "\n".join(render.task_lines(output, project_label(output["project"]))),
     )
 
 
@@ -258,7 +258,7 @@ def reindex(*, fts: bool, as_json: bool) -> int:
     """`memesh reindex --fts`: rebuild the keyword index, with a progress bar when a person is watching stderr."""
     if not fts:
         return usage("say which index to rebuild: memesh reindex --fts (the keyword index is the only one)")
-    progress = cli_format.ProgressBar("Reindexing", sys.stderr) if sys.stderr.isatty() else None
+    progress = render.ProgressBar("Reindexing", sys.stderr) if sys.stderr.isatty() else None
     result = on_store(lambda store: Success(store.rebuild_index(progress)))
     if progress is not None:
         progress.finish()

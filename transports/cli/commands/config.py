@@ -1,4 +1,4 @@
-"""Declaration of `memesh config list|get|set|unset`: owner settings in config.json (implementation: cli_config.py)."""
+"""Declaration of `memesh config list|get|set|unset`: owner settings in config.json (the work: actions/config.py)."""
 
 from __future__ import annotations
 
@@ -16,17 +16,17 @@ Key = Annotated[str, Parameter(help=f"One of: {', '.join(sorted(KEYS))}.")]
 @config.command(name="list")
 def list_() -> int:
     """Every stored setting, one `key: value` line each; briefing and sessionLimit as the value in effect."""
-    from memesh.transports import cli_config
+    from memesh.transports.cli.actions import config as config_actions
 
-    return cli_config.list_settings()
+    return config_actions.list_settings()
 
 
 @config.command
 def get(key: Key, /) -> int:
     """One stored setting (briefing: what is stored, not the level in effect)."""
-    from memesh.transports import cli_config
+    from memesh.transports.cli.actions import config as config_actions
 
-    return cli_config.get_setting(key)
+    return config_actions.get_setting(key)
 
 
 @config.command(name="set")
@@ -38,14 +38,14 @@ def set_(key: Key, value: str, /) -> int:
     value
         The value to store.
     """
-    from memesh.transports import cli_config
+    from memesh.transports.cli.actions import config as config_actions
 
-    return cli_config.set_setting(key, value)
+    return config_actions.set_setting(key, value)
 
 
 @config.command
 def unset(key: Key, /) -> int:
     """Remove a stored setting (its default, or an environment variable, applies again)."""
-    from memesh.transports import cli_config
+    from memesh.transports.cli.actions import config as config_actions
 
-    return cli_config.unset_setting(key)
+    return config_actions.unset_setting(key)

@@ -12,8 +12,8 @@ import socket
 import sys
 from functools import partial
 
-from memesh.transports.http_boundary import is_loopback
-from memesh.transports.http_token import MIN_TOKEN_CHARS, TOKEN_ENV, Token, TokenError, provision
+from memesh.transports.http.boundary import is_loopback
+from memesh.transports.http.token import MIN_TOKEN_CHARS, TOKEN_ENV, Token, TokenError, provision
 
 ALLOW_REMOTE_ENV = "MEMESH_HTTP_ALLOW_REMOTE"
 TRUTHY = frozenset({"1", "true", "yes"})
@@ -106,9 +106,9 @@ def serve(host: str = "127.0.0.1", port: int = 3737, allow_remote: bool = False)
             _say(f"MeMesh: cannot start — cannot listen on {host}:{port}: {exc.strerror or exc}")
         return 1
 
-    from memesh.transports import http_server
-    from memesh.transports.http_app import create_app
+    from memesh.transports.http import server
+    from memesh.transports.http.app import create_app
 
     print(f"MeMesh HTTP server running at http://{url_host(host)}:{listener.getsockname()[1]}", flush=True)
     app_factory = partial(create_app, remote=remote, token=token.value if token else None)
-    return http_server.run(listener, app_factory)
+    return server.run(listener, app_factory)

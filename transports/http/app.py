@@ -19,16 +19,17 @@ import anyio.to_thread
 from returns.result import Failure, Result, Success
 
 import memesh
-from memesh import dispatch, jsontext
+from memesh import jsontext
+from memesh.app import dispatch
+from memesh.app.registry import TOOLS
 from memesh.context import CallContext
 from memesh.core.storable import storable_input
 from memesh.errors import ErrorCode, MemeshError
 from memesh.ops import entities, settings
-from memesh.registry import TOOLS
 from memesh.store.sqlite import SqliteStore, StoreError, open_store
-from memesh.transports.http_body import Disconnected, decode_json, read_limited
-from memesh.transports.http_boundary import check_bearer, check_origin
-from memesh.transports.http_errors import HttpFailure, failure, success
+from memesh.transports.http.body import Disconnected, decode_json, read_limited
+from memesh.transports.http.boundary import check_bearer, check_origin
+from memesh.transports.http.errors import HttpFailure, failure, success
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

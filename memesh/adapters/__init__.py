@@ -1,0 +1,1 @@
+"""The world outside the database: config.json, git for the project identity, note-file folders."""

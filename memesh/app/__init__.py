@@ -1,0 +1,1 @@
+"""The application layer: the tool registry and the one gate (`dispatch`) every transport calls."""

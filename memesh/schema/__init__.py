@@ -1,0 +1,1 @@
+"""The schema files (`files`) and the validator that checks a request against them (`validation`)."""

@@ -1,0 +1,1 @@
+"""The HTTP API: a Starlette app whose routes are one table (`routes.py`), served by granian (`serve.py`)."""
