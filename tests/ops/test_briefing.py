@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from memesh.context import CallContext
 from memesh.app.dispatch import call
+from memesh.context import CallContext
 from memesh.errors import ErrorCode
 from memesh.ops.briefing import briefing_index_of
 from memesh.store.sqlite import SqliteStore
