@@ -54,6 +54,7 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
     from memesh.adapters import config_file as config
     from memesh.ops import capture
     from memesh.store.sqlite import StoreError, open_store
+
     if not config.effective_auto_capture(config.read_or_defaults()):
         answer.record(HOOK, "skipped", reason="autoCapture is off")
         return answer

@@ -188,6 +188,8 @@ class MemeshHttpApp:
                 return 200, success(await self._list(request))
             if route == "/v1/task-state":
                 return 200, success(await self._task_state(request))
+            if route == "/v1/briefing-index":
+                return 200, success(await self._briefing_index(request))
             if route == "/v1/config":
                 return 200, success({"config": _unwrap(await anyio.to_thread.run_sync(settings.read_config))})
             name = _entity_name(request)
@@ -220,6 +222,17 @@ class MemeshHttpApp:
         if project is None or not project.strip() or len(project) > 200:
             raise HttpFailure(MemeshError(ErrorCode.BAD_PARAM, PROJECT_REQUIRED, {"param": "project"}))
         return _unwrap(await self._run(lambda store: _call("task_state", store, {"project": project})))
+
+    async def _briefing_index(self, request: Request) -> Any:
+        from memesh.core.briefing_index import STALE_DAYS
+        from memesh.ops.briefing import briefing_index_of
+
+        project = _param(request, "project")
+        if project is None or not project.strip() or len(project) > 240:
+            raise HttpFailure(MemeshError(ErrorCode.BAD_PARAM, PROJECT_REQUIRED, {"param": "project"}))
+        ctx = CallContext(source_host="http", agent_view=False)
+        index = await self._run(lambda store: briefing_index_of(store, project, ctx=ctx))
+        return {"project": project, "staleDays": STALE_DAYS, **index}
 
     async def _run(self, work: Callable[[SqliteStore], T]) -> T:
         return await anyio.to_thread.run_sync(self._locked, work)

@@ -57,7 +57,7 @@ class Backend:
                 log.exception("tool %r raised", name)
                 return unexpected_failure(name, exc)
         try:
-            return to_call_result(result)
+            return to_call_result(result, name)
         except Exception as exc:
             log.exception("tool %r returned a result that cannot be sent", name)
             return unexpected_failure(name, exc)

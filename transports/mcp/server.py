@@ -19,7 +19,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 import memesh
-from memesh.context import CallContext, clean_host
+from memesh.context import CallContext, agent_session_id, clean_host
 from memesh.transports.mcp.backend import Backend
 from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight
 from memesh.transports.mcp.results import client_name, tool_listing
@@ -43,6 +43,8 @@ def _lifespan(backend: Backend) -> Callable[[Server[Backend]], AbstractAsyncCont
 def build_server(backend: Backend) -> Server[Backend]:
     """The MCP server for MeMesh's tools, calling them on `backend` (opened when the server starts)."""
     listing = tool_listing()
+    # The agent session the host started this server in: what recall returns there is credited when cited.
+    session_id = agent_session_id()
 
     async def list_tools(
         _ctx: ServerRequestContext[Backend], _params: types.PaginatedRequestParams | None
@@ -52,7 +54,9 @@ def build_server(backend: Backend) -> Server[Backend]:
     async def call_tool(
         ctx: ServerRequestContext[Backend], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        call_ctx = CallContext(source_host=clean_host(client_name(ctx), DEFAULT_HOST), agent_view=True)
+        call_ctx = CallContext(
+            source_host=clean_host(client_name(ctx), DEFAULT_HOST), agent_view=True, session_id=session_id
+        )
         # The store is synchronous SQLite: a call runs in a worker thread so the event loop keeps serving.
         return await anyio.to_thread.run_sync(ctx.lifespan_context.call, params.name, params.arguments, call_ctx)
 

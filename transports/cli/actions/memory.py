@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from returns.result import Failure, Result, Success
 
 from memesh.app import dispatch
-from memesh.context import CallContext
+from memesh.context import CallContext, agent_session_id
 from memesh.errors import MemeshError
 from memesh.store.sqlite import SqliteStore, StoreError, open_store
 from memesh.transports.cli import render
@@ -36,7 +36,7 @@ def cli_context() -> CallContext:
 
     agent_view: what the CLI prints goes into an agent's context as often as to a person, so recall is capped.
     """
-    return CallContext(source_host=SOURCE_HOST, agent_view=True)
+    return CallContext(source_host=SOURCE_HOST, agent_view=True, session_id=agent_session_id())
 
 
 def on_store(action: Callable[[SqliteStore], Result[T, MemeshError]]) -> Result[T, MemeshError]:

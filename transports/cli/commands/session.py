@@ -1,0 +1,33 @@
+"""Declarations of `memesh briefing` (and, below it, what brings memory to an agent on its own): flags and help only.
+
+Registered on the app by app.py; each imports its implementation (actions/session.py) when it runs.
+"""
+
+from __future__ import annotations
+
+from memesh.transports.cli.params import Switch
+
+
+def briefing(
+    *,
+    project: str | None = None,
+    recipient: str | None = None,
+    index: Switch = False,
+    json_: Switch = False,
+) -> int:
+    """Print the project's briefing at the configured level (what SessionStart injects), or its memory index.
+
+    Parameters
+    ----------
+    project
+        The project (default: this directory's project).
+    recipient
+        Also report this exact recipient's unread messages for the project.
+    index
+        Print only the durable-memory index, whatever the level.
+    json_
+        Print the result as JSON.
+    """
+    from memesh.transports.cli.actions import session
+
+    return session.briefing(project=project, recipient=recipient, index_only=index, as_json=json_)
