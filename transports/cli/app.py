@@ -266,6 +266,7 @@ app.command(data.import_, name="import")
 app.command(data.reindex)
 app.command(config_commands.config)
 app.command(session.briefing)
+app.command(session.setup)
 
 
 @app.command(name="export-schema")

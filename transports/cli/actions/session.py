@@ -29,3 +29,71 @@ def briefing(*, project: str | None, recipient: str | None, index_only: bool, as
         as_json=as_json,
         text=lambda output: output["text"] or EMPTY_MINIMAL,
     )
+
+
+def _confirm(question: str) -> bool | None:
+    """True/False as answered at the terminal; None without one (nothing can be asked)."""
+    import sys
+
+    if not sys.stdin.isatty():
+        return None
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def setup(*, uninstall: bool, yes: bool, as_json: bool) -> int:
+    """`memesh setup`: install (or remove) the hooks in Claude Code's settings.json; exit 1 when refused."""
+    import contextlib
+    import sys
+
+    from memesh.adapters import claude_settings_file as files
+    from memesh.adapters import config_file
+    from memesh.core import claude_settings
+    from memesh.transports.cli.exits import FAILED, OK, dumps
+
+    path = files.settings_path()
+    hook = files.entry_point("memesh-hook")
+    if not uninstall and hook is None:
+        print("memesh-hook is not installed beside this memesh; reinstall MeMesh for Python.", file=sys.stderr)
+        return FAILED
+    try:
+        text = files.read_text(path)
+        edit = claude_settings.uninstall(text) if uninstall else claude_settings.install(text, hook or "")
+    except (OSError, claude_settings.SettingsError) as exc:
+        print(f"Refusing to modify {path}: {exc}", file=sys.stderr)
+        return FAILED
+    action = "remove MeMesh's hooks from" if uninstall else "install MeMesh's hooks into"
+    if edit.changed and not yes:
+        answer = _confirm(f"{action[0].upper()}{action[1:]} {path}?")
+        if answer is None:
+            print(
+                f"Not a terminal and --yes not given — nothing was changed. Re-run with --yes to {action} {path}.",
+                file=sys.stderr,
+            )
+            return FAILED
+        if not answer:
+            print("Nothing was changed.", file=sys.stderr)
+            return FAILED
+    if edit.changed:
+        files.write_text(path, edit.text)
+    if not uninstall:
+        with contextlib.suppress(config_file.ConfigError):  # the hooks are in place; a broken config is doctor's
+            config_file.update({"setupCompleted": True})
+    events = claude_settings.installed_events(edit.text)
+    mcp = files.entry_point("memesh-mcp") or "memesh-mcp"
+    if as_json:
+        print(dumps({"settings": str(path), "changed": edit.changed, "events": events, "uninstalled": uninstall}))
+        return OK
+    if uninstall:
+        print(f"MeMesh hooks removed from {path}." if edit.changed else f"No MeMesh hooks in {path}.")
+        return OK
+    print(
+        f"MeMesh hooks installed in {path}: {', '.join(events)}."
+        if edit.changed
+        else f"MeMesh hooks already installed in {path}."
+    )
+    print("Register the MCP server too (once):")
+    print(f"  claude mcp add --scope user memesh -- {mcp}")
+    print(f"  codex mcp add memesh -- {mcp}")
+    print("Next session, Claude Code starts with this project's memory (memesh briefing shows the same block).")
+    return OK

@@ -31,3 +31,22 @@ def briefing(
     from memesh.transports.cli.actions import session
 
     return session.briefing(project=project, recipient=recipient, index_only=index, as_json=json_)
+
+
+def setup(*, uninstall: Switch = False, yes: Switch = False, json_: Switch = False) -> int:
+    """Install MeMesh's hooks into Claude Code's ~/.claude/settings.json (for a pip/pipx install without the plugin).
+
+    Your other settings are kept byte for byte; running it again changes nothing. Asks first ([y/N]) unless --yes.
+
+    Parameters
+    ----------
+    uninstall
+        Remove MeMesh's hooks instead (other hooks stay).
+    yes
+        Do not ask for confirmation.
+    json_
+        Print the result as JSON.
+    """
+    from memesh.transports.cli.actions import session
+
+    return session.setup(uninstall=uninstall, yes=yes, as_json=json_)
