@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ from memesh.core.claude_settings import EVENTS
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _json(relative: str) -> dict[str, object]:
+def _json(relative: str) -> dict[str, Any]:
     value = json.loads((REPO / relative).read_text())
     assert isinstance(value, dict)
     return value
@@ -26,19 +27,14 @@ def test_the_claude_manifest_names_its_mcp_file_and_leaves_the_standard_hooks_fi
     manifest = _json(".claude-plugin/plugin.json")
     assert manifest["name"] == "memesh" and "hooks" not in manifest  # hooks/hooks.json loads by convention
     assert (REPO / str(manifest["mcpServers"])).is_file()
-    assert _json(".claude-plugin/marketplace.json")["plugins"] == [
-        {
-            "name": "memesh",
-            "source": "./",
-            "description": _json(".claude-plugin/marketplace.json")["plugins"][0]["description"],
-        }  # type: ignore[index]
-    ]
+    [entry] = _json(".claude-plugin/marketplace.json")["plugins"]
+    assert (entry["name"], entry["source"]) == ("memesh", "./")
 
 
 def test_the_codex_manifest_forwards_the_data_location_to_its_mcp_server() -> None:
     manifest = _json(".codex-plugin/plugin.json")
     assert (REPO / str(manifest["mcpServers"])).is_file() and (REPO / str(manifest["hooks"])).is_file()
-    server = _json(".codex-plugin/mcp.json")["mcpServers"]["memesh"]  # type: ignore[index]
+    server = _json(".codex-plugin/mcp.json")["mcpServers"]["memesh"]
     assert server["env_vars"] == ["MEMESH_DIR", "MEMESH_DB_PATH"] and server["cwd"] == "."
     assert (REPO / server["command"]).is_file()
 
@@ -62,7 +58,7 @@ def test_the_launchers_are_executable_posix_scripts() -> None:
 async def test_the_claude_plugin_mcp_entry_starts_this_server(tmp_path: Path) -> None:
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
-    entry = _json(".claude-plugin/mcp.json")["mcpServers"]["memesh"]  # type: ignore[index]
+    entry = _json(".claude-plugin/mcp.json")["mcpServers"]["memesh"]
     command = re.sub(r"\$\{CLAUDE_PLUGIN_ROOT\}", str(REPO), entry["command"])
     params = StdioServerParameters(
         command=command,

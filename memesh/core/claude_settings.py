@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from json.decoder import scanstring  # type: ignore[attr-defined]  # public since 2.x, absent from the stubs
 from typing import Any
 
 # Claude Code event → (the memesh-hook event, the tool matcher or None, timeout in seconds)
@@ -57,7 +58,7 @@ def _top_level(text: str) -> tuple[dict[str, tuple[int, int, int]], int]:
             raise SettingsError("settings.json is not valid JSON")
         key_start = index
         try:
-            key, index = json.decoder.scanstring(text, index + 1)
+            key, index = scanstring(text, index + 1)
             index = ws.match(text, index).end()  # type: ignore[union-attr]
             if text[index] != ":":
                 raise SettingsError("settings.json is not valid JSON")

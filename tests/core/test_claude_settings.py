@@ -9,7 +9,10 @@ import pytest
 from memesh.core import claude_settings as cs
 
 HOOK = "/opt/memesh/bin/memesh-hook"
-USER_FILE = '{\n    "model": "opus",\n    "permissions": {"allow": ["Bash(ls:*)"]},\n  "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}\n}\n'
+USER_FILE = (
+    '{\n    "model": "opus",\n    "permissions": {"allow": ["Bash(ls:*)"]},\n'
+    '  "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}\n}\n'
+)
 
 
 def test_install_adds_every_event_and_keeps_other_settings_byte_for_byte() -> None:
