@@ -267,6 +267,7 @@ app.command(data.reindex)
 app.command(config_commands.config)
 app.command(session.briefing)
 app.command(session.setup)
+app.command(session.why)
 
 
 @app.command(name="export-schema")

@@ -202,6 +202,9 @@ class MemeshHttpApp:
             if route == "/v1/config":
                 body = decode_json(request.headers.get("content-type"), payload)
                 return 200, success(_unwrap(await anyio.to_thread.run_sync(_update_config, body)))
+            if route == "/v1/why":
+                body = decode_json(request.headers.get("content-type"), payload)
+                return 200, success(_unwrap(await self._run(lambda store: _why(store, body))))
             if route in RETIRED:
                 raise HttpFailure(MemeshError(ErrorCode.ROUTE_RETIRED, RETIRED[route]))
         raise HttpFailure(MemeshError(ErrorCode.ROUTE_NOT_FOUND, f"No route for {request.method} {request.sent_path}"))
@@ -261,6 +264,19 @@ def _health(store: SqliteStore) -> dict[str, Any]:
 
 def _call(tool: str, store: SqliteStore, body: Any) -> Result[Any, MemeshError]:
     return dispatch.call(tool, store, body, CallContext(source_host="http", agent_view=False))
+
+
+def _why(store: SqliteStore, body: Any) -> Result[Any, MemeshError]:
+    """POST /v1/why through the same gate as every tool body: depth and surrogates, then the schema."""
+    from memesh.ops.why import why
+
+    checked = storable_input(body)
+    if isinstance(checked, Failure):
+        return checked
+    refused = dispatch.validate("http/why.input", checked.unwrap())
+    if refused is not None:
+        return refused
+    return why(store, checked.unwrap(), ctx=CallContext(source_host="http", agent_view=False))
 
 
 def _update_config(body: Any) -> Result[Any, MemeshError]:

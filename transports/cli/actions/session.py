@@ -97,3 +97,66 @@ def setup(*, uninstall: bool, yes: bool, as_json: bool) -> int:
     print(f"  codex mcp add memesh -- {mcp}")
     print("Next session, Claude Code starts with this project's memory (memesh briefing shows the same block).")
     return OK
+
+
+def why(file: str, *, line: int | None, limit: int, as_json: bool) -> int:
+    """`memesh why`: git answers which commits, the graph what is remembered about them; exit 1 on bad input."""
+    from pathlib import Path
+
+    from memesh.adapters import git_history
+    from memesh.app import dispatch
+    from memesh.ops.why import why as attribute
+    from memesh.transports.cli import exits
+
+    if not 1 <= limit <= 50:
+        return exits.usage("--limit must be a whole number from 1 to 50")
+    if line is not None and line < 1:
+        return exits.usage("--line must be 1 or more")
+    ctx = cli_context()
+    found = git_history.history(Path.cwd(), file, limit=limit, line=line)
+    request = {"file": file, "commits": found.commits, "project": ctx.project(), "limit": limit}
+    refused = dispatch.validate("http/why.input", request)
+    if refused is not None:
+        return report(refused, as_json=as_json, text=str)
+
+    def run(store: Any) -> Any:
+        return attribute(store, request, ctx=ctx).map(
+            lambda out: {**out, "abstentions": [*found.abstentions, *out["abstentions"]]}
+        )
+
+    return report(on_store(run), as_json=as_json, text=_why_text)
+
+
+_SAID = {
+    "not_a_git_repo": "not inside a git repository: no commits to look up",
+    "file_not_tracked": "git does not track this file",
+    "git_unavailable": "git could not be run",
+    "history_unreadable": "git could not read the history (unknown, not none)",
+    "line_out_of_range": "the file has no such line",
+    "line_uncommitted": "that line is not committed yet",
+}
+
+
+def _why_text(out: dict[str, Any]) -> str:
+    lines = [f"{out['file']}:"]
+    lines += [f"  ({_SAID.get(code, code)})" for code in out["abstentions"]]
+    for item in out["commits"]:
+        short = item["commit"]["hash"][:7]
+        entity = item["entity"]
+        if entity is None:
+            lines.append(f"  {short}  memesh has no memory of this commit")
+            continue
+        lines.append(f"  {short}  {entity.get('title') or entity['name']}")
+        session = item["session"]
+        if session is None:
+            lines.append("           (captured before commits recorded their session)")
+        else:
+            names = ", ".join(e["name"] for e in session["entities"][:5]) or "nothing else remembered"
+            more = " …" if len(session["entities"]) > 5 or session["truncated"] else ""
+            lines.append(f"           session {session['session_id']}: {names}{more}")
+    if not out["commits"] and not out["abstentions"]:
+        lines.append("  no commits found")
+    memories = out["file_memories"]["entities"]
+    lines.append(f"Associated, not commit-derived (file:{out['basename']}):")
+    lines += [f"  - [{e['type']}] {e.get('title') or e['name']}" for e in memories] or ["  (none)"]
+    return "\n".join(lines)

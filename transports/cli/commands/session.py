@@ -5,7 +5,7 @@ Registered on the app by app.py; each imports its implementation (actions/sessio
 
 from __future__ import annotations
 
-from memesh.transports.cli.params import Switch
+from memesh.transports.cli.params import Int, OptionalInt, Switch
 
 
 def briefing(
@@ -50,3 +50,29 @@ def setup(*, uninstall: Switch = False, yes: Switch = False, json_: Switch = Fal
     from memesh.transports.cli.actions import session
 
     return session.setup(uninstall=uninstall, yes=yes, as_json=json_)
+
+
+def why(
+    file: str,
+    /,
+    *,
+    line: OptionalInt = None,
+    limit: Int = 10,
+    json_: Switch = False,
+) -> int:
+    """Which commits touched a file, and what memesh remembers about them (run it inside the repository).
+
+    Parameters
+    ----------
+    file
+        The file, relative to the working directory.
+    line
+        Attribute this one line (git blame) instead of the file's history.
+    limit
+        At most this many commits (default 10, at most 50).
+    json_
+        Print the full result as JSON (the shape of POST /v1/why).
+    """
+    from memesh.transports.cli.actions import session
+
+    return session.why(file, line=line, limit=limit, as_json=json_)
