@@ -114,13 +114,13 @@ def why(file: str, *, line: int | None, limit: int, as_json: bool) -> int:
         return exits.usage("--line must be 1 or more")
     ctx = cli_context()
     found = git_history.history(Path.cwd(), file, limit=limit, line=line)
-    request = {"file": file, "commits": found.commits, "project": ctx.project(), "limit": limit}
+    request: dict[str, Any] = {"file": file, "commits": found.commits, "project": ctx.project(), "limit": limit}
     refused = dispatch.validate("http/why.input", request)
     if refused is not None:
         return report(refused, as_json=as_json, text=str)
 
     def run(store: Any) -> Any:
-        return attribute(store, request, ctx=ctx).map(
+        return attribute(store, request, ctx=ctx).map(  # type: ignore[arg-type]  # validated just above
             lambda out: {**out, "abstentions": [*found.abstentions, *out["abstentions"]]}
         )
 
