@@ -268,6 +268,7 @@ app.command(config_commands.config)
 app.command(session.briefing)
 app.command(session.setup)
 app.command(session.why)
+app.command(session.doctor)
 
 
 @app.command(name="export-schema")

@@ -190,6 +190,8 @@ class MemeshHttpApp:
                 return 200, success(await self._task_state(request))
             if route == "/v1/briefing-index":
                 return 200, success(await self._briefing_index(request))
+            if route == "/v1/doctor":
+                return 200, success(await anyio.to_thread.run_sync(self._doctor))
             if route == "/v1/config":
                 return 200, success({"config": _unwrap(await anyio.to_thread.run_sync(settings.read_config))})
             name = _entity_name(request)
@@ -202,6 +204,9 @@ class MemeshHttpApp:
             if route == "/v1/config":
                 body = decode_json(request.headers.get("content-type"), payload)
                 return 200, success(_unwrap(await anyio.to_thread.run_sync(_update_config, body)))
+            if route == "/v1/doctor/fix":
+                body = decode_json(request.headers.get("content-type"), payload)
+                return 200, success(_unwrap(await anyio.to_thread.run_sync(self._doctor_fix, body)))
             if route == "/v1/why":
                 body = decode_json(request.headers.get("content-type"), payload)
                 return 200, success(_unwrap(await self._run(lambda store: _why(store, body))))
@@ -236,6 +241,27 @@ class MemeshHttpApp:
         ctx = CallContext(source_host="http", agent_view=False)
         index = await self._run(lambda store: briefing_index_of(store, project, ctx=ctx))
         return {"project": project, "staleDays": STALE_DAYS, **index}
+
+    def _doctor(self) -> Any:
+        """The doctor suite, on its own connection (it must report a database the app's store cannot open)."""
+        from datetime import UTC, datetime
+
+        from memesh.ops import doctor
+
+        return doctor.run(lambda: open_store(self.db_path), datetime.now(UTC))
+
+    def _doctor_fix(self, body: Any) -> Result[Any, MemeshError]:
+        from datetime import UTC, datetime
+
+        from memesh.ops import doctor
+
+        checked = storable_input(body)
+        if isinstance(checked, Failure):
+            return checked
+        refused = dispatch.validate("http/doctor_fix.input", checked.unwrap())
+        if refused is not None:
+            return refused
+        return doctor.fix(checked.unwrap()["id"], lambda: open_store(self.db_path), datetime.now(UTC))
 
     async def _run(self, work: Callable[[SqliteStore], T]) -> T:
         return await anyio.to_thread.run_sync(self._locked, work)

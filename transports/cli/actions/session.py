@@ -160,3 +160,28 @@ def _why_text(out: dict[str, Any]) -> str:
     lines.append(f"Associated, not commit-derived (file:{out['basename']}):")
     lines += [f"  - [{e['type']}] {e.get('title') or e['name']}" for e in memories] or ["  (none)"]
     return "\n".join(lines)
+
+
+def doctor(*, as_json: bool) -> int:
+    """`memesh doctor`: one line per check, then capture liveness per hook; exit 1 when the status is FAIL."""
+    from datetime import UTC, datetime
+
+    from memesh.ops import doctor as suite
+    from memesh.store.sqlite import open_store
+    from memesh.transports.cli.exits import FAILED, OK, dumps
+
+    result = suite.run(open_store, datetime.now(UTC))
+    if as_json:
+        print(dumps(result))
+    else:
+        marks = {"pass": "ok  ", "warn": "warn", "fail": "FAIL"}
+        print(f"MeMesh doctor: {result['status']}")
+        for check in result["checks"]:
+            print(f"  [{marks[check['status']]}] {check['title']}: {check['detail']}")
+        for hook in result["capture"]["hooks"]:
+            reason = f"; mostly skipped: {hook['dominantSkipReason']}" if hook["dominantSkipReason"] else ""
+            print(
+                f"      {hook['hook']}: {hook['runs']} runs, {hook['writes']} wrote, {hook['errors']} errors{reason}"
+                + (" — SILENT" if hook["silent"] else "")
+            )
+    return FAILED if result["status"] == "FAIL" else OK

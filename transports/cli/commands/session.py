@@ -76,3 +76,16 @@ def why(
     from memesh.transports.cli.actions import session
 
     return session.why(file, line=line, limit=limit, as_json=json_)
+
+
+def doctor(*, json_: Switch = False) -> int:
+    """Check the install, the database, the hook wiring and whether automatic capture is alive; exit 1 on FAIL.
+
+    Parameters
+    ----------
+    json_
+        Print the full result as JSON (the shape of GET /v1/doctor).
+    """
+    from memesh.transports.cli.actions import session
+
+    return session.doctor(as_json=json_)
