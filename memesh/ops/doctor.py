@@ -154,7 +154,10 @@ def run(open_store: Callable[[], DoctorStore], now: datetime) -> dict[str, Any]:
     ]
     worst = max((STATUS_ORDER[c["status"]] for c in checks), default=0)
     status = ("PASS", "PASS_WITH_CONCERNS", "FAIL")[worst]
-    return _scrub({"status": status, "version": memesh.__version__, "checks": checks, "capture": capture})
+    result: dict[str, Any] = _scrub(
+        {"status": status, "version": memesh.__version__, "checks": checks, "capture": capture}
+    )
+    return result
 
 
 def fix(check_id: str, open_store: Callable[[], DoctorStore], now: datetime) -> Result[dict[str, Any], MemeshError]:
