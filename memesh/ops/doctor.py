@@ -19,7 +19,6 @@ from memesh.core.briefing_text import redact_user_paths
 from memesh.core.clean import redact
 from memesh.errors import ErrorCode, MemeshError
 from memesh.model import sqlite_time
-from memesh.store.migrations import MIGRATIONS
 
 # Top-level config.json keys older versions wrote and nothing reads any more (the model/provider settings).
 RETIRED_CONFIG_KEYS = ("llm", "llmProvider", "llmModel", "provider", "model", "apiKey", "embeddings", "autoConsolidate")
@@ -28,7 +27,7 @@ STATUS_ORDER = {"pass": 0, "warn": 1, "fail": 2}
 
 class DoctorStore(Protocol):
     def integrity(self) -> str: ...
-    def applied_migrations(self) -> list[int]: ...
+    def missing_migrations(self) -> list[int]: ...
     def index_matches(self) -> tuple[int, int]: ...
     def created_between(self, types: list[str], start: str, end: str) -> dict[str, int]: ...
     def close(self) -> None: ...
@@ -55,7 +54,7 @@ def _database(store: DoctorStore | None, reason: str) -> dict[str, Any]:
     verdict = store.integrity()
     if verdict != "ok":
         problems.append(f"integrity check: {verdict}")
-    missing = sorted({version for version, _, _ in MIGRATIONS} - set(store.applied_migrations()))
+    missing = store.missing_migrations()
     if missing:
         problems.append(f"migrations not applied: {missing}")
     entities, indexed = store.index_matches()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memesh.store.migrations import MIGRATIONS
 from memesh.store.sqlite_base import SqliteBase, _marks
 
 
@@ -13,8 +14,10 @@ class SqliteHealth(SqliteBase):
         row = self.conn.execute("PRAGMA quick_check(1)").fetchone()
         return str(row[0]) if row else "no answer"
 
-    def applied_migrations(self) -> list[int]:
-        return [row[0] for row in self.conn.execute("SELECT version FROM schema_migrations ORDER BY version")]
+    def missing_migrations(self) -> list[int]:
+        """The numbered migrations this version knows that the database has not recorded."""
+        applied = {row[0] for row in self.conn.execute("SELECT version FROM schema_migrations")}
+        return sorted({version for version, _, _ in MIGRATIONS} - applied)
 
     def index_matches(self) -> tuple[int, int]:
         """(memories, rows in the keyword index): equal when the index is whole."""

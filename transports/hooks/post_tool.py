@@ -52,8 +52,9 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
         return answer
     # Only a commit pays for the rest: most Bash calls end above.
     from memesh.adapters import config_file as config
+    from memesh.app.database import StoreError
+    from memesh.app.database import open_database as open_store
     from memesh.ops import capture
-    from memesh.store.sqlite import StoreError, open_store
 
     if not config.effective_auto_capture(config.read_or_defaults()):
         answer.record(HOOK, "skipped", reason="autoCapture is off")

@@ -13,10 +13,11 @@ HOOK = "pre-compact"
 
 def handle(payload: dict[str, Any], host: str | None) -> Answer:
     from memesh.adapters import config_file as config
+    from memesh.app.database import StoreError
+    from memesh.app.database import open_database as open_store
     from memesh.core import snapshots
     from memesh.core.identity import project_label
     from memesh.ops import capture
-    from memesh.store.sqlite import StoreError, open_store
 
     answer = Answer()
     if not config.effective_auto_capture(config.read_or_defaults()):

@@ -38,10 +38,11 @@ def _context(text: str) -> dict[str, Any]:
 
 
 def _pre_edit(payload: dict[str, Any]) -> Answer:
+    from memesh.app.database import StoreError
+    from memesh.app.database import open_database as open_store
     from memesh.core.briefing_text import FENCE_TAG, MemoryLine, memory_line
     from memesh.core.commits import file_tag
     from memesh.model import iso_time
-    from memesh.store.sqlite import StoreError, open_store
 
     answer = Answer()
     target = payload["tool_input"].get("file_path") or payload["tool_input"].get("notebook_path")
@@ -83,8 +84,9 @@ def _pre_edit(payload: dict[str, Any]) -> Answer:
 
 
 def _guard(payload: dict[str, Any]) -> Answer:
+    from memesh.app.database import StoreError
+    from memesh.app.database import open_database as open_store
     from memesh.core import guards
-    from memesh.store.sqlite import StoreError, open_store
 
     answer = Answer()
     command = payload["tool_input"].get("command")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from returns.result import Success
+from returns.result import Failure, Success
 
 from memesh.model import iso_time
 from memesh.transports.hooks.context import call_context, project_of, session_cwd
@@ -17,9 +17,10 @@ HOOK = "session-start"
 
 def handle(payload: dict[str, Any], host: str | None) -> Answer:
     from memesh.adapters import config_file as config
-    from memesh.app import dispatch
+    from memesh.app import gate
+    from memesh.app.database import StoreError
+    from memesh.app.database import open_database as open_store
     from memesh.ops import briefing
-    from memesh.store.sqlite import StoreError, open_store
 
     answer = Answer()
     project = project_of(session_cwd(payload))
@@ -28,8 +29,7 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
     recipient = os.environ.get("MEMESH_RECIPIENT", "").strip()
     if recipient:
         request["recipient"] = recipient
-    refused = dispatch.validate("tools/briefing.input", request)
-    if refused is not None:
+    if isinstance(gate.admit("tools/briefing.input", request), Failure):
         request.pop("recipient", None)
         answer.record(HOOK, "error", reason="MEMESH_RECIPIENT is not a valid recipient")
     limit = config.effective_session_limit(config.read_or_defaults())

@@ -16,10 +16,11 @@ NOTE_READS_PER_STOP = 100
 
 def handle(payload: dict[str, Any], host: str | None) -> Answer:
     from memesh.adapters import config_file as config
+    from memesh.app.database import StoreError
+    from memesh.app.database import open_database as open_store
     from memesh.core import snapshots, transcript
     from memesh.core.identity import project_label
     from memesh.ops import capture
-    from memesh.store.sqlite import StoreError, open_store
 
     answer = Answer()
     cwd = session_cwd(payload)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from returns.result import Success
+from returns.result import Failure, Success
 
 from memesh.core.briefing import EMPTY_MINIMAL
 from memesh.transports.cli.actions.memory import call_tool, cli_context, on_store, report
@@ -104,7 +104,7 @@ def why(file: str, *, line: int | None, limit: int, as_json: bool) -> int:
     from pathlib import Path
 
     from memesh.adapters import git_history
-    from memesh.app import dispatch
+    from memesh.app import gate
     from memesh.ops.why import why as attribute
     from memesh.transports.cli import exits
 
@@ -115,9 +115,9 @@ def why(file: str, *, line: int | None, limit: int, as_json: bool) -> int:
     ctx = cli_context()
     found = git_history.history(Path.cwd(), file, limit=limit, line=line)
     request: dict[str, Any] = {"file": file, "commits": found.commits, "project": ctx.project(), "limit": limit}
-    refused = dispatch.validate("http/why.input", request)
-    if refused is not None:
-        return report(refused, as_json=as_json, text=str)
+    admitted = gate.admit("http/why.input", request)
+    if isinstance(admitted, Failure):
+        return report(admitted, as_json=as_json, text=str)
 
     def run(store: Any) -> Any:
         return attribute(store, request, ctx=ctx).map(  # type: ignore[arg-type]  # validated just above
@@ -166,8 +166,8 @@ def doctor(*, as_json: bool) -> int:
     """`memesh doctor`: one line per check, then capture liveness per hook; exit 1 when the status is FAIL."""
     from datetime import UTC, datetime
 
+    from memesh.app.database import open_database as open_store
     from memesh.ops import doctor as suite
-    from memesh.store.sqlite import open_store
     from memesh.transports.cli.exits import FAILED, OK, dumps
 
     result = suite.run(open_store, datetime.now(UTC))
