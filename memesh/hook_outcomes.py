@@ -96,3 +96,42 @@ def read_records(path: Path | None = None) -> list[dict[str, Any]]:
         if isinstance(entry, dict) and entry.get("hook") in HOOKS and entry.get("outcome") in OUTCOMES:
             out.append(entry)
     return out
+
+
+GRACE_FILE = "capture-liveness-grace.json"
+NOTICE_LOCK = "last-capture-liveness-notice.lock"
+
+
+def liveness_notice(version: str, now: datetime) -> str | None:
+    """The SessionStart banner line when capture has gone quiet: at most once a day, never in the grace period
+    after an install or upgrade; None otherwise. Counts this session start toward the grace period."""
+    from memesh.core import capture_liveness
+
+    folder = outcomes_path().parent
+    grace_path, lock = folder / GRACE_FILE, folder / NOTICE_LOCK
+    try:
+        stored = json.loads(grace_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        stored = None
+    state = capture_liveness.grace_state(stored if isinstance(stored, dict) else None, version, now)
+    try:
+        paths.ensure_private_dir(folder)
+        grace_path.write_text(json.dumps(state), encoding="utf-8")
+    except OSError:
+        return None
+    if not capture_liveness.grace_over(state, now):
+        return None
+    try:
+        if now.timestamp() - lock.stat().st_mtime < capture_liveness.NOTICE_EVERY.total_seconds():
+            return None
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    line = capture_liveness.banner_line(capture_liveness.summarize(read_records(), {}, now))
+    if line is not None:
+        try:
+            lock.touch()
+        except OSError:
+            return None
+    return line

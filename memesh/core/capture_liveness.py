@@ -123,3 +123,23 @@ def banner_line(capture: Mapping[str, Any]) -> str | None:
                 "`memesh doctor` for the reason"
             )
     return None
+
+
+GRACE_SESSIONS = 3
+GRACE_TIME = timedelta(hours=24)
+NOTICE_EVERY = timedelta(hours=24)
+
+
+def grace_state(stored: Mapping[str, Any] | None, version: str, now: datetime) -> dict[str, Any]:
+    """The grace record after one more session start: it restarts on an install or upgrade (a new version)."""
+    if not stored or stored.get("version") != version or parse_time(str(stored.get("since"))) is None:
+        return {"version": version, "since": now.isoformat(), "sessions": 1}
+    sessions = stored.get("sessions")
+    return {**stored, "sessions": (sessions if isinstance(sessions, int) else 0) + 1}
+
+
+def grace_over(state: Mapping[str, Any], now: datetime) -> bool:
+    """Past the first 3 sessions and 24 hours after an install or upgrade, whichever ends later."""
+    since = parse_time(str(state.get("since")))
+    sessions = state.get("sessions")
+    return since is not None and now - since >= GRACE_TIME and isinstance(sessions, int) and sessions > GRACE_SESSIONS

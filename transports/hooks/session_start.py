@@ -53,12 +53,19 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
             )
     finally:
         store.close()
+    import memesh
+    from memesh import hook_outcomes
+
+    quiet = hook_outcomes.liveness_notice(memesh.__version__, ctx.now)
     if result.empty:
+        if quiet is not None:
+            answer.output = {"systemMessage": quiet}
         answer.record(HOOK, "skipped", reason="nothing to brief")
         return answer
+    lines = [banner(result.entity_count, result.has_handoff, result.level), *([quiet] if quiet else [])]
     answer.output = {
         "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": result.text},
-        "systemMessage": banner(result.entity_count, result.has_handoff, result.level),
+        "systemMessage": "\n".join(lines),
     }
     answer.record(HOOK, "notified", reason=f"{result.entity_count} memories injected")
     return answer

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 from .conftest import REPO, HookEnv
@@ -84,3 +85,22 @@ def test_without_a_host_marker_the_record_names_no_host(hook_env: HookEnv) -> No
         check=True,
     )
     assert hook_env.outcomes()[-1]["host"] is None
+
+
+def _silent_commits(env: HookEnv) -> None:
+    env.db.parent.mkdir(parents=True, exist_ok=True)
+    record = {"hook": "post-commit", "at": "2026-11-30T10:00:00.000Z", "host": "claude-code", "outcome": "skipped",
+              "reason": "a git commit ran but printed no commit line"}  # fmt: skip
+    (env.db.parent / "hook-outcomes.jsonl").write_text((json.dumps(record) + "\n") * 6)
+
+
+def test_quiet_capture_is_announced_once_a_day_after_the_grace_period(hook_env: HookEnv) -> None:
+    _silent_commits(hook_env)
+    start = {"session_id": "s1", "cwd": str(hook_env.project_dir)}
+    assert hook_env.run("SessionStart", start).stdout == ""  # first session: still in the grace period
+    grace = hook_env.db.parent / "capture-liveness-grace.json"
+    state = json.loads(grace.read_text())
+    grace.write_text(json.dumps({**state, "since": "2026-01-01T00:00:00+00:00", "sessions": 5}))
+    banner = hook_env.run("SessionStart", start).json()["systemMessage"]
+    assert banner.startswith("memesh: post-commit ran 6 times since 2026-11-30 and wrote nothing")
+    assert hook_env.run("SessionStart", start).stdout == ""  # once a day
