@@ -6,9 +6,11 @@ ran the hook). Each returns an `Outcome`, the record the hook appends to hook-ou
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from returns.result import Failure, Result, Success
@@ -158,3 +160,31 @@ def capture_commit(
             case Failure(error):
                 return Outcome("error", f"write refused: {error.code}")
     return Outcome("wrote", entity=memory.name)
+
+
+class NoteFolderStore(CaptureStore, Protocol):
+    def get_meta(self, key: str) -> str | None: ...
+    def set_meta(self, key: str, value: str | None) -> None: ...
+    def ids_with_tag(self, tag: str) -> list[int]: ...
+    def load(self, ids: list[int]) -> list[Entity]: ...
+
+
+def ingest_note_folder(
+    store: NoteFolderStore, directory: Path, signature: str, project: str, *, max_reads: int, ctx: CallContext
+) -> Outcome:
+    """The note files beside a session transcript, read again only when the folder's newest mtime changed."""
+    from memesh.core import note_files
+    from memesh.ops.note_import import import_notes
+
+    key = f"note_ingest_mtime:{note_files.dir_id(os.path.realpath(directory))}"
+    if store.get_meta(key) == signature:
+        return Outcome("skipped", "note files unchanged since the last run")
+    match import_notes(store, directory, project=project, ctx=ctx, max_reads=max_reads):
+        case Success(result):
+            if not result["more"]:  # files left for the next run: read again even if nothing changes
+                store.set_meta(key, signature)
+            written = result["created"] + result["replaced"]
+            if written:
+                return Outcome("wrote", f"{written} note files ingested")
+            return Outcome("skipped", "no note file changed")
+    return Outcome("error", "note folder unreadable")

@@ -6,21 +6,25 @@ from __future__ import annotations
 import importlib
 import json
 import os
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import TYPE_CHECKING
 
 from memesh import hook_outcomes
+
+if TYPE_CHECKING:  # typing and dataclasses cost a hook measurable start-up: neither is imported at run time
+    from collections.abc import Callable
+    from typing import IO, Any
+
+    Handler = Callable[[dict[str, Any], str | None], "Answer"]
 
 MAX_STDIN = 8 << 20
 
 
-@dataclass
 class Answer:
     """What a handler did: the JSON the host reads (None prints nothing) and one outcome per capture."""
 
-    output: dict[str, Any] | None = None
-    records: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.output: dict[str, Any] | None = None
+        self.records: list[tuple[str, str, dict[str, str]]] = []
 
     def record(self, hook: str, outcome: str, *, reason: str | None = None, entity: str | None = None) -> None:
         detail = {"reason": reason} if reason is not None else {}
@@ -28,8 +32,6 @@ class Answer:
             detail["entity"] = entity
         self.records.append((hook, outcome, detail))
 
-
-Handler = Callable[[dict[str, Any], "str | None"], Answer]
 
 # event → (module under memesh.transports.hooks, its schema under schemas/hooks, the hook its failures are filed under)
 EVENTS: dict[str, tuple[str, str, str]] = {

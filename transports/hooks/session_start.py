@@ -8,7 +8,6 @@ from typing import Any
 
 from returns.result import Failure, Success
 
-from memesh.model import iso_time
 from memesh.transports.hooks.context import call_context, project_of, session_cwd
 from memesh.transports.hooks.runner import Answer
 
@@ -20,7 +19,7 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
     from memesh.app import gate
     from memesh.app.database import StoreError
     from memesh.app.database import open_database as open_store
-    from memesh.ops import briefing
+    from memesh.ops import briefing, session_memory
 
     answer = Answer()
     project = project_of(session_cwd(payload))
@@ -47,10 +46,7 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
             case _:
                 answer.record(HOOK, "error", reason="briefing refused its input")
                 return answer
-        if result.injected_ids:
-            store.record_session_memories(
-                str(payload["session_id"]), result.injected_ids, "injected", iso_time(ctx.now)
-            )
+        session_memory.record_injected(store, str(payload["session_id"]), result.injected_ids, ctx=ctx)
     finally:
         store.close()
     import memesh

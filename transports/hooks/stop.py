@@ -18,9 +18,9 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
     from memesh.adapters import config_file as config
     from memesh.app.database import StoreError
     from memesh.app.database import open_database as open_store
-    from memesh.core import snapshots, transcript
+    from memesh.core import snapshots
     from memesh.core.identity import project_label
-    from memesh.ops import capture
+    from memesh.ops import capture, session_memory
 
     answer = Answer()
     cwd = session_cwd(payload)
@@ -55,8 +55,7 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
                 answer, store, Path(str(payload["transcript_path"])).expanduser().parent / "memory", project, ctx
             )
         replies = [*(session.replies if session else []), *([last] if isinstance(last, str) else [])]
-        cited = transcript.citations(replies)
-        credited = store.credit_citations(session_id, cited) if cited else []
+        credited = session_memory.credit(store, session_id, replies).unwrap()
         if credited:
             answer.record("citation-credit", "wrote", reason=f"{len(credited)} cited memories credited")
         else:
@@ -78,29 +77,13 @@ def _signature(directory: Path) -> str | None:
 
 
 def _ingest_notes(answer: Answer, store: Any, directory: Path, project: str, ctx: Any) -> None:
-    from returns.result import Success
-
-    from memesh.core import note_files
-    from memesh.ops.note_import import import_notes
+    from memesh.ops import capture
 
     if not directory.is_dir():
         return
     signature = _signature(directory)
-    key = f"note_ingest_mtime:{note_files.dir_id(os.path.realpath(directory))}"
     if signature is None:
         answer.record("note-ingest", "error", reason="note folder unreadable")
         return
-    if store.get_meta(key) == signature:
-        answer.record("note-ingest", "skipped", reason="note files unchanged since the last run")
-        return
-    match import_notes(store, directory, project=project, ctx=ctx, max_reads=NOTE_READS_PER_STOP):
-        case Success(result):
-            if not result["more"]:  # files left for the next run: read again even if nothing changes
-                store.set_meta(key, signature)
-            written = result["created"] + result["replaced"]
-            if written:
-                answer.record("note-ingest", "wrote", reason=f"{written} note files ingested")
-            else:
-                answer.record("note-ingest", "skipped", reason="no note file changed")
-        case _:
-            answer.record("note-ingest", "error", reason="note folder unreadable")
+    done = capture.ingest_note_folder(store, directory, signature, project, max_reads=NOTE_READS_PER_STOP, ctx=ctx)
+    answer.record("note-ingest", done.outcome, reason=done.reason, entity=done.entity)
