@@ -127,14 +127,20 @@ def build(
     older = len(candidates) - len(listed)
     plus = "+" if window_full else ""
 
-    def assemble(count: int) -> tuple[list[str], int]:
-        body = [heading(label)]
-        body += [
-            memory_line(
-                MemoryLine(c.id, c.type, c.title, c.snippet), title_units=TITLE_UNITS, snippet_units=SNIPPET_UNITS
+    rendered: list[str] = []  # each memory's line, rendered once however many sizes are tried
+
+    def line(index: int) -> str:
+        while len(rendered) <= index:
+            c = listed[len(rendered)]
+            rendered.append(
+                memory_line(
+                    MemoryLine(c.id, c.type, c.title, c.snippet), title_units=TITLE_UNITS, snippet_units=SNIPPET_UNITS
+                )
             )
-            for c in listed[:count]
-        ]
+        return rendered[index]
+
+    def assemble(count: int) -> tuple[list[str], int]:
+        body = [heading(label), *(line(i) for i in range(count))]
         more = len(listed) - count
         if more:
             body.append(f'- {more}{plus} more — memesh recall --tag "project:…"')

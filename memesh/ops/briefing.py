@@ -78,10 +78,14 @@ def _task_record(store: BriefingStore, project: str, tag: str) -> briefing.TaskR
 
 
 def index_candidates(
-    store: BriefingStore, project: str, ctx: CallContext
+    store: BriefingStore, project: str, ctx: CallContext, rows: list[CandidateRow] | None = None
 ) -> tuple[list[briefing_index.Candidate], bool]:
-    """The index's candidates (newest first, snippets for those it can list) and whether the window was full."""
-    rows = store.project_candidates(f"project:{project}", briefing_index.NOT_INDEXED, briefing_index.CANDIDATE_WINDOW)
+    """The index's candidates (newest first, snippets for those it can list) and whether the window was full;
+    `rows`: the project's durable candidates when the caller has read them already."""
+    if rows is None:
+        rows = store.project_candidates(
+            f"project:{project}", briefing_index.NOT_INDEXED, briefing_index.CANDIDATE_WINDOW
+        )
     listable = [r.id for r in rows if not briefing_index.is_older(r.activity, ctx.now)][: briefing_index.MAX_LINES]
     snippets = store.first_observations(listable)
     candidates = [
@@ -102,14 +106,24 @@ def gather(
     """Everything the assembly rules read, from the store."""
     tag = f"project:{project}"
     found = store.trusted_record(handoff.entity_name(project), handoff.HANDOFF_TYPE, tag)
-    rows = store.project_candidates(tag, {task.ENTITY_TYPE, handoff.HANDOFF_TYPE}, SLOT_WINDOW)
+    # One read serves both: the newest rows take the slots, the durable ones among them make the index. The window
+    # is the index's 2000 plus room for the evidence rows that sit among them.
+    window = store.project_candidates(
+        tag, {task.ENTITY_TYPE, handoff.HANDOFF_TYPE}, briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
+    )
+    rows = window[:SLOT_WINDOW]
     extra: list[CandidateRow] = []
     others: list[tuple[str, CandidateRow]] = []
     if level == "full":
         extra = store.global_candidates(briefing_index.NOT_INDEXED, briefing.EXTRA_POOL)
         others = store.other_project_candidates(tag, briefing_index.NOT_INDEXED, briefing.EXTRA_POOL)
     snippets = store.first_observations([r.id for r in [*rows, *extra, *(row for _, row in others)]])
-    index_rows, window_full = index_candidates(store, project, ctx)
+    durable = [r for r in window if r.type not in briefing_index.NOT_INDEXED]
+    crowded = len(window) == briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
+    if crowded and len(durable) < briefing_index.CANDIDATE_WINDOW:  # evidence crowded the window: read again
+        index_rows, window_full = index_candidates(store, project, ctx)
+    else:
+        index_rows, window_full = index_candidates(store, project, ctx, durable[: briefing_index.CANDIDATE_WINDOW])
     inbox = None
     if recipient is not None:
         counted = store.inbox(project, recipient)
