@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from memesh.core.briefing_text import MemoryLine, memory_line, safe_line, utf8_bytes, utf16_units
 from memesh.core.scoring import parse_time
@@ -109,6 +109,10 @@ def _with_footer(body: list[str], shown: int) -> tuple[list[str], int]:
 
 
 def is_older(activity: str | None, now: datetime) -> bool:
+    """Whether a memory has had no change for 180 days; an undatable one is not (it stays listed)."""
+    if activity is not None and len(activity) == 19 and activity[10] == " ":
+        # SQLite's own `YYYY-MM-DD HH:MM:SS` (UTC) orders as text: no parse for the common case.
+        return activity < (now - timedelta(days=STALE_DAYS)).astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
     when = parse_time(activity)
     return when is not None and now - when > timedelta(days=STALE_DAYS)
 

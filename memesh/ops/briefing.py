@@ -119,11 +119,9 @@ def gather(
         others = store.other_project_candidates(tag, briefing_index.NOT_INDEXED, briefing.EXTRA_POOL)
     snippets = store.first_observations([r.id for r in [*rows, *extra, *(row for _, row in others)]])
     durable = [r for r in window if r.type not in briefing_index.NOT_INDEXED]
-    crowded = len(window) == briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
-    if crowded and len(durable) < briefing_index.CANDIDATE_WINDOW:  # evidence crowded the window: read again
-        index_rows, window_full = index_candidates(store, project, ctx)
-    else:
-        index_rows, window_full = index_candidates(store, project, ctx, durable[: briefing_index.CANDIDATE_WINDOW])
+    index_rows, window_full = index_candidates(store, project, ctx, durable[: briefing_index.CANDIDATE_WINDOW])
+    # A window that filled up (evidence rows take room in it) means the counts past it are lower bounds.
+    window_full = window_full or len(window) == briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
     inbox = None
     if recipient is not None:
         counted = store.inbox(project, recipient)
