@@ -123,7 +123,7 @@ def import_notes(
     *,
     project: str | None,
     ctx: CallContext,
-    max_reads: int = nf.MAX_FILES_PER_RUN,
+    max_reads: int | None = None,
 ) -> Result[dict[str, Any], MemeshError]:
     """Ingest the note files under `directory`, reading at most `max_reads` files (the Stop hook reads 100);
     Failure(operation.failed) when it is not a readable directory."""
@@ -144,7 +144,7 @@ def import_notes(
         by_path = {_provenance(e).get("note_path"): e for e in ours if nf.MISSING_TAG not in e.tags}
         for rel in symlinks:
             run.skip(None, rel, "symlink refused")
-        claims = _read(files, root, by_path, run, max_reads)
+        claims = _read(files, root, by_path, run, nf.MAX_FILES_PER_RUN if max_reads is None else max_reads)
         present = {f.rel for f in files}
         for name, claimants in claims.items():
             _settle(store, name, claimants, digest, present, project, ctx, run)
