@@ -62,6 +62,9 @@ class CallContext:
     `project` gives the current project's id (the working directory's), asked only when an operation needs it.
     `workspace_roots` asks the client for its workspace roots (MCP `roots/list`): the root URIs it offered, or None
     when the transport has no client to ask or the client does not offer roots. Asked only when needed.
+    `caller_session` is the agent session the call is made in (Claude Code's session id, or Codex's thread id),
+    when the transport knows it: what recall returns in a session is recorded so a [mem:id] citation there credits
+    it, and the message tool sends and polls as it.
     """
 
     source_host: str

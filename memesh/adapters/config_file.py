@@ -75,3 +75,16 @@ def effective_briefing(stored: dict[str, Any]) -> settings.Effective:
 
 def effective_session_limit(stored: dict[str, Any]) -> settings.Effective:
     return settings.session_limit(stored, os.environ.get(ENV["sessionLimit"]))
+
+
+def effective_auto_capture(stored: dict[str, Any]) -> bool:
+    return settings.auto_capture(stored, os.environ.get(ENV["autoCapture"]))
+
+
+def read_or_defaults() -> dict[str, Any]:
+    """What config.json holds, or {} (every default) when it is missing or unreadable: for readers that must not
+    fail on a broken file, such as the hooks and the briefing."""
+    try:
+        return read_raw()
+    except ConfigError:
+        return {}

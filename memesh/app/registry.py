@@ -19,6 +19,8 @@ from memesh.context import CallContext
 from memesh.errors import MemeshError
 
 if TYPE_CHECKING:
+    from memesh.generated.tools.briefing_input import BriefingInput
+    from memesh.generated.tools.briefing_output import BriefingOutput
     from memesh.generated.tools.export_input import ExportInput
     from memesh.generated.tools.export_output import ExportBundle
     from memesh.generated.tools.forget_input import ForgetInput
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from memesh.generated.tools.task_state_output import TaskStateOutput
     from memesh.generated.tools.work_package_input import WorkPackageInput
     from memesh.generated.tools.work_package_output import WorkPackageOutput
+    from memesh.ops.briefing import BriefingStore
     from memesh.ops.export import ExportStore
     from memesh.ops.forget import ForgetStore
     from memesh.ops.import_bundle import ImportStore
@@ -155,6 +158,12 @@ def _improvement() -> Operation[ImprovementStore, ImprovementInput, ImprovementO
     return improvement
 
 
+def _briefing() -> Operation[BriefingStore, BriefingInput, BriefingOutput]:
+    from memesh.ops.briefing import briefing_tool
+
+    return briefing_tool
+
+
 # remember writes and can archive (supersedes) but never deletes; a repeat of the same call appends nothing.
 REMEMBER = Tool("remember", "Remember", _remember, read_only=False, destructive=False, idempotent=True)
 # remember for a title the caller derived from free text (the CLI's `remember "<text>" --name n --obs …`): it names a
@@ -193,6 +202,11 @@ IMPROVEMENT = Tool(
     http_post=False,
 )
 
+# briefing only reads; the HTTP API offers its index alone (GET /v1/briefing-index), not the block.
+BRIEFING = Tool(
+    "briefing", "Session briefing", _briefing, read_only=True, destructive=False, idempotent=True, http_post=False
+)
+
 TOOLS: tuple[Tool[Any, Any, Any], ...] = (
     REMEMBER,
     RECALL,
@@ -204,6 +218,7 @@ TOOLS: tuple[Tool[Any, Any, Any], ...] = (
     WORK_PACKAGE,
     IMPROVEMENT,
     MESSAGE,
+    BRIEFING,
 )
 
 BY_NAME: dict[str, Tool[Any, Any, Any]] = {tool.name: tool for tool in TOOLS}

@@ -199,7 +199,7 @@ def _metadata(
 ) -> dict[str, Any]:
     provenance = dict(current.get("provenance") or {}) if isinstance(current.get("provenance"), dict) else {}
     provenance.update({"source": "local", "reviewed_at": iso_time(now)})
-    if first_insert:
+    if first_insert and source_host:  # a hook that cannot tell which host ran it stamps none
         provenance["source_host"] = source_host
     return {**current, **entity, "trust": "trusted", "provenance": provenance}
 

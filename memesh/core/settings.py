@@ -160,3 +160,11 @@ def session_limit(stored: Mapping[str, Any], env: str | None) -> Effective:
     return Effective(
         SESSION_LIMIT_DEFAULT, f"{text[:-1]}; the SessionStart hook uses the default {SESSION_LIMIT_DEFAULT})"
     )
+
+
+def auto_capture(stored: Mapping[str, Any], env: str | None) -> bool:
+    """Whether the hooks capture on their own: MEMESH_AUTO_CAPTURE (true/false/1/0), else config.json, else on."""
+    if env is not None and env.strip().lower() in BOOLEAN_WORDS:
+        return BOOLEAN_WORDS[env.strip().lower()]
+    value = stored.get("autoCapture")
+    return value if isinstance(value, bool) else True

@@ -120,10 +120,16 @@ def _is_note(entity: Entity) -> bool:
 
 
 def import_notes(
-    store: NoteStore, folder: NoteSource, *, project: str | None, ctx: CallContext
+    store: NoteStore,
+    folder: NoteSource,
+    *,
+    project: str | None,
+    ctx: CallContext,
+    max_reads: int | None = None,
 ) -> Result[dict[str, Any], MemeshError]:
-    """Ingest the note files under `folder` (listed once, read within it); never fails on a file, only reports it;
-    Failure(validation.bad-body) for a project that is blank or holds a credential."""
+    """Ingest the note files under `folder` (listed once, read within it), reading at most `max_reads` files (the
+    Stop hook reads 100); never fails on a file, only reports it; Failure(validation.bad-body) for a project that is
+    blank or holds a credential."""
     if project is not None:
         match checked_key("project", project):
             case Failure(problem):
@@ -142,7 +148,7 @@ def import_notes(
         by_path = {_provenance(e).get("note_path"): e for e in ours if nf.MISSING_TAG not in e.tags}
         for rel in symlinks:
             run.skip(None, rel, "symlink refused")
-        claims = _read(files, folder, by_path, run)
+        claims = _read(files, folder, by_path, run, nf.MAX_FILES_PER_RUN if max_reads is None else max_reads)
         present = {f.key for f in files}
         for name, claimants in claims.items():
             _settle(store, name, claimants, digest, present, project, ctx, run)
@@ -151,7 +157,9 @@ def import_notes(
     return Success({"dirId": digest, "discovered": len(files) + len(symlinks), **run.result})
 
 
-def _read(files: list[_File], folder: NoteSource, by_path: dict[Any, Entity], run: _Run) -> dict[str, list[_File]]:
+def _read(
+    files: list[_File], folder: NoteSource, by_path: dict[Any, Entity], run: _Run, max_reads: int
+) -> dict[str, list[_File]]:
     claims: dict[str, list[_File]] = {}
     read = 0
     for file in files:
@@ -170,7 +178,7 @@ def _read(files: list[_File], folder: NoteSource, by_path: dict[Any, Entity], ru
         if previous and previous.get("mtime") == file.mtime_ms and previous.get("size") == file.size:
             run.skip(file, file.rel, str(previous.get("reason", "skipped")))
             continue
-        if read >= nf.MAX_FILES_PER_RUN:
+        if read >= max_reads:
             run.result["more"] += 1
             continue
         if file.size > nf.MAX_FILE_BYTES:

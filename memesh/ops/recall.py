@@ -32,6 +32,7 @@ class RecallStore(Protocol):
     def load(self, ids: Sequence[int]) -> list[Entity]: ...
     def touch(self, ids: Sequence[int], when: str) -> None: ...
     def conflicts(self, names: Sequence[str]) -> list[tuple[str, str]]: ...
+    def record_session_memories(self, session_id: str, ids: Sequence[int], source: str, when: str) -> None: ...
 
 
 class LazyDocFreq(Mapping[str, int]):
@@ -143,6 +144,8 @@ def recall(store: RecallStore, request: RecallInput, *, ctx: CallContext) -> Res
     if text:
         ranked = exact_matches_first(ranked, text)
     ranked = ranked[:limit]
+    if ctx.caller_session and ranked:  # a later [mem:id] citation in this session credits what recall returned
+        store.record_session_memories(ctx.caller_session, [e.id for e in ranked], "recalled", iso_time(ctx.now))
     envelope: RecallOutput = {
         "entities": [shown(e, relevance.get(e.id) if text else None) for e in ranked],
         "retrieval": {"mode": "fts", "truncated": len(ranked) == limit},

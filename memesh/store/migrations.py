@@ -102,6 +102,23 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
         ";\n".join((*FTS_DROP, *_FTS_TABLES_V2)) + ";",
     ),
     (
+        3,
+        "memories that reached each agent session, for citation credit",
+        """
+        -- What SessionStart injected and what recall returned in one agent session (Claude Code's session id or
+        -- Codex's thread id): a [mem:id] citation in that session credits the memory once, as a recall hit.
+        CREATE TABLE session_memories (
+            session_id TEXT NOT NULL,
+            entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            source TEXT NOT NULL,
+            at TEXT NOT NULL,
+            credited INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (session_id, entity_id)
+        );
+        CREATE INDEX idx_session_memories_entity ON session_memories(entity_id);
+        """,
+    ),
+    (
         4,
         "dream proposals: curation staged by agents, waiting for a human to accept or reject",
         # `source_ids` is a JSON id array for entity clusters and improvements, and the retained evidence object

@@ -18,6 +18,8 @@ from memesh.errors import ErrorCode, MemeshError
 from memesh.store.errors import StoreError, translate, why
 from memesh.store.migrations import MIGRATIONS
 from memesh.store.sqlite_base import BUSY_TIMEOUT_MS
+from memesh.store.sqlite_briefing import SqliteBriefing
+from memesh.store.sqlite_health import SqliteHealth
 from memesh.store.sqlite_memory_files import SqliteMemoryFiles
 from memesh.store.sqlite_messages import SqliteMessages
 from memesh.store.sqlite_projects import SqliteProjects
@@ -120,5 +122,14 @@ def _while_busy(step: Callable[[], None]) -> None:
         delay = min(delay * 2, 0.1)
 
 
-class SqliteStore(SqliteMemoryFiles, SqliteWrites, SqliteSearch, SqliteMessages, SqliteProposals, SqliteProjects):
+class SqliteStore(
+    SqliteMemoryFiles,
+    SqliteWrites,
+    SqliteSearch,
+    SqliteMessages,
+    SqliteProposals,
+    SqliteProjects,
+    SqliteBriefing,
+    SqliteHealth,
+):
     """Every query and write MeMesh makes; operations reach it only through their narrow protocols."""

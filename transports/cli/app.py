@@ -18,7 +18,7 @@ from cyclopts.exceptions import CycloptsError, MissingArgumentError, UnusedCliTo
 
 from memesh import __version__
 from memesh.transports.cli.commands import config as config_commands
-from memesh.transports.cli.commands import data, delegation, hermes
+from memesh.transports.cli.commands import data, delegation, hermes, session
 from memesh.transports.cli.commands import message as message_commands
 from memesh.transports.cli.commands.dream import dream
 from memesh.transports.cli.commands.kg import kg
@@ -291,6 +291,12 @@ def call_(tool: str, arguments: Annotated[str, Parameter(allow_leading_hyphen=Tr
     from memesh.transports.cli.actions import memory
 
     return memory.call_json(tool, arguments)
+
+
+app.command(session.briefing)
+app.command(session.setup)
+app.command(session.why)
+app.command(session.doctor)
 
 
 @app.command(name="export-schema")

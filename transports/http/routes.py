@@ -13,7 +13,7 @@ from starlette.routing import BaseRoute, Route
 from memesh.app.registry import TOOLS
 from memesh.errors import ErrorCode, MemeshError
 from memesh.transports.http import respond
-from memesh.transports.http.handlers import dream, memory, settings
+from memesh.transports.http.handlers import dream, memory, session, settings
 from memesh.transports.http.handlers.common import Endpoint
 
 RETIRED = {
@@ -51,6 +51,10 @@ ROUTES: list[BaseRoute] = [
     Route("/v1/entities", memory.list_entities, methods=["GET"]),
     Route("/v1/entities/{name:path}", memory.get_entity, methods=["GET"]),
     Route("/v1/task-state", memory.task_state, methods=["GET"]),
+    Route("/v1/briefing-index", session.briefing_index, methods=["GET"]),
+    Route("/v1/doctor", session.doctor, methods=["GET"]),
+    Route("/v1/doctor/fix", session.doctor_fix, methods=["POST"]),
+    Route("/v1/why", session.why, methods=["POST"]),
     Route("/v1/config", settings.get_config, methods=["GET"]),
     Route("/v1/config", settings.post_config, methods=["POST"]),
     Route("/v1/dream/proposals", dream.list_proposals, methods=["GET"]),

@@ -74,7 +74,7 @@ class Backend:
         if isinstance(outcome, types.CallToolResult):
             return outcome
         try:
-            return to_call_result(outcome)
+            return to_call_result(outcome, name)
         except Exception as exc:
             log.exception("tool %r returned a result that cannot be sent", name)
             return unexpected_failure(name, exc)

@@ -16,6 +16,7 @@ from returns.result import Failure, Result, Success
 from memesh.app.registry import TOOLS, Tool
 from memesh.errors import ErrorCode, MemeshError
 from memesh.schema import files as schemas
+from memesh.transports.mcp.presenters import PRESENTERS
 
 REASON_MAX = 200
 # An absolute or home-relative path not glued to a word ("read/write" stays): it may name the user's files.
@@ -91,13 +92,14 @@ def tool_error(message: str) -> types.CallToolResult:
     return types.CallToolResult(is_error=True, content=[types.TextContent(type="text", text=message)])
 
 
-def to_call_result(result: Result[Any, MemeshError]) -> types.CallToolResult:
-    """Success → the output as text and as structuredContent; Failure → delivered as DELIVERY says for its code."""
+def to_call_result(result: Result[Any, MemeshError], tool: str | None = None) -> types.CallToolResult:
+    """Success → the output as text (markdown for a tool with a presenter) and as structuredContent; Failure →
+    delivered as DELIVERY says for its code."""
     match result:
         case Success(data):
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=compact_json(data))], structured_content=data
-            )
+            present = PRESENTERS.get(tool or "")
+            text = present(data) if present is not None else compact_json(data)
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=data)
         case Failure(error):
             match DELIVERY[error.code]:
                 case Delivery.TOOL_ERROR:

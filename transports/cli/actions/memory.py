@@ -18,7 +18,7 @@ from memesh.app.database import Database as SqliteStore
 from memesh.app.database import StoreError
 from memesh.app.database import open_database as open_store
 from memesh.app.registry import REMEMBER_DERIVED_TITLE
-from memesh.context import CallContext
+from memesh.context import CallContext, session_from_environment
 from memesh.errors import MemeshError
 from memesh.transports.cli import render
 from memesh.transports.cli.exits import FAILED, OK, dumps, fail, usage
@@ -39,7 +39,7 @@ def cli_context() -> CallContext:
 
     agent_view: what the CLI prints goes into an agent's context as often as to a person, so recall is capped.
     """
-    return CallContext(source_host=SOURCE_HOST, agent_view=True)
+    return CallContext(source_host=SOURCE_HOST, agent_view=True, caller_session=session_from_environment())
 
 
 def on_store(action: Callable[[SqliteStore], Result[T, MemeshError]]) -> Result[T, MemeshError]:

@@ -1,0 +1,206 @@
+"""Hooks: each hook as the whole process Claude Code waits for, at 10k memories, beside `python -c pass`.
+
+A database of `--n` memories (default 10,000; a third in the benchmark's own git project, the rest in other
+projects; decisions, lessons, patterns, notes and commits, some tagged file:<name>) is built once in a temporary
+folder. Then each case runs `--runs` times as a new process with hook JSON on stdin, exactly as the host runs it:
+- `python -c pass`, the floor;
+- `memesh-hook session-start` at level minimal (the default) and standard;
+- `memesh-hook pre-tool-use` before an Edit of a file with memories (pre-edit recall), and before a Bash command
+  (the lesson guards);
+- `memesh-hook post-tool-use` after a Bash command that is not a commit (the common case);
+- `memesh-hook stop` over a short transcript;
+- the plugin's launcher (`bin/memesh-hook`, a POSIX sh script) for SessionStart, to show what it adds.
+Targets: pre-edit median ≤ 45 ms, SessionStart ≤ 60 ms. `--importtime` also prints where a SessionStart and a
+pre-edit process spend their imports (python -X importtime, top entries).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from _common import REPO_ROOT, Tools, emit_json, fresh_store, machine, machine_line, median, ms
+
+from memesh.adapters.project_git import project_for
+
+BIN = Path(sys.executable).parent
+KINDS = ("decision", "lesson_learned", "pattern", "note", "commit")
+
+
+def build(folder: Path, n: int) -> tuple[dict[str, str], Path, str]:
+    home = folder / "home"
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "MEMESH_DIR": str(home / ".memesh"),
+        "MEMESH_DB_PATH": str(home / ".memesh" / "knowledge-graph.db"),
+        "CLAUDECODE": "1",
+        "CLAUDE_PLUGIN_ROOT": str(REPO_ROOT),
+    }
+    env.pop("MEMESH_BRIEFING", None)
+    project_dir = folder / "repo"
+    project_dir.mkdir()
+    subprocess.run(["git", "init", "-q", str(project_dir)], check=True)
+    project = project_for(str(project_dir))
+    store = fresh_store(home / ".memesh")
+    tools = Tools(store, host="bench")
+    started = time.perf_counter()
+    with store.transaction():
+        for i in range(n):
+            mine = i % 3 == 0
+            tags = [f"project:{project}" if mine else f"project:other-{i % 7}", f"topic:t{i % 40}"]
+            if i % 10 == 0:
+                tags.append(f"file:module_{i % 50}.py")
+            tools(
+                "remember",
+                {
+                    "name": f"memory-{i}",
+                    "type": KINDS[i % len(KINDS)],
+                    "title": f"Memory number {i} about topic {i % 40}",
+                    "observations": [f"Observation {i}: the cache layer keeps {i % 97} entries warm.", "Second."],
+                    "tags": tags,
+                },
+            )
+    print(f"built {n} memories in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    store.close()
+    return env, project_dir, project
+
+
+def transcript(folder: Path, project_dir: Path) -> Path:
+    path = folder / "home" / ".claude" / "projects" / "-repo" / "bench.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [{"type": "user", "message": {"role": "user", "content": "work"}}]
+    for i in range(5):
+        block = {
+            "type": "tool_use",
+            "id": f"t{i}",
+            "name": "Edit",
+            "input": {"file_path": str(project_dir / f"f{i}.py")},
+        }
+        lines.append({"type": "assistant", "message": {"role": "assistant", "content": [block]}})
+        result = {"type": "tool_result", "tool_use_id": f"t{i}", "content": "ok"}
+        lines.append({"type": "user", "message": {"role": "user", "content": [result]}})
+    reply = "Moved the cache to WAL and measured the hooks; next, the README section about plugin install. [mem:1]"
+    lines.append({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": reply}]}})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def time_case(command: Sequence[str], stdin: bytes, env: dict[str, str], cwd: Path, runs: int) -> dict[str, Any]:
+    probe = subprocess.run(command, input=stdin, env=env, cwd=cwd, capture_output=True, check=False)
+    if probe.returncode != 0:
+        return {"skipped": probe.stderr.decode()[-200:]}
+    samples, cpu = [], []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        subprocess.run(command, input=stdin, env=env, cwd=cwd, capture_output=True, check=False)
+        samples.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    # CPU time (user + system, the process and any git it runs) says what the hook itself costs when the shared
+    # machine is busy and wall time mostly measures waiting for a core.
+    return {
+        "median_ms": ms(median(samples)),
+        "min_ms": ms(min(samples)),
+        "max_ms": ms(max(samples)),
+        "cpu_median_ms": ms(median(cpu)),
+    }
+
+
+def import_profile(event: str, stdin: bytes, env: dict[str, str], cwd: Path) -> list[tuple[str, float]]:
+    """The costliest top-level imports of one hook run, in ms (python -X importtime, cumulative)."""
+    code = "import sys; from memesh.transports.hooks.main import main; sys.argv = ['memesh-hook', sys.argv[1]]; main()"
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code, event],
+        input=stdin,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        check=False,
+    )
+    rows = []
+    for line in done.stderr.decode().splitlines():
+        parts = line.removeprefix("import time:").split("|")
+        if len(parts) == 3 and parts[1].strip().isdigit() and not parts[2].startswith("  "):
+            rows.append((parts[2].strip(), int(parts[1]) / 1000))
+    return sorted(rows, key=lambda row: -row[1])[:12]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--n", type=int, default=10_000, help="memories in the database (default 10,000)")
+    parser.add_argument("--runs", type=int, default=21, help="runs per case (default 21)")
+    parser.add_argument("--importtime", action="store_true", help="also print the top imports of two hooks")
+    args = parser.parse_args(argv)
+    hook = str(BIN / "memesh-hook")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        env, project_dir, _project = build(folder, args.n)
+        cwd = str(project_dir)
+        start = json.dumps({"session_id": "bench", "cwd": cwd, "source": "startup"}).encode()
+        edit = json.dumps(
+            {
+                "session_id": "bench",
+                "cwd": cwd,
+                "tool_name": "Edit",
+                "tool_input": {"file_path": f"{cwd}/src/module_30.py", "old_string": "a", "new_string": "b"},
+            }
+        ).encode()
+        bash = json.dumps({"session_id": "bench", "cwd": cwd, "tool_name": "Bash", "tool_input": {"command": "ls -la"}})
+        stop = json.dumps({"session_id": "bench", "cwd": cwd, "transcript_path": str(transcript(folder, project_dir))})
+        standard = {**env, "MEMESH_BRIEFING": "standard"}
+        cases = {
+            "python -c pass": ([sys.executable, "-c", "pass"], b"", env),
+            "session-start (minimal)": ([hook, "session-start"], start, env),
+            "session-start (standard)": ([hook, "session-start"], start, standard),
+            "session-start via bin/memesh-hook": (
+                [str(REPO_ROOT / "bin" / "memesh-hook"), "session-start"],
+                start,
+                env,
+            ),
+            "pre-edit recall (PreToolUse Edit)": ([hook, "pre-tool-use"], edit, env),
+            "guards (PreToolUse Bash)": ([hook, "pre-tool-use"], bash.encode(), env),
+            "post-commit, not a commit (PostToolUse Bash)": ([hook, "post-tool-use"], bash.encode(), env),
+            "stop": ([hook, "stop"], stop.encode(), env),
+        }
+        results = {label: time_case(cmd, data, e, project_dir, args.runs) for label, (cmd, data, e) in cases.items()}
+        profile = {}
+        if args.importtime:
+            profile = {
+                "session-start": import_profile("session-start", start, env, project_dir),
+                "pre-edit": import_profile("pre-tool-use", edit, env, project_dir),
+            }
+    print(machine_line(), file=sys.stderr)
+    for label, figures in results.items():
+        shown = figures.get("skipped") or (
+            f"median {figures['median_ms']:.1f} ms (min {figures['min_ms']:.1f}), cpu {figures['cpu_median_ms']:.1f} ms"
+        )
+        print(f"{label:48} {shown}", file=sys.stderr)
+    for label, rows in profile.items():
+        print(f"imports of {label}: " + ", ".join(f"{name} {cost:.1f} ms" for name, cost in rows), file=sys.stderr)
+    emit_json(
+        {
+            "machine": machine(),
+            "n": args.n,
+            "runs": args.runs,
+            "at": datetime.now(UTC).isoformat(),
+            "results": results,
+            "imports": profile,
+        }
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

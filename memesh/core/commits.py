@@ -1,0 +1,74 @@
+"""Commit capture: whether a shell command was a `git commit`, the commit line it printed, and the memory a commit
+becomes. Pure: the hook runs git for the file list and hands the answers in."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memesh.core.clean import clean_text
+from memesh.core.notes import TITLE_MAX, shorten
+
+COMMIT_TYPE = "commit"
+MAX_FILE_TAGS = 30
+MAX_LISTED_FILES = 50
+# `git commit`, also after options (`git -C x commit`) or chained (`git add . && git commit -m …`).
+_GIT_COMMIT = re.compile(r"(?:^|[;&|(\s])git(?:\s+-[Cc]\s+\S+|\s+--?[\w-]+(?:=\S+)?)*\s+commit(?![\w-])")
+# `[main 1a2b3c4] subject`, `[main (root-commit) 1a2b3c4] subject`, `[detached HEAD 1a2b3c4] subject`.
+_COMMIT_LINE = re.compile(
+    r"^\[(?P<branch>[^\]\n]+?) (?:\(root-commit\) )?(?P<hash>[0-9a-f]{7,40})\] (?P<subject>.*)$", re.M
+)
+
+
+@dataclass(frozen=True)
+class CommitLine:
+    branch: str
+    short_hash: str
+    subject: str
+
+
+def is_git_commit(command: str) -> bool:
+    return bool(_GIT_COMMIT.search(command))
+
+
+def commit_line(output: str) -> CommitLine | None:
+    """The last commit line git printed, or None (a failed commit, `--dry-run`, a hook that refused it …)."""
+    found = list(_COMMIT_LINE.finditer(output))
+    if not found:
+        return None
+    last = found[-1]
+    return CommitLine(last.group("branch"), last.group("hash"), last.group("subject").strip())
+
+
+def entity_name(full_or_short_hash: str) -> str:
+    return f"commit-{full_or_short_hash[:7]}"
+
+
+def file_tag(path: str) -> str:
+    """`file:<basename>`: what pre-edit recall and `memesh why` look a file's memories up by."""
+    return f"file:{posixpath.basename(path.rstrip('/'))}"
+
+
+@dataclass(frozen=True)
+class CommitMemory:
+    name: str
+    title: str
+    observations: list[str]
+    tags: list[str]
+
+
+def memory(line: CommitLine, full_hash: str | None, body: str, files: Sequence[str], project: str) -> CommitMemory:
+    """The commit as a memory: its subject, body, and the files it touched (tagged by basename)."""
+    subject = clean_text(line.subject) or "(no subject)"
+    observations = [subject]
+    if body.strip():
+        observations.append(clean_text(body.strip()))
+    if files:
+        shown = ", ".join(files[:MAX_LISTED_FILES])
+        more = f" (+{len(files) - MAX_LISTED_FILES} more)" if len(files) > MAX_LISTED_FILES else ""
+        observations.append(clean_text(f"Files: {shown}{more}"))
+    observations.append(f"Commit {full_hash or line.short_hash} on {clean_text(line.branch)}")
+    tags = [f"project:{project}", *dict.fromkeys(file_tag(f) for f in files[:MAX_FILE_TAGS])]
+    return CommitMemory(entity_name(full_hash or line.short_hash), shorten(subject, TITLE_MAX), observations, tags)

@@ -1,0 +1,140 @@
+"""hook-outcomes.jsonl beside the database: one JSON line per hook run, on every exit path, which doctor reads to
+say whether automatic capture is alive.
+
+A record names the hook, when, the host that ran it, the outcome (wrote / notified / skipped / error) and a reason
+or the entity written. An error records a label (`uncaught <name>`, `malformed stdin JSON`), never exception text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+from memesh import paths
+
+FILENAME = "hook-outcomes.jsonl"
+REASON_MAX = 200
+READ_TAIL_BYTES = 1 << 20  # doctor reads the newest megabyte: thousands of records
+# Every hook MeMesh ships records under one of these names; doctor ignores records naming any other.
+HOOKS = (
+    "session-start",
+    "handoff-capture",
+    "session-summary",
+    "note-ingest",
+    "citation-credit",
+    "post-commit",
+    "pre-edit",
+    "pre-compact",
+    "guard",
+)
+OUTCOMES = ("wrote", "notified", "skipped", "error")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]+")
+
+
+def outcomes_path() -> Path:
+    return paths.db_path().parent / FILENAME
+
+
+def clean_reason(text: str) -> str:
+    return _CONTROL.sub(" ", text).strip()[:REASON_MAX]
+
+
+def record(
+    hook: str,
+    outcome: str,
+    *,
+    host: str | None,
+    reason: str | None = None,
+    entity: str | None = None,
+    now: datetime | None = None,
+) -> None:
+    """Append one record; a record that cannot be written is dropped (a hook never fails for its own log)."""
+    entry: dict[str, Any] = {
+        "hook": hook,
+        "at": (now or datetime.now(UTC)).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "host": host,
+        "outcome": outcome,
+    }
+    if reason is not None:
+        entry["reason"] = clean_reason(reason)
+    if entity is not None:
+        entry["entity"] = clean_reason(entity)
+    line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8", "replace")
+    path = outcomes_path()
+    try:
+        paths.ensure_private_dir(path.parent)
+        # O_APPEND: one short write per record, so records from hooks running at once never interleave.
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+    except OSError:
+        return
+
+
+def read_records(path: Path | None = None) -> list[dict[str, Any]]:
+    """The newest records, oldest first; lines that are not records of a shipped hook are skipped."""
+    target = path or outcomes_path()
+    try:
+        with target.open("rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - READ_TAIL_BYTES))
+            data = handle.read()
+    except OSError:
+        return []
+    out: list[dict[str, Any]] = []
+    for raw in data.decode("utf-8", "replace").splitlines():
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and entry.get("hook") in HOOKS and entry.get("outcome") in OUTCOMES:
+            out.append(entry)
+    return out
+
+
+GRACE_FILE = "capture-liveness-grace.json"
+NOTICE_LOCK = "last-capture-liveness-notice.lock"
+
+
+def liveness_notice(version: str, now: datetime) -> str | None:
+    """The SessionStart banner line when capture has gone quiet: at most once a day, never in the grace period
+    after an install or upgrade; None otherwise. Counts this session start toward the grace period."""
+    from memesh.core import capture_liveness
+
+    folder = outcomes_path().parent
+    grace_path, lock = folder / GRACE_FILE, folder / NOTICE_LOCK
+    try:
+        stored = json.loads(grace_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        stored = None
+    state = capture_liveness.grace_state(stored if isinstance(stored, dict) else None, version, now)
+    try:
+        paths.ensure_private_dir(folder)
+        grace_path.write_text(json.dumps(state), encoding="utf-8")
+    except OSError:
+        return None
+    if not capture_liveness.grace_over(state, now):
+        return None
+    try:
+        if now.timestamp() - lock.stat().st_mtime < capture_liveness.NOTICE_EVERY.total_seconds():
+            return None
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    line = capture_liveness.banner_line(capture_liveness.summarize(read_records(), {}, now))
+    if line is not None:
+        try:
+            lock.touch()
+        except OSError:
+            return None
+    return line

@@ -1,0 +1,181 @@
+"""briefing: the project's memory block for the start of a session (the tool, `memesh briefing`, SessionStart)."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Collection, Sequence
+from typing import Any, Protocol, cast
+
+from returns.result import Failure, Result, Success
+
+from memesh.context import CallContext
+from memesh.core import briefing, briefing_index, handoff, scoring, task
+from memesh.errors import MemeshError
+from memesh.generated.tools.briefing_input import BriefingInput
+from memesh.generated.tools.briefing_output import BriefingOutput
+from memesh.store.sqlite_briefing import CandidateRow, Inbox
+
+# The newest memories a briefing ranks for the project's slots (decisions by date, the rest by score).
+SLOT_WINDOW = 200
+# A scope identifier spelled as an absolute path: POSIX, Windows drive, or UNC.
+_ABSOLUTE_PATH = re.compile(r"^(?:/|\\|[A-Za-z]:[\\/])")
+
+
+class BriefingStore(Protocol):
+    def project_candidates(
+        self, project_tag: str, exclude_types: Collection[str], limit: int
+    ) -> list[CandidateRow]: ...
+    def global_candidates(self, exclude_types: Collection[str], limit: int) -> list[CandidateRow]: ...
+    def other_project_candidates(
+        self, project_tag: str, exclude_types: Collection[str], limit: int
+    ) -> list[tuple[str, CandidateRow]]: ...
+    def first_observations(self, ids: Sequence[int]) -> dict[int, str]: ...
+    def trusted_record(self, name: str, entity_type: str, project_tag: str) -> tuple[str, str | None, str] | None: ...
+    def inbox(self, project: str, recipient: str) -> Inbox: ...
+
+
+def canonical_recipient(raw: str) -> Result[str, MemeshError]:
+    """The recipient as the message inbox keys it (NFC, trimmed); a filesystem-path spelling is refused."""
+    value = unicodedata.normalize("NFC", raw).strip()
+    if not value:
+        return Failure(MemeshError.bad_body("recipient: must not be blank, e.g. reviewer-agent"))
+    if _ABSOLUTE_PATH.match(value):
+        return Failure(
+            MemeshError.bad_body(
+                "recipient: is spelled as a filesystem path; a recipient is a logical id such as reviewer-agent"
+            )
+        )
+    return Success(value)
+
+
+def _candidate(row: CandidateRow, snippets: dict[int, str]) -> briefing.Candidate:
+    return briefing.Candidate(
+        id=row.id,
+        type=row.type,
+        title=row.title or row.name,
+        snippet=snippets.get(row.id),
+        activity=row.activity,
+        signals=scoring.Signals(
+            row.id, row.last_accessed_at, row.access_count, row.confidence, row.recall_hits, row.recall_misses
+        ),
+    )
+
+
+def _task_record(store: BriefingStore, project: str, tag: str) -> briefing.TaskRecord | None:
+    found = store.trusted_record(task.entity_name(project), task.ENTITY_TYPE, tag)
+    if found is None:
+        return None
+    try:
+        metadata = json.loads(found[2])
+    except ValueError:
+        return briefing.TaskRecord(None)
+    raw = metadata.get("task_state") if isinstance(metadata, dict) else None
+    if not isinstance(raw, dict):
+        return briefing.TaskRecord(None)
+    return briefing.TaskRecord(task.stored_state(metadata))
+
+
+def index_candidates(
+    store: BriefingStore, project: str, ctx: CallContext, rows: list[CandidateRow] | None = None
+) -> tuple[list[briefing_index.Candidate], bool]:
+    """The index's candidates (newest first, snippets for those it can list) and whether the window was full;
+    `rows`: the project's durable candidates when the caller has read them already."""
+    if rows is None:
+        rows = store.project_candidates(
+            f"project:{project}", briefing_index.NOT_INDEXED, briefing_index.CANDIDATE_WINDOW
+        )
+    listable = [r.id for r in rows if not briefing_index.is_older(r.activity, ctx.now)][: briefing_index.MAX_LINES]
+    snippets = store.first_observations(listable)
+    candidates = [
+        briefing_index.Candidate(r.id, r.type, r.title or r.name, snippets.get(r.id), r.activity) for r in rows
+    ]
+    return candidates, len(rows) >= briefing_index.CANDIDATE_WINDOW
+
+
+def gather(
+    store: BriefingStore,
+    project: str,
+    *,
+    level: str,
+    slots: int,
+    recipient: str | None,
+    ctx: CallContext,
+) -> briefing.Inputs:
+    """Everything the assembly rules read, from the store."""
+    tag = f"project:{project}"
+    found = store.trusted_record(handoff.entity_name(project), handoff.HANDOFF_TYPE, tag)
+    # One read serves both: the newest rows take the slots, the durable ones among them make the index. The window
+    # is the index's 2000 plus room for the evidence rows that sit among them.
+    window = store.project_candidates(
+        tag, {task.ENTITY_TYPE, handoff.HANDOFF_TYPE}, briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
+    )
+    rows = window[:SLOT_WINDOW]
+    extra: list[CandidateRow] = []
+    others: list[tuple[str, CandidateRow]] = []
+    if level == "full":
+        extra = store.global_candidates(briefing_index.NOT_INDEXED, briefing.EXTRA_POOL)
+        others = store.other_project_candidates(tag, briefing_index.NOT_INDEXED, briefing.EXTRA_POOL)
+    snippets = store.first_observations([r.id for r in [*rows, *extra, *(row for _, row in others)]])
+    durable = [r for r in window if r.type not in briefing_index.NOT_INDEXED]
+    index_rows, window_full = index_candidates(store, project, ctx, durable[: briefing_index.CANDIDATE_WINDOW])
+    # A window that filled up (evidence rows take room in it) means the counts past it are lower bounds.
+    window_full = window_full or len(window) == briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
+    inbox = None
+    if recipient is not None:
+        counted = store.inbox(project, recipient)
+        inbox = briefing.Inbox(recipient, counted.unread, counted.known)
+    return briefing.Inputs(
+        project=project,
+        level=level,
+        now=ctx.now,
+        handoff=briefing.Handoff(found[0], found[1]) if found else None,
+        task=_task_record(store, project, tag),
+        inbox=inbox,
+        candidates=[_candidate(r, snippets) for r in rows],
+        slots=slots,
+        global_memories=[_candidate(r, snippets) for r in extra],
+        other_projects=[(p, _candidate(r, snippets)) for p, r in others],
+        index_candidates=index_rows,
+        index_window_full=window_full,
+    )
+
+
+def settings() -> tuple[str, int]:
+    """The briefing level and the number of project slots in effect (environment over config.json over defaults);
+    an unreadable config.json reads as defaults, as an invalid value does."""
+    from memesh.adapters import config_file as config
+
+    stored = config.read_or_defaults()
+    return config.effective_briefing(stored).value, config.effective_session_limit(stored).value
+
+
+def build(store: BriefingStore, request: BriefingInput, *, ctx: CallContext) -> Result[briefing.Briefing, MemeshError]:
+    """The assembled briefing, injected ids included (the SessionStart hook records them)."""
+    recipient = None
+    if "recipient" in request:
+        match canonical_recipient(request["recipient"]):
+            case Failure() as refused:
+                return refused
+            case Success(value):
+                recipient = value
+    project = request.get("project") or ctx.project()
+    level, slots = settings()
+    inputs = gather(store, project, level=level, slots=slots, recipient=recipient, ctx=ctx)
+    return Success(briefing.assemble(inputs))
+
+
+def briefing_tool(
+    store: BriefingStore, request: BriefingInput, *, ctx: CallContext
+) -> Result[BriefingOutput, MemeshError]:
+    """The project's briefing at the configured level; Failure(validation.bad-body) for a path-shaped recipient."""
+    return build(store, request, ctx=ctx).map(lambda built: cast(BriefingOutput, built.as_output()))
+
+
+def briefing_index_of(store: BriefingStore, project: str, *, ctx: CallContext) -> dict[str, Any]:
+    """The standalone durable-memory index of one project (`memesh briefing --index`, GET /v1/briefing-index)."""
+    from memesh.core.identity import project_label
+
+    rows, window_full = index_candidates(store, project, ctx)
+    return briefing_index.build(project_label(project), rows, ctx.now, window_full=window_full).as_dict()

@@ -1,0 +1,102 @@
+"""why: what memesh remembers about the commits that touched a file, their sessions, and the memories tagged with
+the file's name. The graph half only: commit hashes come from the caller (the CLI asks git; the HTTP route never
+runs git)."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+from typing import Any, Protocol, cast
+
+from returns.result import Result, Success
+
+from memesh.context import CallContext
+from memesh.core.commits import entity_name, file_tag
+from memesh.errors import MemeshError
+from memesh.generated.http.why_input import WhyInput
+from memesh.generated.http.why_output import Commit, WhyOutput
+from memesh.model import Entity
+from memesh.ops.recall import shown
+
+DEFAULT_LIMIT = 10
+SESSION_MAX = 200
+
+
+class WhyStore(Protocol):
+    def find(self, name: str) -> Entity | None: ...
+    def ids_with_tag(self, tag: str) -> list[int]: ...
+    def load(self, ids: Sequence[int]) -> list[Entity]: ...
+
+
+def _entity(entity: Entity) -> dict[str, Any]:
+    return dict(shown(entity, None))
+
+
+def _commit_entity(store: WhyStore, commit: str) -> Entity | None:
+    """The commit memory for this hash: named by its first 7 characters, and holding the same hash when it
+    recorded the full one (two commits sharing a 7-character prefix are not confused)."""
+    found = store.find(entity_name(commit.lower()))
+    if found is None:
+        return None
+    recorded = found.metadata.get("commit")
+    full = recorded.get("hash") if isinstance(recorded, dict) else None
+    if isinstance(full, str) and not (full.startswith(commit.lower()) or commit.lower().startswith(full)):
+        return None
+    return found
+
+
+def _session(store: WhyStore, session_id: str) -> dict[str, Any]:
+    ids = store.ids_with_tag(f"session:{session_id}")
+    return {
+        "session_id": session_id,
+        "entities": [_entity(e) for e in store.load(ids[:SESSION_MAX])],
+        "truncated": len(ids) > SESSION_MAX,
+    }
+
+
+def why(store: WhyStore, request: WhyInput, *, ctx: CallContext) -> Result[WhyOutput, MemeshError]:
+    """The attribution chain for the file; every gap is a typed abstention. Never fails for a missing memory."""
+    del ctx
+    limit = request.get("limit", DEFAULT_LIMIT)
+    file = request["file"]
+    basename = posixpath.basename(file.replace("\\", "/").rstrip("/")) or file
+    project = request.get("project")
+    commits: list[Commit] = []
+    for commit in list(dict.fromkeys(request.get("commits", [])))[:limit]:
+        entity = _commit_entity(store, commit)
+        abstentions: list[str] = []
+        session = None
+        if entity is None:
+            abstentions.append("no_commit_entity")
+        else:
+            session_id = entity.metadata.get("session_id")
+            if isinstance(session_id, str) and session_id:
+                session = _session(store, session_id)
+            else:
+                abstentions.append("no_session_link")
+        commits.append(
+            cast(
+                Commit,
+                {
+                    "commit": {"hash": commit},
+                    "entity": _entity(entity) if entity is not None else None,
+                    "session": session,
+                    "abstentions": abstentions,
+                },
+            )
+        )
+    tagged = [e for e in store.load(store.ids_with_tag(file_tag(basename))) if not e.archived]
+    if project:
+        tagged = [e for e in tagged if f"project:{project}" in e.tags]
+    tagged.sort(key=lambda e: -e.id)
+    top: list[str] = [] if "commits" in request else ["no_commits_supplied"]
+    return Success(
+        {
+            "file": file,
+            "basename": basename,
+            "project": project,
+            "commits": commits,
+            "file_memories": {"basis": "file-tag", "entities": [_entity(e) for e in tagged[:limit]]},
+            "abstentions": top,
+        }
+    )

@@ -1,0 +1,171 @@
+"""The store's reads for what reaches an agent on its own (briefing, hooks), and the per-session record of what
+reached it, which citation credit reads back.
+
+Candidate queries compute each memory's activity (the later of its creation and its newest observation) in SQL
+and keep only trusted, active rows, so a briefing reads a few hundred narrow rows instead of loading memories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from memesh.store.sqlite_base import SqliteBase, _chunks, _marks
+
+# The newest observation is the one with the highest id (the index on (entity_id, id) finds it without a scan).
+_ACTIVITY = (
+    "MAX(e.created_at, COALESCE((SELECT o.created_at FROM observations o WHERE o.entity_id = e.id "
+    "ORDER BY o.id DESC LIMIT 1), e.created_at))"
+)
+# Imported memories are untrusted until reviewed: nothing injects them on its own. A memory with no trust key
+# predates the key and was written locally.
+_TRUSTED_ACTIVE = "e.status = 'active' AND COALESCE(json_extract(e.metadata, '$.trust'), 'trusted') = 'trusted'"
+_COLUMNS = (
+    f"e.id, e.name, e.type, e.title, {_ACTIVITY} AS activity, e.access_count, e.last_accessed_at, e.confidence, "
+    "e.recall_hits, e.recall_misses"
+)
+
+
+@dataclass(frozen=True)
+class CandidateRow:
+    id: int
+    name: str
+    type: str
+    title: str | None
+    activity: str | None
+    access_count: int
+    last_accessed_at: str | None
+    confidence: float
+    recall_hits: int
+    recall_misses: int
+
+
+@dataclass(frozen=True)
+class Inbox:
+    """Unread deliveries for one exact recipient, and whether that recipient was ever addressed in the project."""
+
+    unread: int
+    known: bool
+
+
+class SqliteBriefing(SqliteBase):
+    """Briefing candidates, the handoff and task-state rows, and the session's injected/recalled memories."""
+
+    def project_candidates(self, project_tag: str, exclude_types: Collection[str], limit: int) -> list[CandidateRow]:
+        """Active trusted memories carrying `project_tag` outside the global namespace, newest activity first."""
+        excluded = sorted(exclude_types)
+        sql = (
+            f"SELECT {_COLUMNS} FROM tags t CROSS JOIN entities e ON e.id = t.entity_id "
+            f"WHERE t.tag = ? AND {_TRUSTED_ACTIVE} AND e.namespace != 'global' "
+            f"AND e.type NOT IN ({_marks(excluded) or 'NULL'}) "
+            "ORDER BY activity IS NULL, activity DESC, e.id DESC LIMIT ?"
+        )
+        return [CandidateRow(*row) for row in self.conn.execute(sql, (project_tag, *excluded, limit))]
+
+    def global_candidates(self, exclude_types: Collection[str], limit: int) -> list[CandidateRow]:
+        """Active trusted memories in the global namespace, newest first."""
+        excluded = sorted(exclude_types)
+        sql = (
+            f"SELECT {_COLUMNS} FROM entities e WHERE e.namespace = 'global' AND {_TRUSTED_ACTIVE} "
+            f"AND e.type NOT IN ({_marks(excluded) or 'NULL'}) ORDER BY e.id DESC LIMIT ?"
+        )
+        return [CandidateRow(*row) for row in self.conn.execute(sql, (*excluded, limit))]
+
+    def other_project_candidates(
+        self, project_tag: str, exclude_types: Collection[str], limit: int
+    ) -> list[tuple[str, CandidateRow]]:
+        """(project tag, memory) for the newest active trusted memories of other projects."""
+        excluded = sorted(exclude_types)
+        sql = (
+            f"SELECT t.tag, {_COLUMNS} FROM tags t CROSS JOIN entities e ON e.id = t.entity_id "
+            f"WHERE t.tag >= 'project:' AND t.tag < 'project;' AND t.tag != ? AND {_TRUSTED_ACTIVE} "
+            f"AND e.namespace != 'global' AND e.type NOT IN ({_marks(excluded) or 'NULL'}) "
+            "ORDER BY e.id DESC LIMIT ?"
+        )
+        rows = self.conn.execute(sql, (project_tag, *excluded, limit * 4))
+        seen: set[int] = set()
+        out: list[tuple[str, CandidateRow]] = []
+        for tag, *rest in rows:
+            if rest[0] in seen:
+                continue
+            seen.add(rest[0])
+            out.append((tag.removeprefix("project:"), CandidateRow(*rest)))
+        return out[:limit]
+
+    def first_observations(self, ids: Sequence[int]) -> dict[int, str]:
+        """Each memory's first observation (memories without one are absent)."""
+        found: dict[int, str] = {}
+        for chunk in _chunks(list(ids)):
+            sql = (
+                "SELECT o.entity_id, o.content FROM observations o WHERE o.id IN (SELECT MIN(id) FROM observations "
+                f"WHERE entity_id IN ({_marks(chunk)}) GROUP BY entity_id)"
+            )
+            found.update(dict(self.conn.execute(sql, chunk)))
+        return found
+
+    def trusted_record(self, name: str, entity_type: str, project_tag: str) -> tuple[str, str | None, str] | None:
+        """(newest observation, activity, metadata JSON) of the active trusted memory `name` of this type carrying
+        the project tag; None when there is none (an imported or archived one included)."""
+        sql = (
+            f"SELECT (SELECT o.content FROM observations o WHERE o.entity_id = e.id ORDER BY o.id DESC LIMIT 1), "
+            f"{_ACTIVITY}, e.metadata FROM entities e WHERE e.name = ? AND e.type = ? AND {_TRUSTED_ACTIVE} "
+            "AND EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = ?)"
+        )
+        row = self.conn.execute(sql, (name, entity_type, project_tag)).fetchone()
+        return (row[0] or "", row[1], row[2]) if row else None
+
+    def inbox(self, project: str, recipient: str) -> Inbox:
+        """Unread deliveries for the recipient in the project (the message store's count), and whether that exact
+        id was ever seen there, so a typo'd recipient does not read as an empty, healthy inbox."""
+        return Inbox(
+            unread=self.unread_deliveries(recipient, project),  # type: ignore[attr-defined]
+            known=self.recipient_seen(recipient, project),  # type: ignore[attr-defined]
+        )
+
+    def record_session_memories(self, session_id: str, ids: Sequence[int], source: str, when: str) -> None:
+        """Remember that these memories reached the session (injected at start, or recalled); first source wins."""
+        with self.transaction():
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO session_memories (session_id, entity_id, source, at) VALUES (?, ?, ?, ?)",
+                [(session_id, entity_id, source, when) for entity_id in dict.fromkeys(ids)],
+            )
+
+    def credit_citations(self, session_id: str, ids: Sequence[int]) -> list[int]:
+        """Count one recall hit for each cited memory that reached this session and was not credited yet; returns
+        the ids credited now (a memory is credited at most once per session)."""
+        credited: list[int] = []
+        with self.transaction():
+            for chunk in _chunks(sorted(set(ids))):
+                rows = self.conn.execute(
+                    "SELECT entity_id FROM session_memories WHERE session_id = ? AND credited = 0 "
+                    f"AND entity_id IN ({_marks(chunk)})",
+                    (session_id, *chunk),
+                )
+                credited += [row[0] for row in rows]
+            for chunk in _chunks(credited):
+                marks = _marks(chunk)
+                self.conn.execute(
+                    f"UPDATE session_memories SET credited = 1 WHERE session_id = ? AND entity_id IN ({marks})",
+                    (session_id, *chunk),
+                )
+                self.conn.execute(f"UPDATE entities SET recall_hits = recall_hits + 1 WHERE id IN ({marks})", chunk)
+        return credited
+
+    def file_candidates(self, project_tag: str, file_tag: str, limit: int) -> list[CandidateRow]:
+        """Active trusted memories carrying both the project tag and the `file:<basename>` tag, newest first."""
+        sql = (
+            f"SELECT {_COLUMNS} FROM tags t CROSS JOIN entities e ON e.id = t.entity_id "
+            f"WHERE t.tag = ? AND {_TRUSTED_ACTIVE} "
+            "AND EXISTS (SELECT 1 FROM tags p WHERE p.entity_id = e.id AND p.tag = ?) "
+            "ORDER BY e.id DESC LIMIT ?"
+        )
+        return [CandidateRow(*row) for row in self.conn.execute(sql, (file_tag, project_tag, limit))]
+
+    def guards(self, limit: int) -> list[tuple[int, str, str, str]]:
+        """(id, name, guard JSON, first observation) of active trusted memories that carry a guard."""
+        sql = (
+            "SELECT e.id, e.name, json_extract(e.metadata, '$.guard'), COALESCE((SELECT o.content FROM observations o "
+            "WHERE o.entity_id = e.id ORDER BY o.id LIMIT 1), '') FROM entities e "
+            f"WHERE json_extract(e.metadata, '$.guard') IS NOT NULL AND {_TRUSTED_ACTIVE} ORDER BY e.id DESC LIMIT ?"
+        )
+        return [(row[0], row[1], str(row[2]), row[3]) for row in self.conn.execute(sql, (limit,))]

@@ -1,0 +1,42 @@
+"""memesh doctor as a person runs it: a line per check; --json the same result as GET /v1/doctor; exit 1 on FAIL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tests.transports.cli.conftest import Process
+
+
+def test_doctor_prints_each_check(memesh_process: Process) -> None:
+    out = memesh_process("doctor")
+    assert out.code == 0, out.err
+    assert out.out.startswith("MeMesh doctor: ") and "Database: 0 memories; integrity ok" in out.out
+
+
+def test_doctor_json_carries_checks_and_capture(memesh_process: Process) -> None:
+    data = json.loads(memesh_process("doctor", "--json").out)
+    assert {"status", "version", "checks", "capture"} <= set(data)
+
+
+def test_a_database_that_cannot_open_is_a_fail_with_exit_1(memesh_process: Process) -> None:
+    Path(memesh_process.env["MEMESH_DB_PATH"]).mkdir(parents=True)
+    out = memesh_process("doctor", "--json")
+    assert out.code == 1
+    [database] = [c for c in json.loads(out.out)["checks"] if c["id"] == "database"]
+    assert database["status"] == "fail" and database["detail"].startswith("cannot open the database")
+
+
+def test_hook_runs_recorded_beside_the_database_show_in_capture(memesh_process: Process) -> None:
+    folder = Path(memesh_process.env["MEMESH_DB_PATH"]).parent
+    folder.mkdir(parents=True)
+    record = {"hook": "post-commit", "at": "2026-11-30T10:00:00.000Z", "host": "codex", "outcome": "wrote",
+              "entity": "commit-abc1234"}  # fmt: skip
+    (folder / "hook-outcomes.jsonl").write_text(json.dumps(record) + "\nnot json\n")
+    data = json.loads(memesh_process("doctor", "--json").out)
+    [hook] = data["capture"]["hooks"]
+    assert (hook["hook"], hook["writes"], hook["hosts"], hook["lastEntity"]) == (
+        "post-commit", 1, ["codex"], "commit-abc1234",
+    )  # fmt: skip

@@ -1,0 +1,120 @@
+"""PostToolUse commit capture in a real git repository; PreToolUse file memories and lesson guards."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import Any
+
+from .conftest import HookEnv
+from .helpers import remember
+
+
+def _git(env: HookEnv, *args: str) -> subprocess.CompletedProcess[str]:
+    git_env = {
+        **env.env,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@e",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@e",
+    }
+    return subprocess.run(["git", *args], cwd=env.project_dir, env=git_env, capture_output=True, text=True, check=True)
+
+
+def _commit(env: HookEnv, message: str = "Store sessions in WAL mode") -> tuple[str, str]:
+    _git(env, "init", "-q", "-b", "main")
+    (env.project_dir / "src").mkdir()
+    (env.project_dir / "src" / "store.py").write_text("x = 1\n")
+    (env.project_dir / "README.md").write_text("hi\n")
+    _git(env, "add", ".")
+    done = _git(env, "commit", "-m", message, "-m", "Readers no longer wait for the writer.")
+    return done.stdout, _git(env, "rev-parse", "HEAD").stdout.strip()
+
+
+def _post(env: HookEnv, command: str, stdout: str) -> dict[str, Any]:
+    payload = {
+        "session_id": "sess-9",
+        "cwd": str(env.project_dir),
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_response": {"stdout": stdout, "stderr": "", "interrupted": False},
+    }
+    run = env.run("PostToolUse", payload, tool="Bash")
+    assert run.returncode == 0 and run.stdout == "", run.stderr
+    return env.outcomes()[-1]
+
+
+def test_a_git_commit_is_remembered_with_its_files_and_session(hook_env: HookEnv) -> None:
+    printed, full = _commit(hook_env)
+    record = _post(hook_env, "git add . && git commit -m 'Store sessions in WAL mode'", printed)
+    assert record["outcome"] == "wrote" and record["entity"] == f"commit-{full[:7]}"
+    store = hook_env.store()
+    try:
+        commit = store.find(f"commit-{full[:7]}")
+    finally:
+        store.close()
+    assert commit is not None and commit.type == "commit" and commit.title == "Store sessions in WAL mode"
+    assert "Readers no longer wait for the writer." in commit.observations
+    assert "Files: README.md, src/store.py" in commit.observations
+    assert {f"project:{hook_env.project}", "file:store.py", "file:README.md"} <= set(commit.tags)
+    assert commit.metadata["session_id"] == "sess-9" and commit.metadata["commit"]["hash"] == full
+    assert commit.metadata["provenance"]["source_host"] == "claude-code"
+
+
+def test_a_command_that_is_not_a_commit_is_skipped_as_not_triggered(hook_env: HookEnv) -> None:
+    assert _post(hook_env, "git status", "On branch main")["reason"] == "not a git commit"
+
+
+def test_a_commit_that_printed_no_commit_line_says_so(hook_env: HookEnv) -> None:
+    record = _post(hook_env, "git commit -m x", "nothing to commit, working tree clean")
+    assert (record["outcome"], record["reason"]) == ("skipped", "a git commit ran but printed no commit line")
+
+
+def _edit(env: HookEnv, path: str) -> Any:
+    payload = {
+        "session_id": "s1",
+        "cwd": str(env.project_dir),
+        "tool_name": "Edit",
+        "tool_input": {"file_path": path, "old_string": "a", "new_string": "b"},
+    }
+    return env.run("PreToolUse", payload, tool="Edit")
+
+
+def test_before_an_edit_the_file_memories_are_recalled(hook_env: HookEnv) -> None:
+    about = remember(hook_env, "auth-uses-pkce", tags=[f"project:{hook_env.project}", "file:auth.py"])
+    remember(hook_env, "other-project-auth", tags=["project:other", "file:auth.py"])
+    run = _edit(hook_env, str(hook_env.project_dir / "src" / "auth.py"))
+    answer = run.json()["hookSpecificOutput"]
+    assert answer["hookEventName"] == "PreToolUse" and "permissionDecision" not in answer
+    assert f"[mem:{about}]" in answer["additionalContext"] and "other-project" not in answer["additionalContext"]
+    assert hook_env.outcomes()[-1]["outcome"] == "notified"
+
+
+def test_an_edit_outside_the_project_is_an_error_outcome_and_no_context(hook_env: HookEnv) -> None:
+    remember(hook_env, "passwd-notes", tags=[f"project:{hook_env.project}", "file:passwd"])
+    run = _edit(hook_env, "/etc/passwd")
+    assert run.returncode == 0 and run.stdout == ""
+    assert hook_env.outcomes()[-1]["reason"] == "path outside the project"
+
+
+def test_a_lesson_guard_warns_before_a_matching_command(hook_env: HookEnv) -> None:
+    lesson = remember(hook_env, "lesson-force-push", kind="lesson_learned")
+    store = hook_env.store()
+    try:
+        entity = store.find("lesson-force-push")
+        assert entity is not None
+        guard = {"pattern": r"git\s+push\s+.*--force", "message": "Force-pushing main lost a day of work"}
+        with store.transaction():
+            store.update_metadata(entity.id, {**entity.metadata, "guard": guard})
+    finally:
+        store.close()
+    payload = {
+        "session_id": "s1",
+        "cwd": str(hook_env.project_dir),
+        "tool_name": "Bash",
+        "tool_input": {"command": "git push origin main --force"},
+    }
+    answer = hook_env.run("PreToolUse", payload, tool="Bash").json()
+    assert f"Force-pushing main lost a day of work (lesson lesson-force-push) [mem:{lesson}]" in json.dumps(answer)
+    quiet = hook_env.run("PreToolUse", {**payload, "tool_input": {"command": "git status"}}, tool="Bash")
+    assert quiet.stdout == ""

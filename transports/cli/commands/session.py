@@ -1,0 +1,91 @@
+"""Declarations of `memesh briefing` (and, below it, what brings memory to an agent on its own): flags and help only.
+
+Registered on the app by app.py; each imports its implementation (actions/session.py) when it runs.
+"""
+
+from __future__ import annotations
+
+from memesh.transports.cli.params import Int, OptionalInt, Switch
+
+
+def briefing(
+    *,
+    project: str | None = None,
+    recipient: str | None = None,
+    index: Switch = False,
+    json_: Switch = False,
+) -> int:
+    """Print the project's briefing at the configured level (what SessionStart injects), or its memory index.
+
+    Parameters
+    ----------
+    project
+        The project (default: this directory's project).
+    recipient
+        Also report this exact recipient's unread messages for the project.
+    index
+        Print only the durable-memory index, whatever the level.
+    json_
+        Print the result as JSON.
+    """
+    from memesh.transports.cli.actions import session
+
+    return session.briefing(project=project, recipient=recipient, index_only=index, as_json=json_)
+
+
+def setup(*, uninstall: Switch = False, yes: Switch = False, json_: Switch = False) -> int:
+    """Install MeMesh's hooks into Claude Code's ~/.claude/settings.json (for a pip/pipx install without the plugin).
+
+    Your other settings are kept byte for byte; running it again changes nothing. Asks first ([y/N]) unless --yes.
+
+    Parameters
+    ----------
+    uninstall
+        Remove MeMesh's hooks instead (other hooks stay).
+    yes
+        Do not ask for confirmation.
+    json_
+        Print the result as JSON.
+    """
+    from memesh.transports.cli.actions import session
+
+    return session.setup(uninstall=uninstall, yes=yes, as_json=json_)
+
+
+def why(
+    file: str,
+    /,
+    *,
+    line: OptionalInt = None,
+    limit: Int = 10,
+    json_: Switch = False,
+) -> int:
+    """Which commits touched a file, and what memesh remembers about them (run it inside the repository).
+
+    Parameters
+    ----------
+    file
+        The file, relative to the working directory.
+    line
+        Attribute this one line (git blame) instead of the file's history.
+    limit
+        At most this many commits (default 10, at most 50).
+    json_
+        Print the full result as JSON (the shape of POST /v1/why).
+    """
+    from memesh.transports.cli.actions import session
+
+    return session.why(file, line=line, limit=limit, as_json=json_)
+
+
+def doctor(*, json_: Switch = False) -> int:
+    """Check the install, the database, the hook wiring and whether automatic capture is alive; exit 1 on FAIL.
+
+    Parameters
+    ----------
+    json_
+        Print the full result as JSON (the shape of GET /v1/doctor).
+    """
+    from memesh.transports.cli.actions import session
+
+    return session.doctor(as_json=json_)

@@ -1,0 +1,44 @@
+"""PreCompact: keep the session snapshots before the host compacts the conversation away."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memesh.transports.hooks.context import call_context, project_of, session_cwd
+from memesh.transports.hooks.runner import Answer
+from memesh.transports.hooks.session import read_session
+
+HOOK = "pre-compact"
+
+
+def handle(payload: dict[str, Any], host: str | None) -> Answer:
+    from memesh.adapters import config_file as config
+    from memesh.app.database import StoreError
+    from memesh.app.database import open_database as open_store
+    from memesh.core import snapshots
+    from memesh.core.identity import project_label
+    from memesh.ops import capture
+
+    answer = Answer()
+    if not config.effective_auto_capture(config.read_or_defaults()):
+        answer.record(HOOK, "skipped", reason="autoCapture is off")
+        return answer
+    session = read_session(str(payload["transcript_path"]))
+    if session is None:
+        answer.record(HOOK, "error", reason="transcript unreadable")
+        return answer
+    cwd = session_cwd(payload)
+    project = project_of(cwd)
+    session_id = str(payload["session_id"])
+    derived = snapshots.derive(session_id, session.tool_calls, cwd, project_label(project))
+    try:
+        store = open_store()
+    except StoreError:
+        answer.record(HOOK, "error", reason="database unreadable")
+        return answer
+    try:
+        done = capture.capture_snapshots(store, project, session_id, derived, call_context(project, host))
+    finally:
+        store.close()
+    answer.record(HOOK, done.outcome, reason=done.reason, entity=done.entity)
+    return answer

@@ -1,0 +1,100 @@
+"""The one path every hook event takes: read stdin, check it against the event's schema, run the event's handler,
+write the outcome records and the answer. Never raises, never blocks: the exit status is always 0."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from typing import TYPE_CHECKING
+
+from memesh import hook_outcomes
+
+if TYPE_CHECKING:  # typing and dataclasses cost a hook measurable start-up: neither is imported at run time
+    from collections.abc import Callable
+    from typing import IO, Any
+
+    Handler = Callable[[dict[str, Any], str | None], "Answer"]
+
+MAX_STDIN = 8 << 20
+
+
+class Answer:
+    """What a handler did: the JSON the host reads (None prints nothing) and one outcome per capture."""
+
+    def __init__(self) -> None:
+        self.output: dict[str, Any] | None = None
+        self.records: list[tuple[str, str, dict[str, str]]] = []
+
+    def record(self, hook: str, outcome: str, *, reason: str | None = None, entity: str | None = None) -> None:
+        detail = {"reason": reason} if reason is not None else {}
+        if entity is not None:
+            detail["entity"] = entity
+        self.records.append((hook, outcome, detail))
+
+
+# event → (module under memesh.transports.hooks, its schema under schemas/hooks, the hook its failures are filed under)
+EVENTS: dict[str, tuple[str, str, str]] = {
+    "session-start": ("session_start", "hooks/session_start.input", "session-start"),
+    "stop": ("stop", "hooks/stop.input", "handoff-capture"),
+    "pre-compact": ("pre_compact", "hooks/stop.input", "pre-compact"),
+    "post-tool-use": ("post_tool", "hooks/tool_use.input", "post-commit"),
+    "pre-tool-use": ("pre_tool", "hooks/tool_use.input", "pre-edit"),
+}
+
+
+def detect_host() -> str | None:
+    """Which host ran the hook, from the environment each one sets; None when it cannot be told."""
+    if os.environ.get("CODEX_THREAD_ID") or os.environ.get("CODEX_HOME") or os.environ.get("CODEX_SANDBOX"):
+        return "codex"
+    if os.environ.get("CLAUDECODE") or os.environ.get("CLAUDE_PROJECT_DIR") or os.environ.get("CLAUDE_PLUGIN_ROOT"):
+        return "claude-code"
+    return None
+
+
+def _decode(data: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def run(event: str, stdin: IO[bytes], stdout: IO[str]) -> int:
+    """Run one hook event; 0 always."""
+    host = detect_host()
+    spec = EVENTS.get(event)
+    if spec is None:
+        hook_outcomes.record("session-start", "error", host=host, reason="unknown hook event")
+        return 0
+    module_name, schema_name, hook = spec
+    try:
+        data = stdin.read(MAX_STDIN + 1)
+    except OSError:
+        data = b""
+    payload = _decode(data) if len(data) <= MAX_STDIN else None
+    if payload is None:
+        hook_outcomes.record(hook, "error", host=host, reason="malformed stdin JSON")
+        return 0
+    try:
+        from memesh.schema import files as schemas
+        from memesh.schema import validation
+
+        problems = validation.issues(schemas.load(schema_name), payload)
+        if problems:
+            hook_outcomes.record(hook, "error", host=host, reason=f"stdin JSON does not fit: {problems[0]}")
+            return 0
+        handler: Handler = importlib.import_module(f"memesh.transports.hooks.{module_name}").handle
+        answer = handler(payload, host)
+    except Exception as exc:  # a hook never takes the agent down with it: the label is recorded, not the text
+        hook_outcomes.record(hook, "error", host=host, reason=f"uncaught {type(exc).__name__}")
+        return 0
+    for name, outcome, detail in answer.records:
+        hook_outcomes.record(name, outcome, host=host, reason=detail.get("reason"), entity=detail.get("entity"))
+    if answer.output is not None:
+        try:
+            stdout.write(json.dumps(answer.output, ensure_ascii=False))
+            stdout.flush()
+        except (OSError, ValueError):
+            pass
+    return 0
