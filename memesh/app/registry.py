@@ -90,6 +90,16 @@ TOOLS: tuple[Tool, ...] = (
         idempotent=True,
         http_post=False,
     ),
+    # user_patterns only reads; over MCP it answers in markdown, over HTTP it is read as GET /v1/patterns.
+    Tool(
+        "user_patterns",
+        "User work patterns",
+        _op("user_patterns"),
+        read_only=True,
+        destructive=False,
+        idempotent=True,
+        http_post=False,
+    ),
 )
 
 BY_NAME = {tool.name: tool for tool in TOOLS}

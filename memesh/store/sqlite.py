@@ -15,6 +15,7 @@ from pathlib import Path
 
 from memesh import paths
 from memesh.store.sqlite_base import BUSY_TIMEOUT_MS
+from memesh.store.sqlite_insights import SqliteInsights
 from memesh.store.sqlite_search import SqliteSearch
 from memesh.store.sqlite_writes import SqliteWrites
 
@@ -83,5 +84,5 @@ def _while_busy(step: Callable[[], None]) -> None:
         delay = min(delay * 2, 0.1)
 
 
-class SqliteStore(SqliteWrites, SqliteSearch):
+class SqliteStore(SqliteWrites, SqliteSearch, SqliteInsights):
     """Every query and write MeMesh makes; operations reach it only through their narrow protocols."""
