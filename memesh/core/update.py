@@ -1,6 +1,6 @@
 """Update status as pure rules: comparing versions, how fresh a cached answer is, what to tell the user, and the
 command that updates each install channel. The I/O (asking the package index, the cache file, finding the channel)
-is in `memesh.update_check`.
+is in `memesh.adapters.update_check`.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import pytest
 from memesh.context import CallContext
 from memesh.core.update import CheckFailed, CheckRecord
 from memesh.ops.update_status import CHECKS_OFF, session_notice, update_status
-from memesh.update_check import CacheFile, UpdateNotifier
+from memesh.adapters.update_check import CacheFile, UpdateNotifier
 
 
 class MemoryCache:
@@ -110,7 +110,7 @@ def test_the_cache_file_round_trips_and_an_unreadable_one_is_no_record(tmp_path:
 
 @pytest.mark.parametrize("value", ["0", "off", "false"])
 def test_memesh_update_check_off_disables_the_lookup(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
-    from memesh import update_check
+    from memesh.adapters import update_check
 
     monkeypatch.setenv("MEMESH_UPDATE_CHECK", value)
     assert update_check.default_fetcher() is None

@@ -13,7 +13,8 @@ from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from memesh import schemas, validation
+from memesh.schema import files as schemas
+from memesh.schema import validation
 from memesh.errors import ErrorCode, MemeshError
 
 _TRUE = frozenset({"1", "true"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memesh import params
+from memesh.schema import params
 
 
 @pytest.mark.parametrize("window", ["0", "366", "-3", "abc", "1.5", "9" * 30, ""])

@@ -189,7 +189,7 @@ class UpdateNotifier:
 
 def server_notifier(limit: str | None = None) -> UpdateNotifier | None:
     """The notifier an MCP server starts with, or None when autoUpdate is off (no lookup, no notice)."""
-    from memesh import config
+    from memesh.adapters import config_file as config
     from memesh.context import CallContext
     from memesh.ops.update_status import session_notice
 
