@@ -13,9 +13,9 @@ from typing import Any
 
 from returns.result import Failure, Result, Success
 
+from memesh.errors import ErrorCode, MemeshError
 from memesh.schema import files as schemas
 from memesh.schema import validation
-from memesh.errors import ErrorCode, MemeshError
 
 _TRUE = frozenset({"1", "true"})
 _FALSE = frozenset({"0", "false"})

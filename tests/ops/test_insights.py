@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from memesh.schema import files as schemas
 from memesh.context import CallContext
 from memesh.model import iso_time, sqlite_time
 from memesh.ops import analytics, demo, projects, stats
+from memesh.schema import files as schemas
 from memesh.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from memesh.adapters.update_check import CacheFile, UpdateNotifier
 from memesh.context import CallContext
 from memesh.core.update import CheckFailed, CheckRecord
 from memesh.ops.update_status import CHECKS_OFF, session_notice, update_status
-from memesh.adapters.update_check import CacheFile, UpdateNotifier
 
 
 class MemoryCache:
