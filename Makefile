@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Reinstall (editable, strict mode: a link tree mypy can read) whenever a source file is added or changed,
 # so the installed memesh.generated / memesh.transports mapping always matches the checkout.
-SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' 2>/dev/null)
+SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' -o -name '*.html' 2>/dev/null)
 LINKTREE = $(firstword $(wildcard build/__editable__.memesh-*))
 
 .PHONY: install run test lint typecheck codegen check-codegen bench clean mcp

@@ -30,6 +30,7 @@ from memesh.store.sqlite import SqliteStore, StoreError, open_store
 from memesh.transports.http.body import Disconnected, decode_json, read_limited
 from memesh.transports.http.boundary import check_bearer, check_origin
 from memesh.transports.http.errors import HttpFailure, failure, success
+from memesh.transports.http.reads import POST_ROUTES, Fetcher, get_routes, parse_query
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -131,10 +132,18 @@ def _unwrap(result: Result[Any, MemeshError]) -> Any:
 class MemeshHttpApp:
     """One listener's app: `remote` listeners require the bearer `token` and skip the loopback Host check."""
 
-    def __init__(self, *, remote: bool = False, token: str | None = None, db_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        remote: bool = False,
+        token: str | None = None,
+        db_path: Path | None = None,
+        update_fetch: Fetcher | None = None,
+    ) -> None:
         self.remote = remote
         self.token = token
         self.db_path = db_path
+        self.reads = get_routes(update_fetch)
         self._store: SqliteStore | None = None
         # One SQLite connection per app, so one operation at a time touches it.
         self._lock = threading.Lock()
@@ -146,6 +155,9 @@ class MemeshHttpApp:
         if scope["type"] != "http":
             return
         request = Request.from_scope(scope)
+        if request.route == "/dashboard" and request.method in ("GET", "HEAD"):
+            await _respond_page(send, head=request.method == "HEAD")
+            return
         try:
             status, body = await self._handle(request, receive)
             payload = _encode(body)
@@ -190,6 +202,8 @@ class MemeshHttpApp:
                 return 200, success(await self._task_state(request))
             if route == "/v1/config":
                 return 200, success({"config": _unwrap(await anyio.to_thread.run_sync(settings.read_config))})
+            if route in self.reads:
+                return 200, success(await self._read(route, request))
             name = _entity_name(request)
             if name is not None:
                 return 200, success(_unwrap(await self._run(lambda store: entities.get_entity(store, name))))
@@ -200,6 +214,9 @@ class MemeshHttpApp:
             if route == "/v1/config":
                 body = decode_json(request.headers.get("content-type"), payload)
                 return 200, success(_unwrap(await anyio.to_thread.run_sync(_update_config, body)))
+            if route in POST_ROUTES:
+                work = POST_ROUTES[route]
+                return 200, success(_unwrap(await self._run(lambda store: work(store, _http_context()))))
             if route in RETIRED:
                 raise HttpFailure(MemeshError(ErrorCode.ROUTE_RETIRED, RETIRED[route]))
         raise HttpFailure(MemeshError(ErrorCode.ROUTE_NOT_FOUND, f"No route for {request.method} {request.sent_path}"))
@@ -214,6 +231,13 @@ class MemeshHttpApp:
                 raise HttpFailure(entities.bad_limit())
             limit = int(limit_text)
         return _unwrap(await self._run(lambda store: entities.list_entities(store, entity_type, limit)))
+
+    async def _read(self, path: str, request: Request) -> Any:
+        route = self.reads[path]
+        query = _unwrap(parse_query(route, request.query))
+        if not route.needs_store:
+            return _unwrap(await anyio.to_thread.run_sync(route.run, None, query, _http_context()))
+        return _unwrap(await self._run(lambda store: route.run(store, query, _http_context())))
 
     async def _task_state(self, request: Request) -> Any:
         project = _param(request, "project")
@@ -246,8 +270,12 @@ def _health(store: SqliteStore) -> dict[str, Any]:
     return {"status": "ok", "version": memesh.__version__, "entity_count": store.count()}
 
 
+def _http_context() -> CallContext:
+    return CallContext(source_host="http", agent_view=False)
+
+
 def _call(tool: str, store: SqliteStore, body: Any) -> Result[Any, MemeshError]:
-    return dispatch.call(tool, store, body, CallContext(source_host="http", agent_view=False))
+    return dispatch.call(tool, store, body, _http_context())
 
 
 def _update_config(body: Any) -> Result[Any, MemeshError]:
@@ -276,6 +304,38 @@ async def _respond(send: Send, status: int, payload: bytes, *, head: bool = Fals
     await send({"type": "http.response.body", "body": b"" if head else payload})
 
 
-def create_app(*, remote: bool = False, token: str | None = None, db_path: Path | None = None) -> MemeshHttpApp:
-    """The ASGI app for one listener; `remote=True` requires `Authorization: Bearer <token>` on every /v1 request."""
-    return MemeshHttpApp(remote=remote, token=token, db_path=db_path)
+async def _respond_page(send: Send, *, head: bool) -> None:
+    from memesh.transports import dashboard
+
+    html, policy = dashboard.page()
+    headers = [
+        (b"content-type", b"text/html; charset=utf-8"),
+        (b"content-length", str(len(html)).encode()),
+        (b"content-security-policy", policy.encode()),
+        (b"cache-control", b"no-store"),
+        *SECURITY_HEADERS,
+    ]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": b"" if head else html})
+
+
+_REAL_LOOKUP: Any = object()
+
+
+def create_app(
+    *,
+    remote: bool = False,
+    token: str | None = None,
+    db_path: Path | None = None,
+    update_fetch: Fetcher | None = _REAL_LOOKUP,
+) -> MemeshHttpApp:
+    """The ASGI app for one listener; `remote=True` requires `Authorization: Bearer <token>` on every /v1 request.
+
+    `update_fetch` is the package-index lookup GET /v1/update-status uses; by default the real one, unless
+    MEMESH_UPDATE_CHECK=0 turns it off. Tests pass their own.
+    """
+    if update_fetch is _REAL_LOOKUP:
+        from memesh.adapters.update_check import default_fetcher
+
+        update_fetch = default_fetcher()
+    return MemeshHttpApp(remote=remote, token=token, db_path=db_path, update_fetch=update_fetch)
