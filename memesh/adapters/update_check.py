@@ -188,13 +188,14 @@ class UpdateNotifier:
 
 
 def server_notifier(limit: str | None = None) -> UpdateNotifier | None:
-    """The notifier an MCP server starts with, or None when autoUpdate is off (no lookup, no notice)."""
+    """The notifier an MCP server starts with, or None when autoUpdate is off or MEMESH_UPDATE_CHECK=0 (then no
+    lookup, no cache file, no notice)."""
     from memesh.adapters import config_file as config
     from memesh.context import CallContext
     from memesh.ops.update_status import session_notice
 
     setting = limit or _auto_update_limit(config)
-    if setting == "off":
+    if setting == "off" or not checks_enabled():
         return None
     import memesh
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from mcp import types
 
+from memesh.adapters.update_check import UpdateNotifier
 from memesh.app import dispatch
 from memesh.context import CallContext
 from memesh.store.sqlite import SqliteStore, StoreError, open_store
@@ -20,15 +21,20 @@ log = logging.getLogger("memesh.mcp")
 class Backend:
     """Opens the store once and runs tool calls on it; a lock keeps the single connection to one call at a time."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, notifier: UpdateNotifier | None = None) -> None:
         self._path = path
+        # The once-per-process update notice, computed off the call path (None: no update checks).
+        self._notifier = notifier
         # One connection, one transaction at a time: SqliteStore tracks its transaction depth without locking.
         self._lock = threading.Lock()
         self._store: SqliteStore | None = None
         self._open_error = ""
 
     def open(self) -> None:
-        """Open the store now, so a bad database path shows in the log at start; a failure is kept, not raised."""
+        """Open the store now, so a bad database path shows in the log at start; a failure is kept, not raised.
+        The update check starts here too, on its own thread."""
+        if self._notifier is not None:
+            self._notifier.start()
         with self._lock:
             self._ensure_store()
 
@@ -57,10 +63,15 @@ class Backend:
                 log.exception("tool %r raised", name)
                 return unexpected_failure(name, exc)
         try:
-            return to_call_result(result)
+            answer = to_call_result(result, name)
         except Exception as exc:
             log.exception("tool %r returned a result that cannot be sent", name)
             return unexpected_failure(name, exc)
+        # The notice rides as a second content item on a successful result: content[0] stays the tool's payload.
+        notice = self._notifier.take() if self._notifier is not None and not answer.is_error else None
+        if notice:
+            answer.content.append(types.TextContent(type="text", text=notice))
+        return answer
 
     def close(self) -> None:
         """Close the connection, if one was opened."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
@@ -85,12 +86,25 @@ def tool_error(message: str) -> types.CallToolResult:
     return types.CallToolResult(is_error=True, content=[types.TextContent(type="text", text=message)])
 
 
-def to_call_result(result: Result[Any, MemeshError]) -> types.CallToolResult:
-    """Success → the output as text and as structuredContent; Failure → delivered as DELIVERY says for its code."""
+def _patterns_markdown(data: Any) -> str:
+    from memesh.core.patterns import to_markdown
+
+    return to_markdown(data)
+
+
+# Tools whose text an agent reads as markdown (the spec: "MCP returns markdown text; HTTP returns JSON"). The
+# structured result still carries the JSON, so a client validating against the output schema loses nothing.
+PRESENTERS: dict[str, Callable[[Any], str]] = {"user_patterns": _patterns_markdown}
+
+
+def to_call_result(result: Result[Any, MemeshError], tool: str | None = None) -> types.CallToolResult:
+    """Success → the output as text (markdown for the tools in PRESENTERS, compact JSON otherwise) and as
+    structuredContent; Failure → delivered as DELIVERY says for its code."""
     match result:
         case Success(data):
+            present = PRESENTERS.get(tool or "", compact_json)
             return types.CallToolResult(
-                content=[types.TextContent(type="text", text=compact_json(data))], structured_content=data
+                content=[types.TextContent(type="text", text=present(data))], structured_content=data
             )
         case Failure(error):
             match DELIVERY[error.code]:

@@ -67,7 +67,9 @@ def build_server(backend: Backend) -> Server[Backend]:
 
 async def serve() -> None:
     """Serve MCP on stdin/stdout until the client closes stdin."""
-    server = build_server(Backend())
+    from memesh.adapters.update_check import server_notifier
+
+    server = build_server(Backend(notifier=server_notifier()))
     async with stdio_server() as (read_stream, write_stream):
         inflight = Inflight()  # every request read before stdin closed gets its answer
         writer = AnsweringWriter(write_stream, inflight)
