@@ -18,7 +18,7 @@ from cyclopts.exceptions import CycloptsError, MissingArgumentError, UnusedCliTo
 
 from memesh import __version__
 from memesh.transports.cli.commands import config as config_commands
-from memesh.transports.cli.commands import data
+from memesh.transports.cli.commands import data, insight
 from memesh.transports.cli.exits import FAILED, OK, usage
 from memesh.transports.cli.params import Int, Many, OptionalInt, Switch, Text
 
@@ -265,6 +265,8 @@ app.command(data.export)
 app.command(data.import_, name="import")
 app.command(data.reindex)
 app.command(config_commands.config)
+app.command(insight.demo)
+app.command(insight.feedback)
 
 
 @app.command(name="export-schema")
