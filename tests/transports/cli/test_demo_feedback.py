@@ -53,7 +53,12 @@ def test_feedback_without_diagnostics_leaves_them_out(cli: Cli) -> None:
 
 def test_feedback_prints_the_exact_body_before_opening_a_browser(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     opened: list[str] = []
-    monkeypatch.setattr("webbrowser.open", lambda url: opened.append(url) or True)
+
+    def fake_open(url: str) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr("webbrowser.open", fake_open)
     outcome = cli.ok("feedback", "--bug", "--message", "It broke")
     assert outcome.out.index("## Bug report") < outcome.out.index("Link: https://github.com/")
     assert len(opened) == 1
