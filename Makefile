@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' -o -name '*.html' 2>/dev/null)
 LINKTREE = $(firstword $(wildcard build/__editable__.memesh-*))
 
-.PHONY: install run test lint typecheck codegen check-codegen bench clean mcp
+.PHONY: install run test lint typecheck codegen check-codegen bench clean mcp browser
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -44,7 +44,16 @@ typecheck: $(STAMP)
 	cd $(LINKTREE) && $(abspath $(BIN))/mypy --config-file $(CURDIR)/pyproject.toml -p memesh
 	$(BIN)/mypy tests tools benchmarks
 
-test: check-codegen lint typecheck
+# The dashboard's browser tests drive Debian's Chromium through Playwright's Python package; Playwright never
+# downloads a browser of its own here (no `playwright install`).
+CHROMIUM := /usr/bin/chromium
+
+$(CHROMIUM):
+	apt-get update && apt-get install -y chromium
+
+browser: $(CHROMIUM)
+
+test: check-codegen lint typecheck $(CHROMIUM)
 	$(BIN)/pytest -n 2
 
 # The quick benchmarks; locomo.py and scale.py --n 100000 are run by hand (benchmarks/README.md). A script's own
