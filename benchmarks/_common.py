@@ -53,7 +53,7 @@ def load_json(path: Path) -> Any:
 
 
 class Tools:
-    """Calls a tool exactly as a transport does (memesh.app.dispatch.call) and unwraps the Result, raising on Failure."""
+    """Calls a tool as a transport does (memesh.app.dispatch.call) and unwraps the Result, raising on Failure."""
 
     def __init__(self, store: SqliteStore, *, agent_view: bool = False, host: str = "bench") -> None:
         self.store = store

@@ -6,7 +6,7 @@ run time only, never shipped.
 
 Method
 - Each question gets a fresh database in a temporary folder (so no access count carries over between questions).
-- Each haystack session is stored as one memory through remember, called with memesh.app.dispatch.call (the function every
+- Each haystack session is stored as one memory through remember, called with dispatch.call (the function every
   transport calls): name the session id, type `conversation`, title the session date as written in the data
   ("2023/05/20 (Sat) 02:21"), tag `date:YYYY-MM-DD`, and one observation per turn, `<role>: <content>`. A turn longer
   than remember's 10,000-character observation limit is split at whitespace into several observations; a session of

@@ -25,6 +25,11 @@ class ErrorCode(StrEnum):
     INTERNAL = "server.internal"
 
 
+# The kinds of database failure (MemeshError.data["store"]) that mean "unavailable now" rather than a bug: HTTP
+# answers them 503, as the spec's server.internal 500/503.
+STORE_UNAVAILABLE = frozenset({"locked", "corrupt", "not-a-database", "disk-full", "cannot-open"})
+
+
 @dataclass(frozen=True)
 class MemeshError:
     """A failure a caller can act on: a stable code, a sentence for people, and optional structured detail."""
@@ -32,6 +37,11 @@ class MemeshError:
     code: ErrorCode
     message: str
     data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def unavailable(self) -> bool:
+        """Whether this is a database that cannot serve now (locked, damaged, full, …), not a bug."""
+        return self.code is ErrorCode.INTERNAL and self.data.get("store") in STORE_UNAVAILABLE
 
     @classmethod
     def bad_body(cls, message: str) -> MemeshError:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memesh.app.registry import TOOLS, LazyOperation
+from memesh.app.registry import TOOLS
 
 PROBE = """
 import json, sys
@@ -17,12 +17,11 @@ print(json.dumps(sorted(name for name in sys.modules if name.startswith("memesh.
 """
 
 
-def test_every_registered_operation_resolves_to_a_function_of_its_name() -> None:
+def test_every_registered_operation_loads_as_a_function_of_the_ops_package() -> None:
     for tool in TOOLS:
-        assert isinstance(tool.operation, LazyOperation)
-        function = tool.operation.resolve()
+        function = tool.load()
         assert callable(function)
-        assert function.__name__ == tool.operation.function
+        assert function.__module__.startswith("memesh.ops.")
 
 
 def test_importing_dispatch_imports_no_operation(tmp_path: Path) -> None:

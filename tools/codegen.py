@@ -4,7 +4,7 @@ Every schema file `schemas/<group>/<stem>.json` becomes the module `generated/<g
 the stem become underscores), one TypedDict per object, opened by a header naming its source. The option set is the
 `[tool.datamodel-codegen]` table of pyproject.toml, so the command line, this script and CI cannot disagree.
 
-A schema that uses a JSON Schema keyword `memesh.schema.validation` does not interpret is refused here, before it could be
+A schema using a JSON Schema keyword `memesh.schema.validation` does not interpret is refused here, before it could be
 served to a client that believes it is enforced.
 """
 

@@ -50,6 +50,9 @@ class Resolved:
     namespace: str | None
     replace: bool
     derived: DerivedNote | None = None
+    # A title the caller derived from free text rather than stated: it names a new memory, but an existing one keeps
+    # its own (only a stated title replaces a stored one).
+    title_derived: bool = False
 
 
 @dataclass(frozen=True)
@@ -251,8 +254,8 @@ def plan(
             observations = incoming if stored_type in LESSON_TYPES else _dedupe([], incoming)
             tags = list(dict.fromkeys(tags_given)) if tags_given is not None else list(existing.tags)
         else:
-            if request.derived is not None:
-                title = None  # a note appended to a memory keeps the title it has
+            if request.derived is not None or request.title_derived:
+                title = None  # a note, or a derived title, appended to a memory keeps the title it has
                 incoming = [text for text in incoming if text not in set(existing.observations)]
             keep = existing.type in LESSON_TYPES
             added = incoming if keep else _dedupe(existing.observations, incoming)

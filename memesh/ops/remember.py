@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from dataclasses import replace
+from typing import Protocol
 
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
 from memesh.core import remembering
-from memesh.core.clean import clean_name
 from memesh.errors import MemeshError
 from memesh.generated.tools.remember_input import RememberInput
 from memesh.generated.tools.remember_output import RememberOutput
@@ -26,14 +26,22 @@ class RememberStore(Protocol):
     def title_of(self, entity_id: int) -> str | None: ...
 
 
-def remember(store: RememberStore, request: RememberInput, *, ctx: CallContext) -> Result[RememberOutput, MemeshError]:
+def remember(
+    store: RememberStore, request: RememberInput, *, ctx: CallContext, title_derived: bool = False
+) -> Result[RememberOutput, MemeshError]:
     """Store or extend one memory in one transaction; Failure(validation.bad-body) for a request the schema lets
-    through but the rules refuse, Failure(operation.failed) for a replace the stored memory refuses."""
+    through but the rules refuse, Failure(operation.failed) for a replace the stored memory refuses.
+
+    `title_derived`: the request's title was derived from free text by the caller (the CLI's `memesh remember
+    "<text>" --name n --obs …`), so it names a new memory but leaves an existing memory's title as it is.
+    """
     match remembering.resolve(request):
         case Failure() as refused:
             return refused
         case Success(resolved):
             pass
+    if title_derived:
+        resolved = replace(resolved, title_derived=True)
     with store.transaction():
         existing = store.find(resolved.name)
         present = store.existing_names([target for target, _ in resolved.relations])
@@ -79,17 +87,3 @@ def remember(store: RememberStore, request: RememberInput, *, ctx: CallContext) 
             "observations": derived.observations,
         }
     return Success(output)
-
-
-def remember_text(store: RememberStore, arguments: dict[str, Any], *, ctx: CallContext) -> Result[Any, MemeshError]:
-    """remember for free text sent with explicit observations under an explicit name (the CLI's `memesh remember
-    "<text>" --name n --obs …`): the title the text derives names a new memory but never replaces the title of one
-    that exists, because only a title the caller states replaces a stored one. The look-up and the write are one
-    transaction, so a memory another process creates in between cannot lose its title."""
-    from memesh.app import dispatch  # the validated entry point, as every transport calls it
-
-    with store.transaction():
-        name = arguments.get("name")
-        if "title" in arguments and isinstance(name, str) and store.find(clean_name(name)) is not None:
-            arguments = {key: value for key, value in arguments.items() if key != "title"}
-        return dispatch.call("remember", store, arguments, ctx)  # type: ignore[arg-type]

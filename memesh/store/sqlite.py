@@ -14,29 +14,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memesh import paths
+from memesh.errors import ErrorCode, MemeshError
+from memesh.store.errors import StoreError, translate, why
 from memesh.store.sqlite_base import BUSY_TIMEOUT_MS
 from memesh.store.sqlite_insights import SqliteInsights
 from memesh.store.sqlite_search import SqliteSearch
 from memesh.store.sqlite_writes import SqliteWrites
 
 
-class StoreError(Exception):
-    """The database could not be opened or used; the message says why, without internals.
-
-    str() names the file (for the person at the CLI); `reason` says why without it, for an answer that leaves the
-    machine's process (an MCP result, an HTTP body).
-    """
-
-    def __init__(self, message: str, reason: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-def _why(exc: BaseException) -> str:
-    """What went wrong, without the path: an OSError's strerror, or SQLite's own message (which names no file)."""
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror
-    return str(exc) if isinstance(exc, sqlite3.Error) and str(exc) else type(exc).__name__
+def _opening(exc: BaseException) -> MemeshError:
+    """The error for a database that would not open: the translated one, or "cannot open" with the reason."""
+    error = translate(exc)
+    if error is not None and error.data.get("store") not in (None, "database", "io"):
+        return error
+    return MemeshError(ErrorCode.INTERNAL, f"cannot open the database: {why(exc)}", {"store": "cannot-open"})
 
 
 def open_store(path: Path | None = None) -> SqliteStore:
@@ -49,18 +40,14 @@ def open_store(path: Path | None = None) -> SqliteStore:
             os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o600))
         conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     except (OSError, sqlite3.Error) as exc:
-        raise StoreError(
-            f"cannot open the database at {target}: {exc}", f"cannot open the database: {_why(exc)}"
-        ) from exc
+        raise StoreError(f"cannot open the database at {target}: {exc}", _opening(exc)) from exc
     store = SqliteStore(conn)
     try:
         _while_busy(store.configure)
         _while_busy(store.migrate)
     except sqlite3.Error as exc:
         conn.close()
-        raise StoreError(
-            f"cannot use the database at {target}: {exc}", f"cannot use the database: {_why(exc)}"
-        ) from exc
+        raise StoreError(f"cannot use the database at {target}: {exc}", _opening(exc)) from exc
     return store
 
 

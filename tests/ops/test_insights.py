@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 SCHEMAS = {
     "stats": "http/stats.output",
     "analytics": "http/analytics.output",
-    "pm": "http/analytics-pm.output",
+    "pm": "http/analytics_pm.output",
     "projects": "http/projects.output",
     "patterns": "tools/user_patterns.output",
 }

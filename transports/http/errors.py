@@ -37,13 +37,21 @@ BODY_LIMIT_HINT = (
 JSON_BODY_HINT = "Send a JSON object with Content-Type: application/json."
 
 
+def status_for(error: MemeshError) -> int:
+    """The status of `error`: its code's row, but 503 for a database that is unavailable rather than broken by a
+    bug (locked, damaged, not a database, disk full, cannot be opened), as the spec's server.internal 500/503."""
+    if error.unavailable:
+        return 503
+    return HTTP_STATUS[error.code]
+
+
 class HttpFailure(Exception):
     """A failure the app answers with an envelope; raised by the request-decoding helpers, caught in one place."""
 
     def __init__(self, error: MemeshError, *, status: int | None = None, extra: dict[str, Any] | None = None) -> None:
         super().__init__(error.message)
         self.error = error
-        self.status = HTTP_STATUS[error.code] if status is None else status
+        self.status = status_for(error) if status is None else status
         self.extra = extra or {}
 
 

@@ -11,8 +11,10 @@ from mcp import types
 
 from memesh.adapters.update_check import UpdateNotifier
 from memesh.app import dispatch
+from memesh.app.database import Database as SqliteStore
+from memesh.app.database import StoreError
+from memesh.app.database import open_database as open_store
 from memesh.context import CallContext
-from memesh.store.sqlite import SqliteStore, StoreError, open_store
 from memesh.transports.mcp.results import short_reason, to_call_result, tool_error, unexpected_failure
 
 log = logging.getLogger("memesh.mcp")

@@ -52,7 +52,7 @@ DELIVERY: dict[ErrorCode, Delivery] = {
 }
 
 
-def tool_entry(tool: Tool) -> types.Tool:
+def tool_entry(tool: Tool[Any, Any, Any]) -> types.Tool:
     """One registry tool as tools/list serves it: its schema files verbatim, its hints as annotations."""
     return types.Tool(
         name=tool.name,

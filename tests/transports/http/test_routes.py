@@ -30,8 +30,25 @@ def test_health_answers_503_when_the_database_cannot_be_opened(tmp_path: Path) -
     blocker.write_text("not a folder")
     app = create_app(db_path=blocker / "knowledge-graph.db")
     body = Api(app).fails("GET", "/v1/health", 503, "server.internal")
-    assert body["error"] == "Database not initialized"
+    assert body["error"].startswith("cannot open the database")
     assert str(tmp_path) not in body["error"]
+
+
+def test_health_on_a_damaged_file_says_it_is_damaged_with_503(tmp_path: Path) -> None:
+    db = tmp_path / "memesh" / "knowledge-graph.db"
+    db.parent.mkdir()
+    db.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4080)
+    body = Api(create_app(db_path=db)).fails("GET", "/v1/health", 503, "server.internal")
+    assert "damaged" in body["error"] or "not a SQLite database" in body["error"]
+    assert str(tmp_path) not in body["error"]
+
+
+def test_health_on_a_file_that_is_not_a_database_says_so_with_503(tmp_path: Path) -> None:
+    db = tmp_path / "memesh" / "knowledge-graph.db"
+    db.parent.mkdir()
+    db.write_text("these are my notes, not a database\n" * 200)
+    body = Api(create_app(db_path=db)).fails("GET", "/v1/health", 503, "server.internal")
+    assert "not a SQLite database" in body["error"]
 
 
 def test_remember_then_recall_returns_the_memory_with_http_provenance(api: Api) -> None:
@@ -199,7 +216,7 @@ def test_an_unexpected_exception_is_server_internal_without_details(
     def explode(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("secret /home/someone/path")
 
-    monkeypatch.setattr(dispatch, "call", explode)
+    monkeypatch.setattr(dispatch, "run", explode)
     body = api.fails("POST", "/v1/recall", 500, "server.internal", json={})
     assert "secret" not in body["error"]
     assert "RuntimeError" in capsys.readouterr().err

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from returns.result import Failure, Success
 
+from memesh.core.storable import TOO_DEEP
 from memesh.errors import MemeshError
 from memesh.transports.cli import render
 from memesh.transports.cli.actions.memory import call_tool, cli_context, on_store
@@ -141,7 +142,7 @@ class _Unreadable(NamedTuple):
     hints: tuple[str, ...] = ()
 
 
-def _read_bundle(file: str) -> dict[str, Any] | _Unreadable:
+def _read_bundle(file: str) -> dict[str, Any] | _Unreadable | MemeshError:
     """The decoded bundle, or why the file cannot be one."""
     try:
         raw = Path(file).read_bytes()
@@ -155,6 +156,12 @@ def _read_bundle(file: str) -> dict[str, Any] | _Unreadable:
         return _Unreadable(f"{file} is not valid JSON near position {exc.pos}.", _BUNDLE_HINTS)
     except UnicodeDecodeError:
         return _Unreadable(f"{file} is not valid JSON (it is not UTF-8 text).", _BUNDLE_HINTS)
+    except RecursionError:
+        # Valid JSON nested past what the parser can follow: the gate's own refusal, as MCP and HTTP give it.
+        return MemeshError.bad_body(TOO_DEEP)
+    if isinstance(data, dict) and set(data) >= {"success", "data"} and isinstance(data["data"], dict):
+        # What POST /v1/export answers: the bundle inside the HTTP envelope. A backup made over HTTP restores.
+        data = data["data"]
     if not isinstance(data, dict) or not isinstance(data.get("entities"), list):
         return _Unreadable(
             f'{file} has no "entities" array, so it is not a bundle written by memesh export.', _BUNDLE_HINTS
@@ -196,30 +203,32 @@ def _confirm_trust(file: str, count: int, rerun: str, *, as_json: bool) -> int |
 def _import_bundle(
     file: str, *, merge: str, namespace: str | None, restore_archived: bool, trust: bool, yes: bool, as_json: bool
 ) -> int:
-    from memesh.app import dispatch
+    from memesh.app import gate
+    from memesh.app.dispatch import guarded
     from memesh.ops.import_bundle import import_bundle
-    from memesh.schema import validation
 
     data = _read_bundle(file)
+    if isinstance(data, MemeshError):
+        return fail(data, as_json=as_json)
     if isinstance(data, _Unreadable):
         return _refuse(data.message, *data.hints, as_json=as_json)
-    request: dict[str, Any] = {"data": data, "merge_strategy": merge}
+    arguments: dict[str, Any] = {"data": data, "merge_strategy": merge}
     if namespace is not None:
-        request["namespace"] = namespace
+        arguments["namespace"] = namespace
     if restore_archived:
-        request["restore_archived"] = True
-    refused = dispatch.validate("tools/import.input", request)
-    if refused is not None:
-        return fail(refused.failure(), as_json=as_json)
+        arguments["restore_archived"] = True
+    match gate.admit("tools/import.input", arguments):  # the gate MCP and HTTP imports pass, field paths and all
+        case Failure(error):
+            return fail(error, as_json=as_json)
+        case Success(request):
+            pass
     if trust and not yes:
         rerun = _rerun(file, merge, namespace, restore_archived, "--trust", "--yes")
         declined = _confirm_trust(file, len(data["entities"]), rerun, as_json=as_json)
         if declined is not None:
             return declined
     match on_store(
-        lambda store: import_bundle(
-            store, validation.normalize_numbers(request), ctx=cli_context(), trust=trust, keep_metadata=True
-        )
+        lambda store: guarded(lambda: import_bundle(store, request, ctx=cli_context(), trust=trust, keep_metadata=True))
     ):
         case Failure(error):
             return fail(error, as_json=as_json)

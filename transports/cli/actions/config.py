@@ -1,5 +1,5 @@
-"""`memesh config list|get|set|unset` once parsed: config.json through memesh.adapters.config_file, values through the settings
-rules (memesh.core.settings decides what a valid value is and what is in effect)."""
+"""`memesh config list|get|set|unset` once parsed: config.json through memesh.adapters.config_file, values through
+the settings rules (memesh.core.settings decides what a valid value is and what is in effect)."""
 
 from __future__ import annotations
 

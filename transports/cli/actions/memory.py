@@ -14,9 +14,12 @@ from typing import Any, TypeVar
 from returns.result import Failure, Result, Success
 
 from memesh.app import dispatch
+from memesh.app.database import Database as SqliteStore
+from memesh.app.database import StoreError
+from memesh.app.database import open_database as open_store
+from memesh.app.registry import REMEMBER_DERIVED_TITLE
 from memesh.context import CallContext
 from memesh.errors import MemeshError
-from memesh.store.sqlite import SqliteStore, StoreError, open_store
 from memesh.transports.cli import render
 from memesh.transports.cli.exits import FAILED, OK, dumps, fail, usage
 
@@ -128,9 +131,7 @@ def remember(
         arguments["replace"] = True
 
     if text is not None and name is not None and not replace and "note" not in arguments and title_derived:
-        from memesh.ops.remember import remember_text
-
-        result = on_store(lambda store: remember_text(store, arguments, ctx=cli_context()))
+        result = on_store(lambda store: dispatch.run(REMEMBER_DERIVED_TITLE, store, arguments, cli_context()))
     else:
         result = call_tool("remember", arguments)
     match result:

@@ -1,0 +1,70 @@
+"""What every handler does the same way: find the runtime, decode a body, admit query parameters, catch failures."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Awaitable, Callable
+from functools import wraps
+from typing import Any
+
+from returns.result import Failure, Success
+from starlette.requests import Request
+from starlette.responses import Response
+
+from memesh.app import gate
+from memesh.context import CallContext
+from memesh.errors import ErrorCode, MemeshError
+from memesh.transports.http import respond
+from memesh.transports.http.body import decode_json
+from memesh.transports.http.errors import HttpFailure
+from memesh.transports.http.runtime import Runtime
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+INTERNAL = "Internal server error"
+
+
+def endpoint(handler: Endpoint) -> Endpoint:
+    """`handler` answering every failure in the envelope: HttpFailure as mapped, anything else as a 500 whose
+    details go to the server's log, never onto the wire."""
+
+    @wraps(handler)
+    async def run(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except HttpFailure as refused:
+            return respond.from_failure(refused)
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+            return respond.refused(MemeshError(ErrorCode.INTERNAL, INTERNAL))
+
+    return run
+
+
+def runtime(request: Request) -> Runtime:
+    found: Runtime = request.app.state.runtime
+    return found
+
+
+def http_context() -> CallContext:
+    """An HTTP call: stamped `http`; its answer goes to a program or the dashboard, not into an agent's context."""
+    return CallContext(source_host="http", agent_view=False)
+
+
+async def json_body(request: Request) -> Any:
+    """The decoded JSON body (already read within the 1 MB limit); HttpFailure(validation.bad-body) otherwise."""
+    return decode_json(request.headers.get("content-type"), await request.body())
+
+
+def params(request: Request, schema: str, **path: str) -> dict[str, Any]:
+    """The query parameters (and `path` parameters) admitted through the gate against `schemas/<schema>.json`."""
+    given: dict[str, list[str]] = {}
+    for name, value in request.query_params.multi_items():
+        given.setdefault(name, []).append(value)
+    given.update({name: [value] for name, value in path.items()})
+    match gate.admit_params(schema, given):
+        case Success(admitted):
+            return dict(admitted)
+        case Failure(error):
+            raise HttpFailure(error)
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -1,0 +1,63 @@
+"""What the HTTP handlers share: the database, one connection per worker thread, opened on first use.
+
+SQLite in WAL mode lets readers run beside a writer, and each write takes the write lock itself (`BEGIN IMMEDIATE`
+with a 30 s busy timeout), so requests run concurrently on their own connections instead of queueing behind one.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import anyio.to_thread
+from returns.result import Failure, Result
+
+from memesh.app.database import Database, StoreError, open_database
+from memesh.app.dispatch import guarded
+from memesh.errors import MemeshError
+
+T = TypeVar("T")
+
+
+class Runtime:
+    """The database of one listener, and how a handler runs work on it off the event loop."""
+
+    def __init__(self, db_path: Path | None) -> None:
+        self.db_path = db_path
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._open: list[Database] = []
+        self._generation = 0
+
+    def _store(self) -> Database:
+        local = self._local
+        if getattr(local, "generation", -1) != self._generation or getattr(local, "store", None) is None:
+            store = open_database(self.db_path)  # StoreError when it will not open: translated by `guarded`
+            with self._lock:
+                self._open.append(store)
+                local.store, local.generation = store, self._generation
+        stored: Database = local.store
+        return stored
+
+    def _on_store(self, work: Callable[[Database], Result[T, MemeshError]]) -> Result[T, MemeshError]:
+        try:
+            store = self._store()
+        except StoreError as exc:
+            print(f"MeMesh HTTP: {exc}", file=sys.stderr)  # the log (this machine) names the file; the client not
+            return Failure(exc.error)
+        return guarded(lambda: work(store))
+
+    async def run(self, work: Callable[[Database], Result[T, MemeshError]]) -> Result[T, MemeshError]:
+        """`work` on this thread's connection, in a worker thread; database failures as the spec's codes."""
+        return await anyio.to_thread.run_sync(self._on_store, work)
+
+    def close(self) -> None:
+        """Close every connection (a later request opens a fresh one)."""
+        with self._lock:
+            stores, self._open = self._open, []
+            self._generation += 1
+        for store in stores:
+            store.close()
