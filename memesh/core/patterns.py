@@ -36,6 +36,17 @@ def wanted(categories: Sequence[str] | None) -> frozenset[str]:
     return frozenset(categories)
 
 
+def schedule(cells: Iterable[tuple[int, int, int]]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(hour, weekday, count) cells summed into (hour, count) and (weekday, count), each in order, empty ones out."""
+    hours: dict[int, int] = {}
+    days: dict[int, int] = {}
+    for hour, weekday, count in cells:
+        if 0 <= hour <= 23 and 0 <= weekday <= 6:
+            hours[hour] = hours.get(hour, 0) + count
+            days[weekday] = days.get(weekday, 0) + count
+    return sorted(hours.items()), sorted(days.items())
+
+
 def tool_preferences(focus_notes: Iterable[str], limit: int = TOOL_LIMIT) -> list[dict[str, Any]]:
     """Tools named on `Top tools: a(3), b(1)` lines of session notes, by how many sessions named them."""
     counts: dict[str, int] = {}

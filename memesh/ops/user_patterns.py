@@ -15,7 +15,7 @@ from memesh.generated.tools.user_patterns_output import UserPatternsOutput
 
 
 class PatternsStore(Protocol):
-    def local_time_counts(self, fmt: str) -> list[tuple[int, int]]: ...
+    def local_hour_weekday_counts(self) -> list[tuple[int, int, int]]: ...
     def observations_starting(self, types: Sequence[str], prefix: str, limit: int) -> list[str]: ...
     def count_of_types(self, types: Sequence[str]) -> int: ...
     def type_counts(self, *, active_only: bool = False) -> list[tuple[str, int]]: ...
@@ -30,9 +30,10 @@ def user_patterns(
     wanted = rules.wanted(request.get("categories"))
     out: dict[str, Any] = {}
     if "workSchedule" in wanted:
+        hours, days = rules.schedule(store.local_hour_weekday_counts())
         out["workSchedule"] = {
-            "hourDistribution": [{"hour": h, "count": n} for h, n in store.local_time_counts("%H") if 0 <= h <= 23],
-            "dayDistribution": [{"dayNum": d, "count": n} for d, n in store.local_time_counts("%w") if 0 <= d <= 6],
+            "hourDistribution": [{"hour": h, "count": n} for h, n in hours],
+            "dayDistribution": [{"dayNum": d, "count": n} for d, n in days],
         }
     if "toolPreferences" in wanted:
         notes = store.observations_starting(rules.SESSION_TYPES, "[FOCUS]", rules.SESSION_NOTES_SCANNED)

@@ -63,17 +63,17 @@ class SqliteInsights(SqliteReads):
 
     def lesson_severity(self, lesson_types: Sequence[str]) -> tuple[int, int, int]:
         """Active lessons: tagged severity:critical, tagged with any severity:, and all of them."""
-        marks = _marks(lesson_types)
+        # Walk the lessons (type index), then each one's own tags (the (entity_id, tag) index) by range: a LIKE
+        # would not use the index.
         row = self.conn.execute(
-            "SELECT "
-            "(SELECT COUNT(DISTINCT t.entity_id) FROM tags t JOIN entities e ON e.id = t.entity_id "
-            f" WHERE t.tag = 'severity:critical' AND e.status = 'active' AND e.type IN ({marks})), "
-            "(SELECT COUNT(DISTINCT t.entity_id) FROM tags t JOIN entities e ON e.id = t.entity_id "
-            f" WHERE t.tag LIKE 'severity:%' AND e.status = 'active' AND e.type IN ({marks})), "
-            f"(SELECT COUNT(*) FROM entities WHERE status = 'active' AND type IN ({marks}))",
-            (*lesson_types, *lesson_types, *lesson_types),
+            "SELECT COUNT(*), "
+            "COALESCE(SUM(EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = 'severity:critical')), 0), "
+            "COALESCE(SUM(EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id "
+            "AND t.tag >= 'severity:' AND t.tag < 'severity;')), 0) "
+            f"FROM entities e WHERE e.status = 'active' AND e.type IN ({_marks(lesson_types)})",
+            tuple(lesson_types),
         ).fetchone()
-        return int(row[0]), int(row[1]), int(row[2])
+        return int(row[1]), int(row[2]), int(row[0])
 
     def citation_counts(self) -> tuple[int, int]:
         """(cited, checked): recall hits, and hits plus misses, over every memory."""
@@ -157,15 +157,18 @@ class SqliteInsights(SqliteReads):
 
     # --- user patterns -------------------------------------------------------------------------------------------
 
-    def local_time_counts(self, fmt: str) -> list[tuple[int, int]]:
-        """(strftime(fmt) of created_at in local time as an integer, memories) — '%H' hours, '%w' weekdays (0 =
-        Sunday). Rows whose created_at is not a time are left out."""
+    def local_hour_weekday_counts(self) -> list[tuple[int, int, int]]:
+        """(hour 0-23, weekday 0-6 with 0 = Sunday, memories) by created_at in local time. One conversion per row
+        (the local-time conversion is what this query spends); rows whose created_at is not a time are left out."""
         rows = self.conn.execute(
-            "SELECT CAST(strftime(?, created_at, 'localtime') AS INTEGER) AS k, COUNT(*) FROM entities "
-            "WHERE strftime(?, created_at, 'localtime') IS NOT NULL GROUP BY k ORDER BY k",
-            (fmt, fmt),
+            "SELECT strftime('%H %w', created_at, 'localtime') AS k, COUNT(*) FROM entities GROUP BY k"
         )
-        return [(int(key), int(count)) for key, count in rows]
+        out: list[tuple[int, int, int]] = []
+        for key, count in rows:
+            if key:
+                hour, weekday = key.split()
+                out.append((int(hour), int(weekday), int(count)))
+        return out
 
     def observations_starting(self, types: Sequence[str], prefix: str, limit: int) -> list[str]:
         """Up to `limit` observation texts beginning with `prefix` on memories of these types, newest first."""

@@ -11,6 +11,12 @@ def test_no_categories_means_every_category_and_the_tool_preferences() -> None:
     assert rules.wanted(["workflow"]) == frozenset({"workflow"})
 
 
+def test_schedule_sums_hour_and_weekday_cells_in_order() -> None:
+    hours, days = rules.schedule([(14, 1, 2), (9, 1, 3), (9, 0, 1), (25, 9, 7)])
+    assert hours == [(9, 4), (14, 2)]
+    assert days == [(0, 1), (1, 5)]
+
+
 def test_tool_preferences_count_sessions_naming_each_tool() -> None:
     notes = ["[FOCUS] Top tools: Edit(14), Bash(9)", "[FOCUS] Top tools: Bash(2)", "[FOCUS] nothing here"]
     assert rules.tool_preferences(notes) == [{"tool": "Bash", "sessions": 2}, {"tool": "Edit", "sessions": 1}]
