@@ -223,3 +223,49 @@ def _auto_update_limit(config_module: Any) -> str:
             stored = None
         value = stored if isinstance(stored, str) else ""
     return value if value in {"off", "patch", "minor", "major"} else "minor"
+
+
+class StaleProcessCheck:
+    """Notices, once, that a newer MeMesh was installed on disk while this server kept running the old code.
+
+    Reading the installed version costs a file read, so it is done at most every `every` seconds.
+    """
+
+    def __init__(
+        self,
+        started_on: str,
+        installed: Callable[[], str | None] | None = None,
+        *,
+        every: float = 60.0,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        import time
+
+        self._started_on = started_on
+        self._installed = installed or _installed_version
+        self._every = every
+        self._clock = clock or time.monotonic
+        self._next = 0.0
+        self._said = False
+
+    def notice(self) -> str | None:
+        """The stale-process line the first time the installed version differs; None otherwise."""
+        if self._said:
+            return None
+        now = self._clock()
+        if now < self._next:
+            return None
+        self._next = now + self._every
+        installed = self._installed()
+        if installed is None or installed == self._started_on:
+            return None
+        self._said = True
+        return (
+            f"[memesh update] This session started on v{self._started_on} but v{installed} is now installed on "
+            "disk: restart the MCP server (or the agent) to use it."
+        )
+
+
+def _installed_version() -> str | None:
+    dist = _distribution()
+    return dist.version if dist is not None else None

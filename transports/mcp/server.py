@@ -67,9 +67,11 @@ def build_server(backend: Backend) -> Server[Backend]:
 
 async def serve() -> None:
     """Serve MCP on stdin/stdout until the client closes stdin."""
-    from memesh.adapters.update_check import server_notifier
+    from memesh.adapters.update_check import StaleProcessCheck, server_notifier
 
-    server = build_server(Backend(notifier=server_notifier()))
+    notifier = server_notifier()
+    stale = StaleProcessCheck(memesh.__version__) if notifier is not None else None
+    server = build_server(Backend(notifier=notifier, stale=stale))
     async with stdio_server() as (read_stream, write_stream):
         inflight = Inflight()  # every request read before stdin closed gets its answer
         writer = AnsweringWriter(write_stream, inflight)

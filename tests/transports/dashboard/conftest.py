@@ -84,8 +84,10 @@ def server(tmp_path: Path) -> Iterator[Server]:
         proc.wait()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def browser() -> Iterator[Any]:
+    # Per test, not per session: while Playwright's sync driver is alive it keeps an asyncio loop running on this
+    # thread, and every other test that later runs on the same worker (anyio.run, the MCP client) would fail.
     with playwright_sync.sync_playwright() as driver:
         launched = driver.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
         yield launched

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 from mcp import types
 
-from memesh.adapters.update_check import UpdateNotifier
+from memesh.adapters.update_check import StaleProcessCheck, UpdateNotifier
 from memesh.context import CallContext
 from memesh.transports.mcp.backend import Backend
 
@@ -52,3 +52,22 @@ def test_the_update_notice_is_a_second_content_item_once(tmp_path: Path) -> None
     assert refused.is_error and len(refused.content) == 1  # a failed call never carries it
     assert [getattr(block, "text", "") for block in first.content][1].startswith("[memesh update] memesh 9.9.9")
     assert len(second.content) == 1
+
+
+def test_a_newer_version_on_disk_is_noticed_once_on_a_later_call(tmp_path: Path) -> None:
+    installed = ["0.1.0"]
+    ticks = iter(range(0, 10_000, 100))
+    stale = StaleProcessCheck("0.1.0", lambda: installed[0], every=60, clock=lambda: float(next(ticks)))
+    backend = Backend(tmp_path / "kg.db", stale=stale)
+    backend.open()
+    ctx = CallContext(source_host="test", agent_view=True)
+    try:
+        before = backend.call("recall", {}, ctx)
+        installed[0] = "0.2.0"
+        after = backend.call("recall", {}, ctx)
+        again = backend.call("recall", {}, ctx)
+    finally:
+        backend.close()
+    assert len(before.content) == 1
+    assert getattr(after.content[1], "text", "").startswith("[memesh update] This session started on v0.1.0 but v0.2.0")
+    assert len(again.content) == 1
