@@ -54,3 +54,15 @@ class MemeshError:
     @classmethod
     def not_found(cls, message: str, **data: Any) -> MemeshError:
         return cls(ErrorCode.NOT_FOUND, message, dict(data))
+
+
+class BrokenFile(Exception):
+    """A file MeMesh keeps (config.json, …) exists but cannot be used as it is: writing would lose what is in it.
+
+    str() may name the file's path (for the person at this machine); `problem` says what is wrong without it, for
+    anything that leaves this machine's process.
+    """
+
+    def __init__(self, message: str, problem: str) -> None:
+        super().__init__(message)
+        self.problem = problem

@@ -293,11 +293,11 @@ def test_dispatch_refuses_an_unknown_tool(fresh_db: SqliteStore, ctx: CallContex
     assert "consolidate" in error.message
 
 
-def test_with_nulls_meaning_absent_unknown_keys_are_reported_alone_first(
+def test_with_nulls_meaning_absent_unknown_keys_are_reported_with_the_rest_as_on_every_surface(
     fresh_db: SqliteStore, ctx: CallContext
 ) -> None:
-    error = call("recall", fresh_db, {"limit": 0, "bogus": 1}, ctx, nulls_mean_absent=True).failure()
-    assert error.message == "bogus: Unrecognized key"
+    error = call("recall", fresh_db, {"limit": 0, "bogus": None}, ctx, nulls_mean_absent=True).failure()
+    assert error.message == "bogus: Unrecognized key; limit: Too small: expected number to be >=1"
     ok = call("recall", fresh_db, {"query": None, "limit": None, "tag": None}, ctx, nulls_mean_absent=True)
     assert ok.unwrap()["retrieval"] == {"mode": "fts", "truncated": False}
 

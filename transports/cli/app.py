@@ -269,6 +269,23 @@ app.command(insight.demo)
 app.command(insight.feedback)
 
 
+@app.command(name="call")
+def call_(tool: str, arguments: Annotated[str, Parameter(allow_leading_hyphen=True)] = "-", /) -> int:
+    """Call any tool with its JSON arguments, as an MCP client would; print its JSON answer (exit 1 on a refusal,
+    with the failure body on stdout).
+
+    Parameters
+    ----------
+    tool
+        The tool's name, as MCP lists it (remember, recall, …).
+    arguments
+        A JSON object of arguments, or - (the default) to read it from standard input.
+    """
+    from memesh.transports.cli.actions import memory
+
+    return memory.call_json(tool, arguments)
+
+
 @app.command(name="export-schema")
 def export_schema(*, format_: str = "openai") -> int:
     """Print every tool as an OpenAI function-calling definition (a JSON array).

@@ -67,7 +67,8 @@ def build_server(backend: Backend) -> Server[Backend]:
 
 async def serve() -> None:
     """Serve MCP on stdin/stdout until the client closes stdin."""
-    from memesh.adapters.update_check import StaleProcessCheck, server_notifier
+    from memesh.adapters.update_check import StaleProcessCheck
+    from memesh.app.updates import server_notifier
 
     notifier = server_notifier()
     stale = StaleProcessCheck(memesh.__version__) if notifier is not None else None

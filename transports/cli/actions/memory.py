@@ -192,6 +192,22 @@ def forget(name: str, *, observation: str | None, as_json: bool) -> int:
     return report(result, as_json=as_json, text=render.forget_line)
 
 
+def call_json(name: str, text: str) -> int:
+    """`memesh call`: the tool's answer as JSON on stdout, or its failure body (exit 1); the arguments pass the same
+    gate as over MCP and HTTP, so a defect reads the same (code and field path) on all three."""
+    from memesh.core.storable import TOO_DEEP
+
+    if text == "-":
+        text = sys.stdin.read()
+    try:
+        arguments = json.loads(text) if text.strip() else {}
+    except RecursionError:  # valid JSON nested past what the parser can follow: the gate's own refusal
+        return fail(MemeshError.bad_body(TOO_DEEP), as_json=True)
+    except ValueError:
+        return fail(MemeshError.bad_body("the arguments are not valid JSON"), as_json=True)
+    return report(call_tool(name, arguments), as_json=True, text=dumps)
+
+
 def export_schema(output_format: str) -> int:
     """`memesh export-schema`: every tool as an OpenAI function definition, indented JSON on stdout."""
     from memesh.app.openai_export import FORMATS, openai_tools
