@@ -5,10 +5,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Reinstall (editable, strict mode: a link tree mypy can read) whenever a source file is added or changed,
 # so the installed memesh.generated / memesh.transports mapping always matches the checkout.
-SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' 2>/dev/null)
+SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' -o -name '*.html' 2>/dev/null)
 LINKTREE = $(firstword $(wildcard build/__editable__.memesh-*))
 
-.PHONY: install run test lint typecheck typecheck-ts codegen check-codegen bench clean mcp
+.PHONY: install run test lint typecheck typecheck-ts codegen check-codegen bench clean mcp browser
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -54,7 +54,16 @@ $(OPENCLAW)/node_modules/.installed: $(OPENCLAW)/package.json $(OPENCLAW)/packag
 typecheck-ts: $(OPENCLAW)/node_modules/.installed
 	cd $(OPENCLAW) && npx --no-install tsc --noEmit -p tsconfig.json
 
-test: check-codegen lint typecheck typecheck-ts
+# The dashboard's browser tests drive Debian's Chromium through Playwright's Python package; Playwright never
+# downloads a browser of its own here (no `playwright install`).
+CHROMIUM := /usr/bin/chromium
+
+$(CHROMIUM):
+	apt-get update && apt-get install -y chromium
+
+browser: $(CHROMIUM)
+
+test: check-codegen lint typecheck typecheck-ts $(CHROMIUM)
 	$(BIN)/pytest -n 2
 
 # The quick benchmarks; locomo.py and scale.py --n 100000 are run by hand (benchmarks/README.md). A script's own

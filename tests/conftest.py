@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,6 +15,9 @@ from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.errors import MemeshError
 from memesh.store.sqlite import SqliteStore, open_store
+
+# No test reaches the package index: servers started by tests (and their children) skip the update check.
+os.environ["MEMESH_UPDATE_CHECK"] = "0"
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 TEST_PROJECT = "test-project~" + "0" * 32

@@ -25,6 +25,7 @@ CLI_WRITES = 10
 def _env(db: Path) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if not key.startswith("MEMESH_")}
     env["MEMESH_DB_PATH"] = str(db)
+    env["MEMESH_UPDATE_CHECK"] = "0"  # no package-index lookup from the servers this test starts
     return env
 
 

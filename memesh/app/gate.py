@@ -52,14 +52,22 @@ def admit_params(schema_name: str, given: Mapping[str, list[str]]) -> Result[dic
     """Query or path parameters (each name to the values sent) as typed arguments, through the same gate:
     Failure(validation.bad-param) for a parameter sent twice, a number that is not one, or any schema issue.
 
-    A parameter is text on the wire; where its schema says integer, the text must be decimal digits.
+    A parameter is text on the wire; where its schema says integer, the text must be decimal digits; boolean takes
+    1/0/true/false; an array takes comma-separated values, or the parameter repeated.
     """
     properties: Mapping[str, Any] = schemas.load(schema_name).get("properties", {})
     arguments: dict[str, Any] = {}
     for name, values in given.items():
+        schema = properties.get(name, {})
+        if schema.get("type") == "array":
+            item = schema.get("items", {})
+            arguments[name] = [
+                _typed(item, part.strip()) for value in values for part in value.split(",") if part.strip()
+            ]
+            continue
         if len(values) > 1:
             return Failure(MemeshError(ErrorCode.BAD_PARAM, f"{name}: must be given once", {"param": name}))
-        arguments[name] = _typed(properties.get(name, {}), values[0])
+        arguments[name] = _typed(schema, values[0])
     return admit(schema_name, arguments, code=ErrorCode.BAD_PARAM)
 
 
@@ -69,4 +77,9 @@ def _typed(schema: Mapping[str, Any], text: str) -> Any:
         # Length first: int() refuses strings past 4300 digits, and nothing that long is in any range anyway.
         if stripped and len(stripped) <= 18 and stripped.lstrip("-").isascii() and stripped.lstrip("-").isdigit():
             return int(stripped)
+    elif schema.get("type") == "boolean" and text.strip().lower() in _BOOLEANS:
+        return _BOOLEANS[text.strip().lower()]
     return text
+
+
+_BOOLEANS = {"1": True, "true": True, "0": False, "false": False}

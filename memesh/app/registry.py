@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from memesh.generated.tools.remember_output import RememberOutput
     from memesh.generated.tools.task_state_input import TaskStateInput
     from memesh.generated.tools.task_state_output import TaskStateOutput
+    from memesh.generated.tools.user_patterns_input import UserPatternsInput
+    from memesh.generated.tools.user_patterns_output import UserPatternsOutput
     from memesh.generated.tools.work_package_input import WorkPackageInput
     from memesh.generated.tools.work_package_output import WorkPackageOutput
     from memesh.ops.briefing import BriefingStore
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
     from memesh.ops.message import MessageStore
     from memesh.ops.recall import RecallStore
     from memesh.ops.remember import RememberStore
+    from memesh.ops.user_patterns import PatternsStore
     from memesh.ops.work_package import WorkPackageStore
 
 S_contra = TypeVar("S_contra", contravariant=True)
@@ -164,6 +167,12 @@ def _briefing() -> Operation[BriefingStore, BriefingInput, BriefingOutput]:
     return briefing_tool
 
 
+def _user_patterns() -> Operation[PatternsStore, UserPatternsInput, UserPatternsOutput]:
+    from memesh.ops.user_patterns import user_patterns
+
+    return user_patterns
+
+
 # remember writes and can archive (supersedes) but never deletes; a repeat of the same call appends nothing.
 REMEMBER = Tool("remember", "Remember", _remember, read_only=False, destructive=False, idempotent=True)
 # remember for a title the caller derived from free text (the CLI's `remember "<text>" --name n --obs …`): it names a
@@ -207,6 +216,17 @@ BRIEFING = Tool(
     "briefing", "Session briefing", _briefing, read_only=True, destructive=False, idempotent=True, http_post=False
 )
 
+# user_patterns only reads; over MCP it answers in markdown, over HTTP it is read as GET /v1/patterns.
+USER_PATTERNS = Tool(
+    "user_patterns",
+    "User work patterns",
+    _user_patterns,
+    read_only=True,
+    destructive=False,
+    idempotent=True,
+    http_post=False,
+)
+
 TOOLS: tuple[Tool[Any, Any, Any], ...] = (
     REMEMBER,
     RECALL,
@@ -219,6 +239,7 @@ TOOLS: tuple[Tool[Any, Any, Any], ...] = (
     IMPROVEMENT,
     MESSAGE,
     BRIEFING,
+    USER_PATTERNS,
 )
 
 BY_NAME: dict[str, Tool[Any, Any, Any]] = {tool.name: tool for tool in TOOLS}

@@ -20,6 +20,7 @@ from memesh.store.migrations import MIGRATIONS
 from memesh.store.sqlite_base import BUSY_TIMEOUT_MS
 from memesh.store.sqlite_briefing import SqliteBriefing
 from memesh.store.sqlite_health import SqliteHealth
+from memesh.store.sqlite_insights import SqliteInsights
 from memesh.store.sqlite_memory_files import SqliteMemoryFiles
 from memesh.store.sqlite_messages import SqliteMessages
 from memesh.store.sqlite_projects import SqliteProjects
@@ -131,5 +132,6 @@ class SqliteStore(
     SqliteProjects,
     SqliteBriefing,
     SqliteHealth,
+    SqliteInsights,
 ):
     """Every query and write MeMesh makes; operations reach it only through their narrow protocols."""

@@ -18,7 +18,7 @@ from cyclopts.exceptions import CycloptsError, MissingArgumentError, UnusedCliTo
 
 from memesh import __version__
 from memesh.transports.cli.commands import config as config_commands
-from memesh.transports.cli.commands import data, delegation, hermes, session
+from memesh.transports.cli.commands import data, delegation, hermes, insight, session
 from memesh.transports.cli.commands import message as message_commands
 from memesh.transports.cli.commands.dream import dream
 from memesh.transports.cli.commands.kg import kg
@@ -274,6 +274,8 @@ app.command(hermes.hermes)
 app.command(message_commands.message)
 app.command(dream)
 app.command(kg)
+app.command(insight.demo)
+app.command(insight.feedback)
 
 
 @app.command(name="call")

@@ -65,7 +65,14 @@ def _without_trailing_slash(scope: Scope) -> Scope:
 class MemeshHttpApp:
     """One listener's app: `remote` listeners require the bearer `token` and skip the loopback Host check."""
 
-    def __init__(self, *, remote: bool = False, token: str | None = None, db_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        remote: bool = False,
+        token: str | None = None,
+        db_path: Path | None = None,
+        update_fetch: Callable[[], str] | None = None,
+    ) -> None:
         self.remote = remote
         self.token = token
         self.runtime = Runtime(db_path)
@@ -82,6 +89,8 @@ class MemeshHttpApp:
         )
         self.router.router.redirect_slashes = False
         self.router.state.runtime = self.runtime
+        # The package-index lookup GET /v1/update-status uses (None: never looked up).
+        self.router.state.update_fetch = update_fetch
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -138,6 +147,23 @@ class MemeshHttpApp:
         self.runtime.close()
 
 
-def create_app(*, remote: bool = False, token: str | None = None, db_path: Path | None = None) -> MemeshHttpApp:
-    """The ASGI app for one listener; `remote=True` requires `Authorization: Bearer <token>` on every /v1 request."""
-    return MemeshHttpApp(remote=remote, token=token, db_path=db_path)
+_REAL_LOOKUP: Any = object()
+
+
+def create_app(
+    *,
+    remote: bool = False,
+    token: str | None = None,
+    db_path: Path | None = None,
+    update_fetch: Callable[[], str] | None = _REAL_LOOKUP,
+) -> MemeshHttpApp:
+    """The ASGI app for one listener; `remote=True` requires `Authorization: Bearer <token>` on every /v1 request.
+
+    `update_fetch` is the package-index lookup of GET /v1/update-status: by default the real one, unless
+    MEMESH_UPDATE_CHECK=0 turns it off. Tests pass their own.
+    """
+    if update_fetch is _REAL_LOOKUP:
+        from memesh.adapters.update_check import default_fetcher
+
+        update_fetch = default_fetcher()
+    return MemeshHttpApp(remote=remote, token=token, db_path=db_path, update_fetch=update_fetch)

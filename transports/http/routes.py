@@ -13,7 +13,7 @@ from starlette.routing import BaseRoute, Route
 from memesh.app.registry import TOOLS
 from memesh.errors import ErrorCode, MemeshError
 from memesh.transports.http import respond
-from memesh.transports.http.handlers import dream, memory, session, settings
+from memesh.transports.http.handlers import dashboard, dream, insight, memory, session, settings
 from memesh.transports.http.handlers.common import Endpoint
 
 RETIRED = {
@@ -61,6 +61,15 @@ ROUTES: list[BaseRoute] = [
     Route("/v1/dream/proposals/{id}", dream.show_proposal, methods=["GET"]),
     Route("/v1/dream/proposals/{id}/accept", dream.accept_proposal, methods=["POST"]),
     Route("/v1/dream/proposals/{id}/reject", dream.reject_proposal, methods=["POST"]),
+    Route("/v1/stats", insight.stats, methods=["GET"]),
+    Route("/v1/analytics", insight.analytics, methods=["GET"]),
+    Route("/v1/analytics/pm", insight.analytics_pm, methods=["GET"]),
+    Route("/v1/patterns", insight.patterns, methods=["GET"]),
+    Route("/v1/projects", insight.projects, methods=["GET"]),
+    Route("/v1/update-status", insight.update_status, methods=["GET"]),
+    Route("/v1/demo/seed", insight.demo_seed, methods=["POST"]),
+    Route("/v1/demo/reset", insight.demo_reset, methods=["POST"]),
+    Route("/dashboard", dashboard.page, methods=["GET"]),
     *(Route(f"/v1/{tool.name}", memory.tool_route(tool), methods=["POST"]) for tool in TOOLS if tool.http_post),
     *(Route(path, _retired(message), methods=["POST"]) for path, message in RETIRED.items()),
     Route("/openapi.json", openapi, methods=["GET"]),

@@ -109,6 +109,8 @@ def serve(host: str = "127.0.0.1", port: int = 3737, allow_remote: bool = False)
     from memesh.transports.http import server
     from memesh.transports.http.app import create_app
 
-    print(f"MeMesh HTTP server running at http://{url_host(host)}:{listener.getsockname()[1]}", flush=True)
+    base = f"http://{url_host(host)}:{listener.getsockname()[1]}"
+    print(f"MeMesh HTTP server running at {base}", flush=True)
+    print(f"MeMesh dashboard: {base}/dashboard", flush=True)
     app_factory = partial(create_app, remote=remote, token=token.value if token else None)
     return server.run(listener, app_factory)

@@ -10,6 +10,7 @@ from typing import Any
 from mcp import types
 from returns.result import Result
 
+from memesh.adapters.update_check import StaleProcessCheck, UpdateNotifier
 from memesh.app import dispatch
 from memesh.app.database import Database as SqliteStore
 from memesh.app.database import StoreError
@@ -25,8 +26,17 @@ log = logging.getLogger("memesh.mcp")
 class Backend:
     """Opens the store once and runs tool calls on it; a lock keeps the single connection to one call at a time."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | None = None,
+        notifier: UpdateNotifier | None = None,
+        stale: StaleProcessCheck | None = None,
+    ) -> None:
         self._path = path
+        # The once-per-process update notice, computed off the call path (None: no update checks), and the check
+        # that this process still runs the version installed on disk.
+        self._notifier = notifier
+        self._stale = stale
         # One connection, one transaction at a time: SqliteStore tracks its transaction depth without locking.
         self._lock = threading.Lock()
         self._store: SqliteStore | None = None
@@ -35,7 +45,10 @@ class Backend:
         self.high_water = HighWater(self._newest_event)
 
     def open(self) -> None:
-        """Open the store now, so a bad database path shows in the log at start; a failure is kept, not raised."""
+        """Open the store now, so a bad database path shows in the log at start; a failure is kept, not raised.
+        The update check starts here too, on its own thread."""
+        if self._notifier is not None:
+            self._notifier.start()
         with self._lock:
             self._ensure_store()
 
@@ -74,10 +87,17 @@ class Backend:
         if isinstance(outcome, types.CallToolResult):
             return outcome
         try:
-            return to_call_result(outcome, name)
+            answer = to_call_result(outcome, name)
         except Exception as exc:
             log.exception("tool %r returned a result that cannot be sent", name)
             return unexpected_failure(name, exc)
+        # The notice rides as a second content item on a successful result: content[0] stays the tool's payload.
+        if not answer.is_error:
+            notice = self._notifier.take() if self._notifier is not None else None
+            notice = notice or (self._stale.notice() if self._stale is not None else None)
+            if notice:
+                answer.content.append(types.TextContent(type="text", text=notice))
+        return answer
 
     def _newest_event(self) -> int:
         with self._lock:

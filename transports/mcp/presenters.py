@@ -14,4 +14,14 @@ def briefing_text(output: dict[str, Any]) -> str:
     return str(output["text"]) if output.get("text") else EMPTY_MINIMAL
 
 
-PRESENTERS: dict[str, Callable[[dict[str, Any]], str]] = {"briefing": briefing_text}
+def patterns_markdown(output: dict[str, Any]) -> str:
+    """user_patterns as the markdown report (HTTP's GET /v1/patterns answers the JSON)."""
+    from memesh.core.patterns import to_markdown
+
+    return to_markdown(output)
+
+
+PRESENTERS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "briefing": briefing_text,
+    "user_patterns": patterns_markdown,
+}

@@ -105,7 +105,12 @@ def _claimed_stdin() -> Iterator[ScreenedLines]:
 
 async def serve() -> None:
     """Serve MCP on stdin/stdout until the client closes stdin."""
-    server = build_server(Backend())
+    from memesh.adapters.update_check import StaleProcessCheck
+    from memesh.app.updates import server_notifier
+
+    notifier = server_notifier()
+    stale = StaleProcessCheck(memesh.__version__) if notifier is not None else None
+    server = build_server(Backend(notifier=notifier, stale=stale))
     with _claimed_stdin() as lines:
         async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
             inflight = Inflight()  # every request read before stdin closed gets its answer

@@ -86,7 +86,8 @@ class McpHarness:
         return StdioServerParameters(
             command=self.command[0],
             args=self.command[1:],
-            env={"MEMESH_DB_PATH": str(self.db)},
+            # No update check: the server would otherwise ask the package index and write its cache under HOME.
+            env={"MEMESH_DB_PATH": str(self.db), "MEMESH_UPDATE_CHECK": "0"},
             cwd=str(self.folder),
         )
 

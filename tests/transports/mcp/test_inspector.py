@@ -32,6 +32,7 @@ def inspector(harness: McpHarness, *arguments: str) -> subprocess.CompletedProce
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(harness.folder),  # the Inspector writes its catalog file under HOME
+        "MEMESH_UPDATE_CHECK": "0",
         "npm_config_cache": str(Path(sys.prefix) / "npm-cache"),
         "npm_config_loglevel": "error",
         "npm_config_update_notifier": "false",

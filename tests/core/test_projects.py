@@ -1,0 +1,32 @@
+"""Project listing rules: tags name projects; untagged names join a project only under a known label."""
+
+from __future__ import annotations
+
+from memesh.core.projects import merge, prefix_owner
+
+WEB = "web~" + "a" * 32
+
+
+def test_tagged_memories_make_a_project_with_its_commonest_types() -> None:
+    listing = merge([(WEB, "decision", 3), (WEB, "note", 1)], [])
+    assert listing == [{"name": WEB, "count": 4, "types": ["decision", "note"], "source": "tag"}]
+
+
+def test_an_untagged_name_under_a_known_label_makes_the_source_mixed() -> None:
+    listing = merge([(WEB, "decision", 1)], [("web-auth-choice", "lesson_learned"), ("website-copy", "note")])
+    assert listing == [{"name": WEB, "count": 2, "types": ["decision", "lesson_learned"], "source": "mixed"}]
+
+
+def test_a_prefix_alone_never_invents_a_project() -> None:
+    assert merge([], [("memesh-x", "note")]) == []
+
+
+def test_the_longest_known_label_owns_a_name() -> None:
+    labels = {"web": "web~1", "web-api": "web-api~2"}
+    assert prefix_owner("web-api-timeouts", labels) == "web-api~2"
+    assert prefix_owner("webapi", labels) is None
+
+
+def test_projects_are_listed_largest_first() -> None:
+    listing = merge([("b", "note", 1), ("a", "note", 5)], [])
+    assert [row["name"] for row in listing] == ["a", "b"]

@@ -1,0 +1,57 @@
+"""The demo tour: seeded rows are marked, seeding twice adds nothing, and reset removes exactly the marked rows."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memesh.context import CallContext
+from memesh.core import demo as dataset
+from memesh.ops import demo
+from memesh.store.sqlite import SqliteStore
+
+if TYPE_CHECKING:
+    from tests.conftest import Caller
+
+
+def test_seed_inserts_every_demo_memory_marked_demo(fresh_db: SqliteStore, ctx: CallContext) -> None:
+    assert demo.seed(fresh_db, ctx=ctx).unwrap() == {"inserted": len(dataset.MEMORIES), "removed": 0}
+    entity = fresh_db.find("demo-auth-decision")
+    assert entity is not None
+    assert entity.metadata["demo"] is True
+    assert f"project:{dataset.PROJECT}" in entity.tags
+    assert len(fresh_db.marked_ids("demo")) == len(dataset.MEMORIES)
+
+
+def test_seeding_twice_inserts_nothing_the_second_time(fresh_db: SqliteStore, ctx: CallContext) -> None:
+    demo.seed(fresh_db, ctx=ctx)
+    assert demo.seed(fresh_db, ctx=ctx).unwrap() == {"inserted": 0, "removed": 0}
+
+
+def test_a_user_memory_under_a_demo_name_is_left_alone_by_seed_and_reset(
+    fresh_db: SqliteStore, ctx: CallContext, tools: Caller
+) -> None:
+    tools.ok("remember", {"name": "demo-auth-decision", "type": "decision", "observations": ["mine"]})
+    assert demo.seed(fresh_db, ctx=ctx).unwrap()["inserted"] == len(dataset.MEMORIES) - 1
+    assert demo.reset(fresh_db).unwrap() == {"inserted": 0, "removed": len(dataset.MEMORIES) - 1}
+    kept = fresh_db.find("demo-auth-decision")
+    assert kept is not None
+    assert kept.observations == ["mine"]
+
+
+def test_reset_removes_exactly_the_demo_rows_and_their_index_entries(
+    fresh_db: SqliteStore, ctx: CallContext, tools: Caller
+) -> None:
+    tools.ok("remember", {"name": "my-pkce-note", "type": "fact", "observations": ["PKCE for our mobile app"]})
+    with fresh_db.transaction():  # a row someone else wrote with metadata that is not JSON
+        fresh_db.conn.execute("INSERT INTO entities (name, type, metadata) VALUES ('odd', 'note', '{bad')")
+    demo.seed(fresh_db, ctx=ctx)
+    demo.reset(fresh_db)
+    assert fresh_db.count() == 2
+    assert fresh_db.find("my-pkce-note") is not None
+    found = tools.ok("recall", {"query": "PKCE"})["entities"]
+    assert [entity["name"] for entity in found] == ["my-pkce-note"]
+    assert fresh_db.conn.execute("SELECT COUNT(*) FROM relations").fetchone()[0] == 0
+
+
+def test_reset_with_nothing_seeded_removes_nothing(fresh_db: SqliteStore) -> None:
+    assert demo.reset(fresh_db).unwrap() == {"inserted": 0, "removed": 0}
