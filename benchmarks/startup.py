@@ -100,6 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=15, help="runs per command (default 15)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--only", choices=("cli", "mcp"), help="time only the CLI commands or only the MCP server")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="memesh-startup-") as folder:
@@ -107,7 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         env = environment(cwd)
         results["python -c pass"] = time_command("python", [[sys.executable, "-c", "pass"]] * args.runs, env, cwd)
         cli = BIN / "memesh"
-        if cli.exists() and importlib.util.find_spec("memesh.transports.cli.app") is None:
+        if args.only == "mcp":
+            pass
+        elif cli.exists() and importlib.util.find_spec("memesh.transports.cli.app") is None:
             results["memesh (CLI)"] = {
                 "skipped": "the console script exists but memesh.transports.cli.app does not yet"
             }
@@ -118,7 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             results["memesh remember <text> --json"] = time_command("memesh remember", remember, env, cwd)
         else:
             results["memesh (CLI)"] = {"skipped": f"no console script at {cli}"}
-        results["memesh-mcp: spawn to first tools/list"] = time_mcp(args.runs, env, cwd)
+        if args.only != "cli":
+            results["memesh-mcp: spawn to first tools/list"] = time_mcp(args.runs, env, cwd)
     if args.json:
         emit_json({"benchmark": "startup", "runs": args.runs, "summary": results, "machine": machine()})
         return 0

@@ -7,17 +7,20 @@ writes the wire through a private duplicate, so a stray print cannot corrupt the
 
 from __future__ import annotations
 
+import io
+import json
 import logging
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
 from mcp import types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 
 import memesh
 from memesh.app.waiting import call_waiting, wait_ms
@@ -26,6 +29,11 @@ from memesh.transports.mcp import channel
 from memesh.transports.mcp.backend import Backend
 from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight
 from memesh.transports.mcp.results import client_name, tool_listing
+
+if TYPE_CHECKING:
+    from memesh.transports.mcp.early import Front
+
+log = logging.getLogger("memesh.mcp")
 
 SERVER_NAME = "memesh"
 DEFAULT_HOST = "mcp"  # the provenance stamp when the client declares no name
@@ -82,12 +90,17 @@ def build_server(backend: Backend) -> Server[Backend]:
     )
 
 
-async def serve() -> None:
-    """Serve MCP on stdin/stdout until the client closes stdin."""
-    server = build_server(Backend())
-    async with stdio_server() as (read_stream, write_stream):
+async def serve_streams(
+    backend: Backend,
+    stdin: anyio.AsyncFile[str] | None = None,
+    stdout: anyio.AsyncFile[str] | None = None,
+    replayed: dict[str, str] | None = None,
+) -> None:
+    """Serve MCP until stdin ends: the process's own stdin/stdout unless others are given."""
+    server = build_server(backend)
+    async with stdio_server(stdin, stdout) as (read_stream, write_stream):
         inflight = Inflight()  # every request read before stdin closed gets its answer
-        writer = AnsweringWriter(write_stream, inflight)
+        writer = AnsweringWriter(ReplayCheck(write_stream, replayed or {}), inflight)
         reader = DrainingReader(read_stream, inflight, writer)
         # Inside a Claude Code session with a declared recipient, also its host adapter on the local router.
         adapter = await channel.start(writer)
@@ -104,9 +117,59 @@ async def serve() -> None:
             sys.stdout.flush()
 
 
-def main() -> None:
-    """Entry point of `memesh-mcp`."""
+async def serve(front: Front | None = None) -> None:
+    """Serve MCP until the client closes stdin: on the process's stdin/stdout, or behind `front` (early.py)."""
+    if front is None:
+        await serve_streams(Backend())
+        return
+    stdin, stdout = _front_files(front)
+    # From here on the SDK answers everything; what the front already answered is checked against it.
+    await serve_streams(Backend(), stdin, stdout, front.hand_over())
+
+
+def _front_files(front: Front) -> tuple[anyio.AsyncFile[str], anyio.AsyncFile[str]]:
+    """The SDK's stdin and stdout behind the front: the lines it passes on, and the wire it writes to."""
+    stdin = io.TextIOWrapper(front.sdk_input, encoding="utf-8", errors="replace")
+    stdout = io.TextIOWrapper(open(front.wire_fd, "wb", closefd=False), encoding="utf-8")  # noqa: SIM115
+    return anyio.wrap_file(stdin), anyio.wrap_file(stdout)
+
+
+class ReplayCheck:
+    """The write stream, without the SDK's answers to requests the front answered early (passed on under a private
+    id): each is compared with what the front sent, and a difference is logged, since the client already has its
+    answer. A difference means generated/mcp_answers.py is stale: `python tools/codegen.py` records it anew."""
+
+    def __init__(self, inner: Any, replayed: dict[str, str]) -> None:
+        self._inner = inner
+        self._replayed = replayed
+
+    async def send(self, item: Any, /) -> None:
+        message = item.message if isinstance(item, SessionMessage) else None
+        request_id = message.id if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) else None
+        sent = self._replayed.pop(request_id, None) if isinstance(request_id, str) else None
+        if sent is None:
+            await self._inner.send(item)
+            return
+        wire = json.loads(item.message.model_dump_json(by_alias=True, exclude_unset=True))
+        if wire.get("result") != json.loads(sent):
+            log.warning("an early answer differs from the SDK's own (%s); run tools/codegen.py", request_id)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def run(front: Front | None = None) -> None:
+    """Serve until the client closes stdin, logging to stderr; Ctrl-C (a person stopping it by hand) is no error."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="memesh-mcp: %(levelname)s: %(message)s")
-    # Ctrl-C in a terminal is how a person stops a stdio server by hand: no traceback for it.
     with suppress(KeyboardInterrupt):
-        anyio.run(serve)
+        anyio.run(serve, front)
+
+
+def main() -> None:
+    """Entry point of `memesh-mcp` (early.main: the session's opening is answered while this module loads)."""
+    from memesh.transports.mcp import early
+
+    early.main()
