@@ -183,7 +183,10 @@ class Front:
                 message = json.loads(line)
             except (ValueError, RecursionError):
                 message = None
-            key = self._opening.key(message)
+            try:
+                key = self._opening.key(message)
+            except Exception:  # a message this module failed to judge is the SDK's to answer, like any other
+                key = None
             if key is None:
                 self._opening = None  # the opening is over: the SDK answers this line and every later one
                 return line
@@ -224,12 +227,20 @@ class Stdio:
 
 def main() -> None:
     """Entry point of `memesh-mcp`: start reading the client at once, then load the SDK and serve."""
-    stdio = Stdio()
+    try:
+        stdio = Stdio()
+    except OSError:  # no standard stream to duplicate (started with one closed): the SDK claims what there is
+        from memesh.transports.mcp import server
+
+        server.run()
+        return
     front = Front(stdio.source(), stdio.wire_out, recorded_answers())
     front.start()
     try:
         from memesh.transports.mcp import server  # the SDK: most of the start-up time
 
         server.run(front)
+    except KeyboardInterrupt:
+        pass  # Ctrl-C while the SDK loads: a person stopping the server by hand, as server.run treats it
     finally:
         stdio.release()

@@ -1,8 +1,10 @@
 """memesh-mcp: MeMesh as an MCP stdio server, on the SDK's low-level Server so the schema files are served verbatim.
 
 Both protocol eras are answered by the SDK's runner: the 2025-11-25 initialize handshake and the 2026-07-28
-per-request envelope. Only protocol messages reach stdout: while serving, stdio_server points fd 1 at stderr and
-writes the wire through a private duplicate, so a stray print cannot corrupt the stream.
+per-request envelope. Only protocol messages reach stdout: while serving, fd 1 points at stderr and the wire is
+written through a private duplicate (claimed by early.py, or by stdio_server when run without it), so a stray print
+cannot corrupt the stream. `memesh-mcp` starts in early.py, which answers the session's opening while this module
+and the SDK load, and passes everything on to `serve`.
 """
 
 from __future__ import annotations
