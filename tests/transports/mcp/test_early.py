@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +14,7 @@ import pytest
 from memesh.app.registry import TOOLS
 from memesh.transports.mcp import server
 from memesh.transports.mcp.backend import Backend
-from memesh.transports.mcp.early import ENVELOPE, Opening, recorded_answers
+from memesh.transports.mcp.early import ENVELOPE, REPLAY_PREFIX, Front, Opening, recorded_answers
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -274,3 +275,33 @@ def test_an_early_answer_that_differs_from_the_sdks_is_logged(
     raw.close()
     assert listed["result"] == {"tools": []}
     assert "an early answer differs from the SDK's own" in mcp_server.stderr()
+
+
+def run_front(messages: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """What the front writes to the client, and what it passes on to the SDK, for these lines of stdin."""
+    wire_read, wire_write = os.pipe()
+    front = Front(io.BytesIO("".join(line + "\n" for line in messages).encode()), wire_write, recorded_answers())
+    front.start()
+    passed_on = front.sdk_input.read().decode().split("\n")[:-1]
+    os.close(wire_write)
+    with os.fdopen(wire_read, "rb") as wire:
+        answered = [json.loads(line) for line in wire.read().splitlines()]
+    return answered, passed_on
+
+
+def test_answered_requests_go_on_to_the_sdk_under_private_ids_and_everything_else_unchanged() -> None:
+    opening, _ = OPENINGS["mcp ClientSession (2025-11-25)"]
+    later = json.dumps(request("tools/call", {"name": "recall", "arguments": {}}, request_id=3))
+    answered, passed_on = run_front([*map(json.dumps, opening), later])
+    assert [answer["id"] for answer in answered] == [1, 2]
+    assert [json.loads(line).get("id") for line in passed_on] == [f"{REPLAY_PREFIX}1", None, f"{REPLAY_PREFIX}2", 3]
+    assert passed_on[1] == json.dumps(opening[1])
+    assert passed_on[3] == later
+
+
+def test_a_lone_surrogate_or_a_line_that_is_not_json_ends_the_early_answers() -> None:
+    lone = json.dumps(request("initialize", {**INITIALIZE, "clientInfo": {"name": "\ud83d", "version": "1"}}))
+    for first in (lone, "{not json", "\x0b{}"):
+        answered, passed_on = run_front([first, json.dumps(request("initialize", INITIALIZE, request_id=2))])
+        assert answered == []
+        assert passed_on[0] == first
