@@ -99,6 +99,17 @@ def recorded_answers() -> Answers | None:
     return {key: mcp_answers.RESULTS[index] for key, index in mcp_answers.ANSWERS.items()}
 
 
+def may_declare_a_channel() -> bool:
+    """True when the server may register as Claude Code's channel adapter (`channel.start`: a Claude Code session with
+    the router listening), which adds a capability to its initialize answer that the recording does not hold: such a
+    session is answered by the SDK alone. (Whether a principal is declared too is left to channel.start.)"""
+    if not os.environ.get("CLAUDE_CODE_SESSION_ID", "").strip():
+        return False
+    from memesh.router import wire
+
+    return wire.socket_path().exists()
+
+
 def _is_name_and_version(value: Any) -> bool:
     """A clientInfo the SDK accepts for certain: a name and a version, and nothing but strings beside them."""
     return (
@@ -287,7 +298,7 @@ def main() -> None:
 
         server.run()
         return
-    front = Front(stdio.source(), stdio.wire_out, recorded_answers())
+    front = Front(stdio.source(), stdio.wire_out, None if may_declare_a_channel() else recorded_answers())
     front.start()
     try:
         from memesh.transports.mcp import server  # the SDK: most of the start-up time

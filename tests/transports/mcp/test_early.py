@@ -14,7 +14,14 @@ import pytest
 from memesh.app.registry import TOOLS
 from memesh.transports.mcp import server
 from memesh.transports.mcp.backend import Backend
-from memesh.transports.mcp.early import ENVELOPE, REPLAY_PREFIX, Front, Opening, recorded_answers
+from memesh.transports.mcp.early import (
+    ENVELOPE,
+    REPLAY_PREFIX,
+    Front,
+    Opening,
+    may_declare_a_channel,
+    recorded_answers,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -305,3 +312,16 @@ def test_a_lone_surrogate_or_a_line_that_is_not_json_ends_the_early_answers() ->
         answered, passed_on = run_front([first, json.dumps(request("initialize", INITIALIZE, request_id=2))])
         assert answered == []
         assert passed_on[0] == first
+
+
+def test_a_claude_code_session_with_the_router_listening_is_answered_by_the_sdk_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMESH_DIR", str(tmp_path))
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID", raising=False)
+    (tmp_path / "router.sock").touch()
+    assert not may_declare_a_channel()  # not a Claude Code session: no channel, the recording holds
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "session-1")
+    assert may_declare_a_channel()  # initialize may declare claude/channel: not answered early
+    (tmp_path / "router.sock").unlink()
+    assert not may_declare_a_channel()
