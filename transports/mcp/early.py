@@ -100,14 +100,20 @@ def recorded_answers() -> Answers | None:
 
 
 def may_declare_a_channel() -> bool:
-    """True when the server may register as Claude Code's channel adapter (`channel.start`: a Claude Code session with
-    the router listening), which adds a capability to its initialize answer that the recording does not hold: such a
-    session is answered by the SDK alone. (Whether a principal is declared too is left to channel.start.)"""
+    """True when the server may register as Claude Code's channel adapter (`channel.start`), which adds a capability to
+    its initialize answer that the recording does not hold: such a session is answered by the SDK alone.
+
+    channel.start registers in a Claude Code session that declares a principal (MEMESH_RECIPIENT, else the
+    hosts/claude.json that `channel.principal_from_environment` reads) once a router listens. Whether one listens is
+    not asked here: the router may start while the SDK loads, and the answer must not depend on that race.
+    """
     if not os.environ.get("CLAUDE_CODE_SESSION_ID", "").strip():
         return False
-    from memesh.router import wire
+    if os.environ.get("MEMESH_RECIPIENT", "").strip():
+        return True
+    from memesh import paths
 
-    return wire.socket_path().exists()
+    return (paths.memesh_dir() / "hosts" / "claude.json").exists()
 
 
 def _is_name_and_version(value: Any) -> bool:

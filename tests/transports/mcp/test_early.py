@@ -314,14 +314,17 @@ def test_a_lone_surrogate_or_a_line_that_is_not_json_ends_the_early_answers() ->
         assert passed_on[0] == first
 
 
-def test_a_claude_code_session_with_the_router_listening_is_answered_by_the_sdk_alone(
+def test_a_claude_code_session_that_declares_a_principal_is_answered_by_the_sdk_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MEMESH_DIR", str(tmp_path))
     monkeypatch.delenv("CLAUDE_CODE_SESSION_ID", raising=False)
-    (tmp_path / "router.sock").touch()
+    monkeypatch.setenv("MEMESH_RECIPIENT", "reviewer")
     assert not may_declare_a_channel()  # not a Claude Code session: no channel, the recording holds
     monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "session-1")
     assert may_declare_a_channel()  # initialize may declare claude/channel: not answered early
-    (tmp_path / "router.sock").unlink()
+    monkeypatch.delenv("MEMESH_RECIPIENT")
     assert not may_declare_a_channel()
+    (tmp_path / "hosts").mkdir()
+    (tmp_path / "hosts" / "claude.json").write_text("{}", encoding="utf-8")
+    assert may_declare_a_channel()
