@@ -5,8 +5,9 @@ Median (and min/max) wall time over repeated runs, each a new process, against a
 - `python -c pass` — the floor any Python command pays;
 - `memesh recall x --json` and `memesh remember "<text>" --json` (the console script in .venv/bin), skipped with a
   message when the CLI is not installed or cannot start yet;
-- the MCP server: spawn `memesh-mcp` through the mcp client (stdio), initialize, first tools/list answered; skipped
-  with a message when the server is absent.
+- the MCP server: spawn `memesh-mcp` through the mcp client (stdio), initialize, first tools/list answered, then a
+  first tools/call (recall); and the same for the server with the SDK reading stdin from the start (no early
+  answers), spawned in turn with it; skipped with a message when the server is absent.
 """
 
 from __future__ import annotations
@@ -63,43 +64,58 @@ def time_command(label: str, commands: Sequence[Sequence[str]], env: dict[str, s
     return figures(samples)
 
 
-async def mcp_first_list(env: dict[str, str], cwd: Path) -> float:
-    """Seconds from spawning memesh-mcp to its first tools/list answer."""
+async def mcp_first_answers(command: Sequence[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Seconds from spawning the server to its first tools/list answer, and to its first tools/call answer."""
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
-    parameters = StdioServerParameters(command=str(BIN / "memesh-mcp"), args=[], env=env, cwd=str(cwd))
+    parameters = StdioServerParameters(command=command[0], args=list(command[1:]), env=env, cwd=str(cwd))
     started = time.perf_counter()
     async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         tools = await session.list_tools()
-        elapsed = time.perf_counter() - started
-    if not tools.tools:
-        raise RuntimeError("tools/list answered with no tools")
-    return elapsed
+        listed = time.perf_counter() - started
+        called = await session.call_tool("recall", {"query": "x"})
+        answered = time.perf_counter() - started
+    if not tools.tools or called.is_error:
+        raise RuntimeError("tools/list answered with no tools, or recall failed")
+    return listed, answered
 
 
-def time_mcp(runs: int, env: dict[str, str], cwd: Path) -> dict[str, Any]:
+# The server as installed (memesh-mcp: early answers while the SDK loads), and the same server with the SDK reading
+# stdin itself from the start, as it did before the early answers (docs/adr/0003-start-up.md).
+MCP_SERVERS = {
+    "memesh-mcp": [str(BIN / "memesh-mcp")],
+    "memesh-mcp, SDK only": [sys.executable, "-c", "from memesh.transports.mcp import server; server.run()"],
+}
+
+
+def time_mcp(runs: int, env: dict[str, str], cwd: Path) -> dict[str, dict[str, Any]]:
+    """Both ways of serving, spawned in turn for each run so that they share the machine's load."""
     if not (BIN / "memesh-mcp").exists():
-        return {"skipped": "memesh-mcp is not installed"}
-    if importlib.util.find_spec("memesh.transports.mcp.server") is None:
-        return {"skipped": "memesh-mcp is installed but memesh.transports.mcp.server does not exist yet"}
+        return {"memesh-mcp": {"skipped": "memesh-mcp is not installed"}}
     try:
         import mcp  # noqa: F401 - only to tell "no client library" from "server does not start"
     except ImportError:
-        return {"skipped": "the mcp client library is not installed"}
-    samples = []
+        return {"memesh-mcp": {"skipped": "the mcp client library is not installed"}}
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in MCP_SERVERS}
     for _ in range(runs + 1):  # the first spawn is a probe and a warm-up of the file cache; not counted
-        try:
-            samples.append(asyncio.run(asyncio.wait_for(mcp_first_list(env, cwd), timeout=30)))
-        except Exception as exc:  # any failure to start is reported, not raised: the server is written in parallel
-            return {"skipped": f"memesh-mcp does not answer tools/list yet: {type(exc).__name__}: {exc}"[:240]}
-    return figures(samples[1:])
+        for name, command in MCP_SERVERS.items():
+            try:
+                samples[name].append(asyncio.run(asyncio.wait_for(mcp_first_answers(command, env, cwd), timeout=60)))
+            except Exception as exc:  # any failure to start is reported, not raised
+                return {name: {"skipped": f"{name} does not answer yet: {type(exc).__name__}: {exc}"[:240]}}
+    rows: dict[str, dict[str, Any]] = {}
+    for name, timed in samples.items():
+        rows[f"{name}: spawn to first tools/list"] = figures([listed for listed, _ in timed[1:]])
+        rows[f"{name}: spawn to first tools/call"] = figures([answered for _, answered in timed[1:]])
+    return rows
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=15, help="runs per command (default 15)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--only", choices=("cli", "mcp"), help="time only the CLI commands or only the MCP server")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="memesh-startup-") as folder:
@@ -107,7 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         env = environment(cwd)
         results["python -c pass"] = time_command("python", [[sys.executable, "-c", "pass"]] * args.runs, env, cwd)
         cli = BIN / "memesh"
-        if cli.exists() and importlib.util.find_spec("memesh.transports.cli.app") is None:
+        if args.only == "mcp":
+            pass
+        elif cli.exists() and importlib.util.find_spec("memesh.transports.cli.app") is None:
             results["memesh (CLI)"] = {
                 "skipped": "the console script exists but memesh.transports.cli.app does not yet"
             }
@@ -118,7 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             results["memesh remember <text> --json"] = time_command("memesh remember", remember, env, cwd)
         else:
             results["memesh (CLI)"] = {"skipped": f"no console script at {cli}"}
-        results["memesh-mcp: spawn to first tools/list"] = time_mcp(args.runs, env, cwd)
+        if args.only != "cli":
+            results.update(time_mcp(args.runs, env, cwd))
     if args.json:
         emit_json({"benchmark": "startup", "runs": args.runs, "summary": results, "machine": machine()})
         return 0
@@ -126,9 +145,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(machine_line())
     for label, row in results.items():
         if "skipped" in row:
-            print(f"  {label:40} skipped: {row['skipped']}")
+            print(f"  {label:50} skipped: {row['skipped']}")
         else:
-            print(f"  {label:40} {row['median_ms']:8.1f} ms  ({row['min_ms']:.1f}–{row['max_ms']:.1f})")
+            print(f"  {label:50} {row['median_ms']:8.1f} ms  ({row['min_ms']:.1f}–{row['max_ms']:.1f})")
     return 0
 
 

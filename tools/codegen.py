@@ -1,5 +1,7 @@
 """Write generated/ from schemas/ with datamodel-code-generator; `--check` fails (exit 1, with a diff) on drift.
 
+Also generated/mcp_answers.py: what the installed MCP server answers to a session's opening, recorded by running it.
+
 Every schema file `schemas/<group>/<stem>.json` becomes the module `generated/<group>/<stem>.py` (dots and dashes in
 the stem become underscores), one TypedDict per object, opened by a header naming its source. The option set is the
 `[tool.datamodel-codegen]` table of pyproject.toml, so the command line, this script and CI cannot disagree.
@@ -13,7 +15,9 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import subprocess
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -77,7 +81,30 @@ def render_all() -> dict[Path, str]:
         package_init = target.parent / "__init__.py"
         if package_init != GENERATED / "__init__.py":
             files.setdefault(package_init, HEADER.format(source=f"{target.parent.name}/*") + "\n")
+    files[GENERATED / "mcp_answers.py"] = recorded_mcp_answers()
     return files
+
+
+def recorded_mcp_answers() -> str:
+    """generated/mcp_answers.py: the installed server's own answers to a session's opening (see its record.py).
+
+    Run as a separate process from a folder outside the repository, so `memesh` is the installed package (with
+    memesh.transports), not the bare memesh/ folder here.
+    """
+    with tempfile.TemporaryDirectory(prefix="memesh-codegen-") as folder:
+        done = subprocess.run(
+            [sys.executable, "-m", "memesh.transports.mcp.record"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            check=False,
+        )
+    if done.returncode != 0:
+        raise SystemExit(
+            f"recording the MCP server's answers failed (after adding files, `make install` first):\n{done.stderr}"
+        )
+    return done.stdout
 
 
 def existing() -> dict[Path, str]:

@@ -1,6 +1,6 @@
 """The Claude Code host adapter: memesh-mcp, running inside a Claude Code session, holds that session's registration
 on the local router and hands each exact-session envelope to Claude Code as a channel notification
-(`notifications/claude/channel`). See docs/adr/0005-message-router.md.
+(`notifications/claude/channel`). See docs/adr/0004-message-router.md.
 
 It registers only when it knows both ids — the session (CLAUDE_CODE_SESSION_ID) and the principal it answers for
 (MEMESH_RECIPIENT, else the owner-private hosts/claude.json) — and a router is listening. `accept` is answered once

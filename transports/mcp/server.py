@@ -1,26 +1,30 @@
 """memesh-mcp: MeMesh as an MCP stdio server, on the SDK's low-level Server so the schema files are served verbatim.
 
 Both protocol eras are answered by the SDK's runner: the 2025-11-25 initialize handshake and the 2026-07-28
-per-request envelope. Only protocol messages reach stdout: while serving, stdio_server points fd 1 at stderr and
-writes the wire through a private duplicate, so a stray print cannot corrupt the stream.
+per-request envelope. Only protocol messages reach stdout: while serving, fd 1 points at stderr and the wire is
+written through a private duplicate (claimed by early.py, or by stdio_server when run without it), so a stray print
+cannot corrupt the stream. `memesh-mcp` starts in early.py, which answers the session's opening while this module
+and the SDK load, and passes everything on to `serve`.
 """
 
 from __future__ import annotations
 
 import fcntl
 import io
+import json
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager, suppress
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
 from mcp import types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 
 import memesh
 from memesh.app.waiting import call_waiting, wait_ms
@@ -30,6 +34,11 @@ from memesh.transports.mcp.backend import Backend
 from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight, ScreenedLines
 from memesh.transports.mcp.results import client_name, tool_listing
 from memesh.transports.mcp.roots import roots_asker
+
+if TYPE_CHECKING:
+    from memesh.transports.mcp.early import Front
+
+log = logging.getLogger("memesh.mcp")
 
 SERVER_NAME = "memesh"
 DEFAULT_HOST = "mcp"  # the provenance stamp when the client declares no name
@@ -103,37 +112,97 @@ def _claimed_stdin() -> Iterator[ScreenedLines]:
         os.dup2(wire, 0)
 
 
-async def serve() -> None:
-    """Serve MCP on stdin/stdout until the client closes stdin."""
+def _backend() -> Backend:
+    """The backend, with the update notice riding on successful calls when update checks are on."""
     from memesh.adapters.update_check import StaleProcessCheck
     from memesh.app.updates import server_notifier
 
     notifier = server_notifier()
     stale = StaleProcessCheck(memesh.__version__) if notifier is not None else None
-    server = build_server(Backend(notifier=notifier, stale=stale))
-    with _claimed_stdin() as lines:
-        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
-            inflight = Inflight()  # every request read before stdin closed gets its answer
-            writer = AnsweringWriter(write_stream, inflight)
-            reader = DrainingReader(read_stream, inflight, writer)
-            # Inside a Claude Code session with a declared recipient, also its host adapter on the local router.
-            adapter = await channel.start(writer)
-            experimental: dict[str, dict[str, Any]] | None = {channel.CAPABILITY: {}} if adapter is not None else None
-            try:
-                await server.run(
-                    reader, writer, server.create_initialization_options(experimental_capabilities=experimental)
-                )
-            finally:
-                if adapter is not None:
-                    await adapter.close()
-                # Text printed without a flush still sits in Python's buffer: let it out now, while fd 1 points at
-                # stderr, not at exit, after stdio_server has handed fd 1 back to the wire.
-                sys.stdout.flush()
+    return Backend(notifier=notifier, stale=stale)
+
+
+async def serve_streams(
+    backend: Backend,
+    stdin: AsyncIterable[str],
+    stdout: anyio.AsyncFile[str] | None = None,
+    replayed: dict[str, str] | None = None,
+) -> None:
+    """Serve MCP until `stdin` ends, writing to the process's stdout unless another is given."""
+    server = build_server(backend)
+    async with stdio_server(stdin, stdout) as (read_stream, write_stream):  # type: ignore[arg-type]
+        inflight = Inflight()  # every request read before stdin closed gets its answer
+        writer = AnsweringWriter(ReplayCheck(write_stream, replayed or {}), inflight)
+        reader = DrainingReader(read_stream, inflight, writer)
+        # Inside a Claude Code session with a declared recipient, also its host adapter on the local router.
+        adapter = await channel.start(writer)
+        experimental: dict[str, dict[str, Any]] | None = {channel.CAPABILITY: {}} if adapter is not None else None
+        try:
+            await server.run(
+                reader, writer, server.create_initialization_options(experimental_capabilities=experimental)
+            )
+        finally:
+            if adapter is not None:
+                await adapter.close()
+            # Text printed without a flush still sits in Python's buffer: let it out now, while fd 1 points at
+            # stderr, not at exit, after stdio_server has handed fd 1 back to the wire.
+            sys.stdout.flush()
+
+
+async def serve(front: Front | None = None) -> None:
+    """Serve MCP until the client closes stdin: on the process's stdin/stdout, or behind `front` (early.py)."""
+    if front is None:
+        with _claimed_stdin() as lines:
+            await serve_streams(_backend(), lines)
+        return
+    stdin, stdout = _front_files(front)  # the front claimed fd 0 and fd 1 already
+    # From here on the SDK answers everything; what the front already answered is checked against it.
+    await serve_streams(_backend(), ScreenedLines(stdin), stdout, front.hand_over())
+
+
+def _front_files(front: Front) -> tuple[anyio.AsyncFile[str], anyio.AsyncFile[str]]:
+    """The SDK's stdin and stdout behind the front: the lines it passes on, and the wire it writes to."""
+    stdin = io.TextIOWrapper(front.sdk_input, encoding="utf-8", errors="replace")
+    stdout = io.TextIOWrapper(open(front.wire_fd, "wb", closefd=False), encoding="utf-8")  # noqa: SIM115
+    return anyio.wrap_file(stdin), anyio.wrap_file(stdout)
+
+
+class ReplayCheck:
+    """The write stream, without the SDK's answers to requests the front answered early (passed on under a private
+    id): each is compared with what the front sent, and a difference is logged, since the client already has its
+    answer. A difference means generated/mcp_answers.py is stale: `python tools/codegen.py` records it anew."""
+
+    def __init__(self, inner: Any, replayed: dict[str, str]) -> None:
+        self._inner = inner
+        self._replayed = replayed
+
+    async def send(self, item: Any, /) -> None:
+        message = item.message if isinstance(item, SessionMessage) else None
+        request_id = message.id if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) else None
+        sent = self._replayed.pop(request_id, None) if isinstance(request_id, str) else None
+        if sent is None:
+            await self._inner.send(item)
+            return
+        wire = json.loads(item.message.model_dump_json(by_alias=True, exclude_unset=True))
+        if wire.get("result") != json.loads(sent):
+            log.warning("an early answer differs from the SDK's own (%s); run tools/codegen.py", request_id)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def run(front: Front | None = None) -> None:
+    """Serve until the client closes stdin, logging to stderr; Ctrl-C (a person stopping it by hand) is no error."""
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="memesh-mcp: %(levelname)s: %(message)s")
+    with suppress(KeyboardInterrupt):
+        anyio.run(serve, front)
 
 
 def main() -> None:
-    """Entry point of `memesh-mcp`."""
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="memesh-mcp: %(levelname)s: %(message)s")
-    # Ctrl-C in a terminal is how a person stops a stdio server by hand: no traceback for it.
-    with suppress(KeyboardInterrupt):
-        anyio.run(serve)
+    """Entry point of `memesh-mcp` (early.main: the session's opening is answered while this module loads)."""
+    from memesh.transports.mcp import early
+
+    early.main()
