@@ -120,5 +120,5 @@ def _while_busy(step: Callable[[], None]) -> None:
         delay = min(delay * 2, 0.1)
 
 
-class SqliteStore(SqliteMemoryFiles, SqliteWrites, SqliteSearch, SqliteMessages, SqliteProposals, SqliteProjects):
+class SqliteStore(SqliteMemoryFiles, SqliteWrites, SqliteSearch, SqliteProposals, SqliteProjects, SqliteMessages):
     """Every query and write MeMesh makes; operations reach it only through their narrow protocols."""
