@@ -12,40 +12,40 @@ SourceName: TypeAlias = str
 SuccessCriterion: TypeAlias = str
 
 
-class ImprovementInput1(TypedDict, closed=True):
+class ImprovementInput(TypedDict, closed=True):
     """
     Turn active memories or lessons into a governed product-improvement proposal (action "propose"), or read an existing proposal's state (action "status"). Source memories stay active as evidence. Staging is idempotent: the same normalized project, sources, title, problem, change, verification scenario, success criteria and priority return the same proposal_id with created: false. Missing or archived source memories fail the call and stage nothing. Agents have proposal authority only: there is no accept or reject action. A person reviews with `memesh dream show <id>` (or the dashboard) and accepts or rejects it there; acceptance means approved for product work, not implemented, effective or released.
     """
 
-    action: Literal["propose"]
+    action: Literal["propose", "status"]
     """
-    Stage or find the idempotent proposal.
+    What to do: propose (stage or find the idempotent proposal) or status (read proposal state).
     """
-    project: str
+    project: NotRequired[str]
     """
     Project that would own the product work.
     """
-    source_names: list[SourceName]
+    source_names: NotRequired[list[SourceName]]
     """
     Stable names of 1-20 active source memories.
     """
-    title: str
+    title: NotRequired[str]
     """
     Human-readable improvement title.
     """
-    problem: str
+    problem: NotRequired[str]
     """
     Evidence-backed problem observed.
     """
-    proposed_change: str
+    proposed_change: NotRequired[str]
     """
     Bounded product change to consider.
     """
-    verification_scenario: str
+    verification_scenario: NotRequired[str]
     """
     Scenario capable of falsifying the change.
     """
-    success_criteria: list[SuccessCriterion]
+    success_criteria: NotRequired[list[SuccessCriterion]]
     """
     One or more observable success criteria.
     """
@@ -53,24 +53,81 @@ class ImprovementInput1(TypedDict, closed=True):
     """
     Proposed priority; defaults to p1.
     """
-
-
-class ImprovementInput2(TypedDict, closed=True):
-    """
-    Turn active memories or lessons into a governed product-improvement proposal (action "propose"), or read an existing proposal's state (action "status"). Source memories stay active as evidence. Staging is idempotent: the same normalized project, sources, title, problem, change, verification scenario, success criteria and priority return the same proposal_id with created: false. Missing or archived source memories fail the call and stage nothing. Agents have proposal authority only: there is no accept or reject action. A person reviews with `memesh dream show <id>` (or the dashboard) and accepts or rejects it there; acceptance means approved for product work, not implemented, effective or released.
-    """
-
-    action: Literal["status"]
-    """
-    Read proposal state.
-    """
-    proposal_id: int
+    proposal_id: NotRequired[int]
     """
     ID returned by propose.
     """
 
 
-ImprovementInput: TypeAlias = ImprovementInput1 | ImprovementInput2
+Priority: TypeAlias = Literal["p0", "p1", "p2", "p3"]
 """
-Turn active memories or lessons into a governed product-improvement proposal (action "propose"), or read an existing proposal's state (action "status"). Source memories stay active as evidence. Staging is idempotent: the same normalized project, sources, title, problem, change, verification scenario, success criteria and priority return the same proposal_id with created: false. Missing or archived source memories fail the call and stage nothing. Agents have proposal authority only: there is no accept or reject action. A person reviews with `memesh dream show <id>` (or the dashboard) and accepts or rejects it there; acceptance means approved for product work, not implemented, effective or released.
+Proposed priority; defaults to p1.
 """
+
+
+Problem: TypeAlias = str
+"""
+Evidence-backed problem observed.
+"""
+
+
+Project: TypeAlias = str
+"""
+Project that would own the product work.
+"""
+
+
+ProposalId: TypeAlias = int
+"""
+ID returned by propose.
+"""
+
+
+ProposedChange: TypeAlias = str
+"""
+Bounded product change to consider.
+"""
+
+
+SourceNames: TypeAlias = list[SourceName]
+"""
+Stable names of 1-20 active source memories.
+"""
+
+
+SuccessCriteria: TypeAlias = list[SuccessCriterion]
+"""
+One or more observable success criteria.
+"""
+
+
+Title: TypeAlias = str
+"""
+Human-readable improvement title.
+"""
+
+
+VerificationScenario: TypeAlias = str
+"""
+Scenario capable of falsifying the change.
+"""
+
+
+class Refine1(TypedDict, closed=True):
+    action: Literal["propose"]
+    project: Project
+    source_names: SourceNames
+    title: Title
+    problem: Problem
+    proposed_change: ProposedChange
+    verification_scenario: VerificationScenario
+    success_criteria: SuccessCriteria
+    priority: NotRequired[Priority]
+
+
+class Refine2(TypedDict, closed=True):
+    action: Literal["status"]
+    proposal_id: ProposalId
+
+
+Refine: TypeAlias = Refine1 | Refine2

@@ -312,26 +312,32 @@ def _format(found: list[tuple[tuple[str | int, ...], str]]) -> list[str]:
 def issues(schema: Mapping[str, Any], instance: Any) -> list[str]:
     """Every way `instance` breaks `schema`, formatted `<path>: <message>` (root issues: the message alone).
 
-    A schema whose `$defs` holds `refine` is held to it too, once the top level passes: that is where a tool keeps
-    its action-discriminated rules (`oneOf` on a `const` action), because Anthropic's API refuses a tool whose
-    input schema has `oneOf`/`anyOf`/`allOf` at the top.
+    A schema whose `$defs` holds `refine` is held to it too: that is where a tool keeps its action-discriminated
+    rules (`oneOf` on a `const` action), because Anthropic's API refuses a tool whose input schema has
+    `oneOf`/`anyOf`/`allOf` at the top. The refinement is read first, so a call reads as if the action's own
+    object were the schema (its missing fields, then its unknown keys, then bad values), and the flat top level
+    adds only what the refinement did not already say.
     """
-    validator = _Validator(schema)
-    validator.check(schema, instance, ())
-    refine = schema.get("$defs", {}).get("refine")
-    if refine is not None and not validator.issues:
-        validator.check(refine, instance, ())
-    return _format(validator.issues)
+    return _format(_unique(_checked(schema, instance).issues))
 
 
 def unknown_key_issues(schema: Mapping[str, Any], instance: Any) -> list[str]:
     """Only the unknown-key issues of `instance` (what MCP reports first, before anything else is checked)."""
+    return _format(_unique(_checked(schema, instance).unknown))
+
+
+def _checked(schema: Mapping[str, Any], instance: Any) -> _Validator:
     validator = _Validator(schema)
-    validator.check(schema, instance, ())
     refine = schema.get("$defs", {}).get("refine")
-    if refine is not None and not validator.issues:
+    if refine is not None:
         validator.check(refine, instance, ())
-    return _format(validator.unknown)
+    validator.check(schema, instance, ())
+    return validator
+
+
+def _unique(found: list[tuple[tuple[str | int, ...], str]]) -> list[tuple[tuple[str | int, ...], str]]:
+    """`found` with each issue once (a refined schema's two levels check the same fields), in first-seen order."""
+    return list(dict.fromkeys(found))
 
 
 def normalize_numbers(value: Any) -> Any:

@@ -127,11 +127,11 @@ class SqliteStore(
     SqliteMemoryFiles,
     SqliteWrites,
     SqliteSearch,
-    SqliteMessages,
-    SqliteProposals,
-    SqliteProjects,
     SqliteBriefing,
     SqliteHealth,
     SqliteInsights,
+    SqliteProposals,
+    SqliteProjects,
+    SqliteMessages,
 ):
     """Every query and write MeMesh makes; operations reach it only through their narrow protocols."""

@@ -1,24 +1,25 @@
 """The store's project-wide maintenance: which projects exist, renaming one everywhere it is a scope, backups.
 
 A project is carried by entity tags (`project:<id>`), entity metadata (`metadata.project`), the task-state memory
-named after it, staged proposals, and durable agent messages. Messages live in a table another part of MeMesh
-owns: `MESSAGE_CARRIERS` is the seam that names it (table, project column), and a carrier whose table does not
-exist in this database is skipped, so the rename works before and after messages exist.
+named after it, staged proposals, and durable agent messages. The message tables (`agent_messages`,
+`agent_deliveries`, `agent_message_events`, their cursors and `agent_sessions`, migration 5) belong to the message
+store: the rename moves them through its `rename_message_project`, then reads the move back. A database opened
+read-only before migration 5 has none of them, and is listed without message counts.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Final
 
 from memesh.model import Entity
 from memesh.store.sqlite_base import _dumps, _loads
+from memesh.store.sqlite_messages import SqliteMessages
 from memesh.store.sqlite_reads import SqliteReads
 
-# (table, project column) of every durable message table scoped by project. A row whose destination scope already
-# holds an equivalent row (a UNIQUE constraint refuses the move) is left in place and counted.
-MESSAGE_CARRIERS: Final[tuple[tuple[str, str], ...]] = (("agent_messages", "project"), ("messages", "project"))
+# The message tables scoped by project that make a message findable in its inbox: a message row, its one delivery
+# and its events (what poll reads). A message row stands for the message in the counts.
+MESSAGE_TABLES = ("agent_messages", "agent_deliveries", "agent_message_events")
 TASK_STATE_PREFIX = "task-state:"
 
 
@@ -26,18 +27,15 @@ class RenameRefused(Exception):
     """A write the rename made did not read back as written (a trigger ignored or undid it)."""
 
 
-class SqliteProjects(SqliteReads):
+class SqliteProjects(SqliteReads, SqliteMessages):
     """Listing and renaming projects across every carrier."""
 
     def _has_table(self, table: str) -> bool:
         row = self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
         return row is not None
 
-    def _has_column(self, table: str, column: str) -> bool:
-        return any(row[1] == column for row in self.conn.execute(f"PRAGMA table_info({table})"))
-
-    def _message_tables(self) -> list[tuple[str, str]]:
-        return [(t, c) for t, c in MESSAGE_CARRIERS if self._has_table(t) and self._has_column(t, c)]
+    def _has_messages(self) -> bool:
+        return all(self._has_table(table) for table in MESSAGE_TABLES)
 
     def project_counts(self) -> dict[str, dict[str, int]]:
         """Every project any carrier names, with how many entities and messages carry it."""
@@ -46,11 +44,9 @@ class SqliteProjects(SqliteReads):
             "SELECT tag, COUNT(*) FROM tags WHERE tag LIKE 'project:%' GROUP BY tag ORDER BY tag"
         ):
             counts.setdefault(tag[len("project:") :], {"entities": 0, "messages": 0})["entities"] = entities
-        for table, column in self._message_tables():
-            for project, messages in self.conn.execute(
-                f"SELECT {column}, COUNT(*) FROM {table} WHERE {column} IS NOT NULL GROUP BY {column}"
-            ):
-                counts.setdefault(str(project), {"entities": 0, "messages": 0})["messages"] += messages
+        if self._has_messages():
+            for project, messages in self.conn.execute("SELECT project, COUNT(*) FROM agent_messages GROUP BY project"):
+                counts.setdefault(str(project), {"entities": 0, "messages": 0})["messages"] = messages
         return dict(sorted(counts.items()))
 
     def rename_project(self, old: str, new: str) -> dict[str, int]:
@@ -92,22 +88,41 @@ class SqliteProjects(SqliteReads):
             proposals = self.conn.execute(
                 "UPDATE dream_proposals SET project = ? WHERE project = ?", (new, old)
             ).rowcount
-        moved = left = 0
-        for table, column in self._message_tables():
-            moved += self.conn.execute(
-                f"UPDATE OR IGNORE {table} SET {column} = ? WHERE {column} = ?", (new, old)
-            ).rowcount
-            row = self.conn.execute(f"SELECT COUNT(*) FROM {table} WHERE {column} = ?", (old,)).fetchone()
-            left += int(row[0]) if row else 0
+        messages = self._move_messages(old, new)
         return {
             "entities_renamed": renamed,
             "entities_merged": merged,
             "metadata_updated": metadata,
             "task_state_moved": task_state,
             "proposals_moved": proposals,
-            "messages_moved": moved,
-            "messages_left_in_place": left,
+            **messages,
         }
+
+    def _move_messages(self, old: str, new: str) -> dict[str, int]:
+        """The message store's own move of `old`'s messages (with their deliveries, events, cursors and sessions),
+        read back: what stays under `old` is exactly the messages left in place, and `new` gained the ones moved."""
+        if not self._has_messages():
+            return {"messages_moved": 0, "messages_left_in_place": 0}
+        before = self._scalar("SELECT COUNT(*) FROM agent_messages WHERE project = ?", new)
+        counts = self.rename_message_project(old, new)
+        gained = self._scalar("SELECT COUNT(*) FROM agent_messages WHERE project = ?", new) - before
+        stayed = self._scalar("SELECT COUNT(*) FROM agent_messages WHERE project = ?", old)
+        if gained != counts["messages_moved"] or stayed != counts["messages_left_in_place"]:
+            raise RenameRefused(f"{counts['messages_moved']} messages were to move to {new}, {gained} did")
+        for table in MESSAGE_TABLES[1:]:
+            behind = self._scalar(
+                f"SELECT COUNT(*) FROM {table} WHERE project = ? "
+                "AND message_id NOT IN (SELECT message_id FROM agent_messages WHERE project = ?)",
+                old,
+                old,
+            )
+            if behind:
+                raise RenameRefused(f"{behind} rows of {table} stayed under {old} without their message")
+        return counts
+
+    def _scalar(self, sql: str, *params: str) -> int:
+        row = self.conn.execute(sql, params).fetchone()
+        return int(row[0]) if row else 0
 
     def _tag_moved(self, entity_id: int, old_tag: str, new_tag: str) -> bool:
         tags = {row[0] for row in self.conn.execute("SELECT tag FROM tags WHERE entity_id = ?", (entity_id,))}

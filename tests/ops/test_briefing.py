@@ -103,10 +103,10 @@ def test_a_path_shaped_recipient_is_refused_with_the_field(live: Any) -> None:
         assert error.code == ErrorCode.BAD_BODY and error.message.startswith("recipient")
 
 
-def test_a_recipient_reports_zero_unread_until_messages_exist(live: Any) -> None:
+def test_a_recipient_never_seen_in_the_project_is_said_so_rather_than_an_empty_inbox(live: Any) -> None:
     _remember(live, "use-wal")
     out = live("briefing", {"recipient": "reviewer-agent"}).unwrap()
-    assert "waiting" not in out["text"] and out["entityCount"] == 1
+    assert "this recipient id has never been seen" in out["text"] and out["entityCount"] == 1
 
 
 def test_unknown_fields_are_refused(live: Any) -> None:

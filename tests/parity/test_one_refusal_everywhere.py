@@ -46,10 +46,14 @@ def defects(tool: Tool[Any, Any, Any]) -> dict[str, dict[str, Any]]:
     """Requests for `tool` that each carry one defect its schema refuses."""
     schema = schemas.load(tool.input_schema)
     base: dict[str, Any] = {}
-    if "oneOf" in schema and "properties" not in schema:
-        # Action-discriminated: the defects of its first action, each request naming that action.
-        schema = schema["oneOf"][0]
-        base = {name: prop["const"] for name, prop in schema["properties"].items() if "const" in prop}
+    refine = schema.get("$defs", {}).get("refine")
+    if refine is not None:
+        # Action-discriminated (a flat top level, the rules in $defs/refine): the defects of its first action, each
+        # request naming that action, its fields as the top level declares them.
+        action = refine["oneOf"][0]
+        base = {name: prop["const"] for name, prop in action["properties"].items() if "const" in prop}
+        top = schema["properties"]
+        schema = {**action, "properties": {name: top[name] for name in action["properties"]}}
     properties: dict[str, Any] = {k: v for k, v in schema.get("properties", {}).items() if k not in base}
     required: list[str] = [name for name in schema.get("required", []) if name not in base]
     first = next(iter(properties))

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
+
+import pytest
 
 from memesh.store.sqlite import open_store
 from tests.transports.cli.conftest import Cli
@@ -74,3 +78,33 @@ def test_evidence_links_join_a_commit_to_the_work_of_its_session(cli: Cli, memes
     cli.ok("remember", "--name", "commit-abc", "--type", "commit", "--obs", "y", "--tags", "project:p", "session:s1")
     out = cli.ok("kg", "backfill-relations", "--json").json()
     assert {"from": "commit-abc", "to": "the-fix", "type": "evidences", "rule": "evidence-links"} in out["edges"]
+
+
+def test_rename_project_carries_messages_and_its_dry_run_moves_none(
+    cli: Cli, memesh_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old, new = "old~" + "3" * 32, "new~" + "4" * 32
+    monkeypatch.setattr("sys.stdin", io.StringIO("review ready"))
+    send = ("message", "send", "--project", old, "--sender", "author", "--recipient", "reviewer")
+    sent = cli.ok(*send, "--idempotency-key", "k1", "--payload-stdin", "--json").json()
+    fetch = ("message", "fetch", "--recipient", "reviewer", "--message-id", sent["message_id"])
+    listed = cli.ok("kg", "rename-project", "--json").json()["projects"]
+    assert listed == [{"project": old, "entities": 0, "messages": 1}]  # a project only messages carry is listed
+
+    preview = cli.ok("kg", "rename-project", "--from", old, "--to", new, "--json").json()
+    assert (preview["dry_run"], preview["messages_moved"], preview["messages_left_in_place"]) == (True, 1, 0)
+    assert cli.ok(*fetch, "--project", old).out == "review ready\n"  # the dry run changed nothing
+    assert cli(*fetch, "--project", new).code != 0
+    assert cli.ok("kg", "rename-project", "--json").json()["projects"] == listed
+
+    text = cli.ok("kg", "rename-project", "--from", old, "--to", new).out
+    assert "messages: 1 moved, 0 left in place" in text
+    applied = cli.ok("kg", "rename-project", "--from", old, "--to", new, "--apply", "--json").json()
+    assert (applied["dry_run"], applied["messages_moved"], applied["messages_left_in_place"]) == (False, 1, 0)
+    assert cli.ok(*fetch, "--project", new).out == "review ready\n"
+    assert cli(*fetch, "--project", old).code != 0
+    watched = cli.ok("message", "watch", "--project", new, "--recipient", "reviewer", "--wait-ms", "0").out
+    assert json.loads(watched.splitlines()[1])["events"][0]["message_id"] == sent["message_id"]
+    assert cli.ok("kg", "rename-project", "--json").json()["projects"] == [
+        {"project": new, "entities": 0, "messages": 1}
+    ]

@@ -45,3 +45,16 @@ async def test_the_server_names_itself_memesh_with_the_package_version(mcp_serve
         info = client.server_info
     assert info is not None
     assert (info.name, info.version) == ("memesh", memesh.__version__)
+
+
+async def test_no_served_input_schema_composes_schemas_at_its_top_level(mcp_server: McpHarness, era: str) -> None:
+    # Anthropic's API (and so Claude Code, which hands MCP tools to it) refuses a tool whose input schema has
+    # oneOf/anyOf/allOf at the top level (and wants `type: object` there); one such tool breaks the whole server
+    # for that client. A tool with per-action rules is a flat object (every field, `required: ["action"]`) with
+    # the rules in `$defs/refine`, which memesh.schema.validation enforces alongside the top level.
+    async with mcp_server.connect(era) as client:
+        listed = await client.tools()
+    for served in listed:
+        composed = {"oneOf", "anyOf", "allOf", "not", "if", "then", "else"} & set(served.input_schema)
+        assert not composed, (served.name, composed)
+        assert served.input_schema["type"] == "object", served.name

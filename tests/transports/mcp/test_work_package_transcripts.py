@@ -71,7 +71,9 @@ def conversation(cwd: str) -> list[str]:
 @asynccontextmanager
 async def client(home: Path, db: Path, roots: list[Path] | None) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(
-        command=str(SERVER), env={"MEMESH_DB_PATH": str(db), "HOME": str(home)}, cwd=str(home)
+        command=str(SERVER),
+        env={"MEMESH_DB_PATH": str(db), "HOME": str(home), "MEMESH_UPDATE_CHECK": "0"},
+        cwd=str(home),
     )
 
     async def list_roots(context: ClientRequestContext) -> types.ListRootsResult | types.ErrorData:
