@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Annotated
 
 from cyclopts import App, Parameter
@@ -24,10 +25,15 @@ from memesh.transports.cli.params import Int, Many, OptionalInt, Switch, Text
 
 FLAG_SHAPED = re.compile(r"--?[A-Za-z][\w-]*(=.*)?")  # `--bogus`, `-x`: a mistyped flag, not text
 
+# MCP client configs want the server's absolute path: it sits beside this interpreter (a venv's or pipx's bin/).
+MCP_SERVER = Path(sys.executable).parent / "memesh-mcp"
+
 app = App(
     name="memesh",
     help="MeMesh: local-first memory for AI coding agents (one SQLite file).",
+    help_epilogue=f"MCP server for your agent's config: {MCP_SERVER}",
     version=__version__,
+    version_flags=["--version", "-V"],
 )
 
 

@@ -22,6 +22,7 @@ import memesh
 from memesh.context import CallContext, clean_host
 from memesh.transports.mcp.backend import Backend
 from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight
+from memesh.transports.mcp.instructions import INSTRUCTIONS
 from memesh.transports.mcp.results import client_name, tool_listing
 
 SERVER_NAME = "memesh"
@@ -59,6 +60,7 @@ def build_server(backend: Backend) -> Server[Backend]:
     return Server(
         SERVER_NAME,
         version=memesh.__version__,
+        instructions=INSTRUCTIONS,
         lifespan=_lifespan(backend),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
