@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import stat
 import sys
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -45,8 +46,15 @@ def _refuse(message: str, *detail: str, as_json: bool, label: str = "Error: ") -
     return FAILED
 
 
-def export(*, tag: str | None, namespace: str | None, limit: int, out: str | None, as_json: bool) -> int:
-    """`memesh export`: the bundle as indented JSON on stdout or in `out`; warns on stderr when it is not whole."""
+def export(*, tag: str | None, namespace: str | None, limit: int, out: str | None, force: bool, as_json: bool) -> int:
+    """`memesh export`: the bundle as indented JSON on stdout or in `out`; warns on stderr when it is not whole.
+
+    An existing `out` is overwritten only with `force`: a backup run twice must not silently replace the last one.
+    """
+    if force and out is None:
+        return _refuse("--force only applies with -o FILE.", as_json=as_json)
+    if out is not None and not force and os.path.lexists(out) and not Path(out).is_dir():
+        return _exists(out, as_json=as_json)  # before the export's work, not only at the write
     fields = {"tag": tag, "namespace": namespace, "limit": limit}
     match call_tool("export", {key: value for key, value in fields.items() if value is not None}):
         case Failure(error):
@@ -67,11 +75,19 @@ def export(*, tag: str | None, namespace: str | None, limit: int, out: str | Non
                 f'       Create it first (mkdir -p "{folder}"), or drop -o to write to stdout.',
                 as_json=as_json,
             )
+        if Path(out).is_dir():
+            return _refuse(f"cannot write {out} — it is a folder; name a file in it.", as_json=as_json)
+        # O_EXCL: a file that appeared while the export ran is not overwritten either.
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if force else os.O_EXCL)
         try:
-            descriptor = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, BACKUP_FILE_MODE)
+            descriptor = os.open(out, flags, BACKUP_FILE_MODE)
+            if force and stat.S_ISREG(os.fstat(descriptor).st_mode):
+                os.fchmod(descriptor, BACKUP_FILE_MODE)  # an overwritten file keeps its old mode otherwise
             with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
                 json.dump(bundle, handle, indent=2, ensure_ascii=False)
                 handle.write("\n")
+        except FileExistsError:
+            return _exists(out, as_json=as_json)
         except OSError as exc:
             return _refuse(f"cannot write {out} — {exc.strerror or type(exc).__name__}.", as_json=as_json)
         _err(f"✅ Exported {bundle['entity_count']} entities to {out}")
@@ -85,6 +101,14 @@ def export(*, tag: str | None, namespace: str | None, limit: int, out: str | Non
             f"   For a full backup, raise it: memesh export --limit 100000{f' -o {shlex.quote(out)}' if out else ''}",
         )
     return OK
+
+
+def _exists(out: str, *, as_json: bool) -> int:
+    return _refuse(
+        f"{out} already exists — nothing was written.",
+        "       Add --force to overwrite it, or choose another file.",
+        as_json=as_json,
+    )
 
 
 def import_command(
