@@ -23,6 +23,7 @@ from memesh.transports.cli.commands import data
 from memesh.transports.cli.exits import FAILED, OK, usage
 from memesh.transports.cli.params import Int, Many, OptionalInt, Switch, Text
 
+INTERRUPTED = "Interrupted (Ctrl-C): the change in progress was rolled back; nothing is half-written."
 FLAG_SHAPED = re.compile(r"--?[A-Za-z][\w-]*(=.*)?")  # `--bogus`, `-x`: a mistyped flag, not text
 
 # MCP client configs want the server's absolute path: it sits beside this interpreter (a venv's or pipx's bin/).
@@ -34,6 +35,7 @@ app = App(
     help_epilogue=f"MCP server for your agent's config: {MCP_SERVER}",
     version=__version__,
     version_flags=["--version", "-V"],
+    suppress_keyboard_interrupt=False,  # main() says what Ctrl-C left behind, then exits 130
 )
 
 
@@ -353,6 +355,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(sys.argv[1:] if argv is None else argv)
     except KeyboardInterrupt:
+        # Every write is one transaction, rolled back when interrupted: say so, on a line of its own.
+        start = "\r\x1b[K" if sys.stderr.isatty() else ""
+        print(f"{start}{INTERRUPTED}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return FAILED  # the reader went away (`memesh recall | head`); there is no one left to tell

@@ -13,7 +13,7 @@ import shlex
 import stat
 import sys
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from returns.result import Failure, Success
 
@@ -22,6 +22,9 @@ from memesh.errors import MemeshError
 from memesh.transports.cli import render
 from memesh.transports.cli.actions.memory import call_tool, cli_context, on_store
 from memesh.transports.cli.exits import FAILED, OK, dumps, fail
+
+if TYPE_CHECKING:
+    from memesh.transports.cli.progress import Progress
 
 DEFAULT_MERGE = "skip"
 # A backup holds the same memories as the database, so a file this command creates is as private as the database.
@@ -227,11 +230,42 @@ def _confirm_trust(file: str, count: int, rerun: str, *, as_json: bool) -> int |
 def _import_bundle(
     file: str, *, merge: str, namespace: str | None, restore_archived: bool, trust: bool, yes: bool, as_json: bool
 ) -> int:
+    from memesh.transports.cli.progress import Progress
+
+    progress = Progress()  # a line on a terminal's stderr while the file is read, checked and imported
+    try:
+        return _import_read_bundle(
+            file,
+            progress,
+            merge=merge,
+            namespace=namespace,
+            restore_archived=restore_archived,
+            trust=trust,
+            yes=yes,
+            as_json=as_json,
+        )
+    finally:
+        progress.clear()
+
+
+def _import_read_bundle(
+    file: str,
+    progress: Progress,
+    *,
+    merge: str,
+    namespace: str | None,
+    restore_archived: bool,
+    trust: bool,
+    yes: bool,
+    as_json: bool,
+) -> int:
     from memesh.app import gate
     from memesh.app.dispatch import guarded
     from memesh.ops.import_bundle import import_bundle
 
+    progress.say(f"Reading {file}…")
     data = _read_bundle(file)
+    progress.clear()  # before anything else is printed on the terminal, here and after each phase
     if isinstance(data, MemeshError):
         return fail(data, as_json=as_json)
     if isinstance(data, _Unreadable):
@@ -241,7 +275,10 @@ def _import_bundle(
         arguments["namespace"] = namespace
     if restore_archived:
         arguments["restore_archived"] = True
-    match gate.admit("tools/import.input", arguments):  # the gate MCP and HTTP imports pass, field paths and all
+    progress.say(f"Checking {render.memories(len(data['entities']))}…")
+    admitted = gate.admit("tools/import.input", arguments)  # the gate MCP and HTTP imports pass, field paths too
+    progress.clear()
+    match admitted:
         case Failure(error):
             return fail(error, as_json=as_json)
         case Success(request):
@@ -251,9 +288,16 @@ def _import_bundle(
         declined = _confirm_trust(file, len(data["entities"]), rerun, as_json=as_json)
         if declined is not None:
             return declined
-    match on_store(
-        lambda store: guarded(lambda: import_bundle(store, request, ctx=cli_context(), trust=trust, keep_metadata=True))
-    ):
+    progress.counting("Importing")
+    imported = on_store(
+        lambda store: guarded(
+            lambda: import_bundle(
+                store, request, ctx=cli_context(), trust=trust, keep_metadata=True, on_progress=progress.step
+            )
+        )
+    )
+    progress.clear()
+    match imported:
         case Failure(error):
             return fail(error, as_json=as_json)
         case Success(result):
