@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated
 
@@ -24,6 +25,7 @@ from memesh.transports.cli.exits import FAILED, OK, usage
 from memesh.transports.cli.params import Int, Many, OptionalInt, Switch, Text
 
 INTERRUPTED = "Interrupted (Ctrl-C): the change in progress was rolled back; nothing is half-written."
+_ARGV: ContextVar[tuple[str, ...]] = ContextVar("argv", default=())  # the command line `run` is parsing
 FLAG_SHAPED = re.compile(r"--?[A-Za-z][\w-]*(=.*)?")  # `--bogus`, `-x`: a mistyped flag, not text
 
 # MCP client configs want the server's absolute path: it sits beside this interpreter (a venv's or pipx's bin/).
@@ -84,7 +86,7 @@ def remember(
     """
     from memesh.transports.cli.actions import memory
 
-    if text is not None and FLAG_SHAPED.fullmatch(text):
+    if text is not None and FLAG_SHAPED.fullmatch(text) and not _after_end_of_options(text):
         return usage(f"Unknown option: {text}. Text that starts with a hyphen and reads like a flag goes after --.")
     return memory.remember(
         text,
@@ -321,6 +323,12 @@ def consolidate(*_ignored: Annotated[str, Parameter(allow_leading_hyphen=True)])
     return FAILED
 
 
+def _after_end_of_options(text: str) -> bool:
+    """Whether `text` was given after `--` on the command line, where nothing is a flag."""
+    argv = list(_ARGV.get())
+    return "--" in argv and text in argv[argv.index("--") + 1 :]
+
+
 def _missing(exc: MissingArgumentError, argv: Sequence[str]) -> str:
     """A required flag that was left out, or given no value; with the stray value it was perhaps meant for."""
     flag = exc.argument.name if exc.argument is not None else ""
@@ -337,6 +345,7 @@ def _missing(exc: MissingArgumentError, argv: Sequence[str]) -> str:
 
 def run(argv: Sequence[str]) -> int:
     """Run one command line in this process; its exit status (usage errors 2, never a parser exit)."""
+    _ARGV.set(tuple(argv))
     try:
         result = app(list(argv), result_action="return_value", exit_on_error=False, print_error=False)
     except MissingArgumentError as exc:
