@@ -6,6 +6,7 @@ dependencies and setuptools) through a .pth line, so an install takes seconds an
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -79,3 +80,11 @@ def assert_it_runs(bin_dir: Path, tmp_path: Path) -> None:
 )
 def test_an_installed_memesh_mcp_serves_the_schema_files_and_memesh_answers(tmp_path: Path, install: list[str]) -> None:
     assert_it_runs(venv_with(tmp_path, *install), tmp_path)
+
+
+def test_bare_make_installs_and_ends_by_naming_the_memesh_mcp_path() -> None:
+    """A dry run (`make -n`: nothing is executed), so the venv running this test is not reinstalled under it."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    planned = subprocess.run(["make", "-n"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert planned.splitlines()[-1] == f'echo "MCP server for your client\'s config: {ROOT}/.venv/bin/memesh-mcp"'
