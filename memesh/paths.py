@@ -20,7 +20,7 @@ def db_path() -> Path:
     return Path(configured).expanduser() if configured else memesh_dir() / DB_FILENAME
 
 
-MISSING_DB_FOLDER = "MEMESH_DB_PATH is in a folder that does not exist: create the folder, or correct the variable"
+MISSING_DB_FOLDER = "MEMESH_DB_PATH is in a folder that does not exist; create the folder, or correct the variable"
 
 
 def db_path_problem() -> str | None:

@@ -6,6 +6,7 @@ dependencies and setuptools) through a .pth line, so an install takes seconds an
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -86,5 +87,8 @@ def test_bare_make_installs_and_ends_by_naming_the_memesh_mcp_path() -> None:
     """A dry run (`make -n`: nothing is executed), so the venv running this test is not reinstalled under it."""
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
-    planned = subprocess.run(["make", "-n"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    env = {key: value for key, value in os.environ.items() if not key.startswith("MAKE")}  # under `make test` too
+    planned = subprocess.run(
+        ["make", "-n", "--no-print-directory"], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    ).stdout
     assert planned.splitlines()[-1] == f'echo "MCP server for your client\'s config: {ROOT}/.venv/bin/memesh-mcp"'

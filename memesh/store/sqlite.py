@@ -38,7 +38,9 @@ def open_store(path: Path | None = None) -> SqliteStore:
     target = path or paths.db_path()
     problem = paths.db_path_problem() if path is None else None
     if problem is not None:
-        raise StoreError(f"cannot open the database at {target}: {problem}", _cannot_open(problem))
+        raise StoreError(
+            f"cannot open the database at {target}: {problem}", _cannot_open(f"cannot open the database: {problem}")
+        )
     try:
         paths.ensure_private_dir(target.parent)
         if not target.exists():
