@@ -24,7 +24,7 @@ from memesh.transports.cli.commands import data
 from memesh.transports.cli.exits import FAILED, OK, usage
 from memesh.transports.cli.params import Int, Many, OptionalInt, Switch, Text
 
-INTERRUPTED = "Interrupted (Ctrl-C): the change in progress was rolled back; nothing is half-written."
+INTERRUPTED = "Interrupted (Ctrl-C): nothing is half-written (a change in progress was rolled back)."
 _ARGV: ContextVar[tuple[str, ...]] = ContextVar("argv", default=())  # the command line `run` is parsing
 FLAG_SHAPED = re.compile(r"--?[A-Za-z][\w-]*(=.*)?")  # `--bogus`, `-x`: a mistyped flag, not text
 
