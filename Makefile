@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' 2>/dev/null)
 LINKTREE = $(firstword $(wildcard build/__editable__.memesh-*))
 
-.PHONY: install run test lint typecheck codegen check-codegen bench clean mcp
+.PHONY: install run test lint typecheck typecheck-ts codegen check-codegen bench clean mcp
 # Bare `make` installs (it used to stop after creating the venv, the first target in the file).
 .DEFAULT_GOAL := install
 
@@ -48,7 +48,17 @@ typecheck: $(STAMP)
 	cd $(LINKTREE) && $(abspath $(BIN))/mypy --config-file $(CURDIR)/pyproject.toml -p memesh
 	$(BIN)/mypy tests tools benchmarks
 
-test: check-codegen lint typecheck
+# The OpenClaw plugin is TypeScript, source only: its one check is tsc, with the compiler pinned in its lockfile
+# and installed from the npm registry (node_modules stays out of git).
+OPENCLAW := extensions/openclaw-memesh
+$(OPENCLAW)/node_modules/.installed: $(OPENCLAW)/package.json $(OPENCLAW)/package-lock.json
+	cd $(OPENCLAW) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+typecheck-ts: $(OPENCLAW)/node_modules/.installed
+	cd $(OPENCLAW) && npx --no-install tsc --noEmit -p tsconfig.json
+
+test: check-codegen lint typecheck typecheck-ts
 	$(BIN)/pytest -n 2
 
 # The quick benchmarks; locomo.py and scale.py --n 100000 are run by hand (benchmarks/README.md). A script's own
@@ -59,4 +69,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/longmemeval.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache $(OPENCLAW)/node_modules

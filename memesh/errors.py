@@ -23,6 +23,13 @@ class ErrorCode(StrEnum):
     OPERATION_FAILED = "operation.failed"
     PERMISSION_DENIED = "operation.permission-denied"
     INTERNAL = "server.internal"
+    # The message tool's delivery codes (spec: message). Bare snake_case, as the spec spells them.
+    RECIPIENT_UNAVAILABLE = "recipient_unavailable"
+    ROUTER_UNREACHABLE = "router_unreachable"
+    NATIVE_MESSAGE_TOO_LARGE = "native_message_too_large"
+    INTENDED_FOR_OTHER_SESSION = "intended_for_other_session"
+    STORAGE_QUOTA_EXCEEDED = "storage_quota_exceeded"
+    IDEMPOTENCY_CONFLICT = "idempotency_conflict"
 
 
 # The kinds of database failure (MemeshError.data["store"]) that mean "unavailable now" rather than a bug: HTTP
@@ -54,3 +61,15 @@ class MemeshError:
     @classmethod
     def not_found(cls, message: str, **data: Any) -> MemeshError:
         return cls(ErrorCode.NOT_FOUND, message, dict(data))
+
+
+class BrokenFile(Exception):
+    """A file MeMesh keeps (config.json, …) exists but cannot be used as it is: writing would lose what is in it.
+
+    str() may name the file's path (for the person at this machine); `problem` says what is wrong without it, for
+    anything that leaves this machine's process.
+    """
+
+    def __init__(self, message: str, problem: str) -> None:
+        super().__init__(message)
+        self.problem = problem

@@ -6,9 +6,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
-Namespace = Literal["personal", "team", "global"]
-NAMESPACES: Final = ("personal", "team", "global")
-DEFAULT_NAMESPACE: Final[Namespace] = "personal"
+from memesh.schema import facts
+
+Namespace = Literal["personal", "team", "global"]  # the type checker's copy; tests/test_schema_facts.py pins it
+NAMESPACES: Final = facts.enum("tools/remember.input", "namespace")
+# The schema lists the default first ("personal"); no `default` keyword there, since a client that sends it would
+# move an existing memory (supplying a namespace moves one).
+DEFAULT_NAMESPACE: Final[Namespace] = NAMESPACES[0]  # type: ignore[assignment]
 ACTIVE: Final = "active"
 ARCHIVED: Final = "archived"
 
@@ -93,3 +97,13 @@ class Filters:
     tag: str | None = None
     namespace: str | None = None
     include_archived: bool = False
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One active memory in a namespace listing (the memory tool's directory view): no observations, no access."""
+
+    name: str
+    type: str
+    size: int  # characters of its rendered file (observations joined by newlines)
+    tags: tuple[str, ...]

@@ -86,8 +86,8 @@ def near_valid(schema: Json, root: dict[str, Any], fault: int, depth: int = 0) -
     if schema is False:
         return ANY_SCALAR
     options: list[st.SearchStrategy[Json]] = []
-    if "anyOf" in schema:
-        options += [near_valid(option, root, fault, depth) for option in schema["anyOf"]]
+    for composed in ("anyOf", "oneOf"):
+        options += [near_valid(option, root, fault, depth) for option in schema.get(composed, ())]
     if "const" in schema:
         options.append(_faulty(fault, st.just(schema["const"]), ANY_SCALAR))
     if "enum" in schema:
@@ -158,7 +158,13 @@ def _schema(name: str) -> tuple[dict[str, Any], st.SearchStrategy[Json], Draft20
     Draft202012Validator.check_schema(schema)
     # Mostly valid instances (every boundary kept) and mostly faulty ones, so both verdicts are well exercised.
     instances = st.one_of(near_valid(schema, schema, fault=1), near_valid(schema, schema, fault=15))
-    return schema, instances, Draft202012Validator(schema)
+    refine = schema.get("$defs", {}).get("refine")
+    if refine is None:
+        return schema, instances, Draft202012Validator(schema)
+    # An action-discriminated tool: instances near each action's rules too, and the reference holds the input to
+    # the top level and its `$defs/refine` together, as memesh.validation does.
+    instances = st.one_of(instances, near_valid(refine, schema, fault=1), near_valid(refine, schema, fault=15))
+    return schema, instances, Draft202012Validator({**schema, "allOf": [{"$ref": "#/$defs/refine"}]})
 
 
 @pytest.mark.parametrize("schema_name", SCHEMA_NAMES)
@@ -224,6 +230,18 @@ HAND_PICKED: list[tuple[str, Json]] = [
     ("tools/recall.output", {"entities": [], "retrieval": {"mode": "fts", "truncated": False}, "truncated": True}),
     ("tools/recall.output", {"entities": [], "retrieval": {"mode": "fts", "truncated": False}, "truncated": False}),
     ("tools/remember.output", {"stored": True}),
+    (
+        "tools/message.input",
+        {"action": "ack", "project": "p", "recipient": "r", "message_id": "m", "idempotency_key": "k"},
+    ),
+    ("tools/message.input", {"action": "ack", "project": "p", "recipient": "r", "message_id": "m"}),
+    (
+        "tools/message.input",
+        {"action": "send", "project": "p", "sender": "s", "recipient": "r", "idempotency_key": "k"},
+    ),
+    ("tools/message.input", {"action": "discover", "project": "p", "cursor": "c"}),
+    ("tools/message.input", {"action": "poll", "project": "p", "recipient": "r", "wait_ms": 30001}),
+    ("tools/message.input", {"action": "bogus", "project": "p"}),
 ]
 
 
@@ -269,6 +287,25 @@ def test_several_issues_are_all_reported_in_document_order() -> None:
     ]
 
 
+MESSAGE = _load(SCHEMA_DIR / "tools" / "message.input.json")
+
+
+def test_an_action_missing_a_field_names_that_field() -> None:
+    send = {"action": "send", "project": "p", "sender": "s", "recipient": "r", "idempotency_key": "k"}
+    assert validation.issues(MESSAGE, send) == ["payload: Invalid input: expected value, received undefined"]
+
+
+def test_a_field_another_action_takes_is_an_unknown_key_for_this_one() -> None:
+    assert validation.issues(MESSAGE, {"action": "discover", "project": "p", "cursor": "c"}) == [
+        "cursor: Unrecognized key"
+    ]
+
+
+def test_an_unknown_action_lists_the_actions() -> None:
+    [issue] = validation.issues(MESSAGE, {"action": "shout", "project": "p"})
+    assert issue.startswith('action: Invalid option: expected one of "send"|"discover"')
+
+
 def test_only_unknown_keys_are_reported_by_unknown_key_issues() -> None:
     assert validation.unknown_key_issues(RECALL, {"limit": 0, "bogus": 1}) == ["bogus: Unrecognized key"]
 
@@ -293,11 +330,11 @@ def test_dispatch_refuses_an_unknown_tool(fresh_db: SqliteStore, ctx: CallContex
     assert "consolidate" in error.message
 
 
-def test_with_nulls_meaning_absent_unknown_keys_are_reported_alone_first(
+def test_with_nulls_meaning_absent_unknown_keys_are_reported_with_the_rest_as_on_every_surface(
     fresh_db: SqliteStore, ctx: CallContext
 ) -> None:
-    error = call("recall", fresh_db, {"limit": 0, "bogus": 1}, ctx, nulls_mean_absent=True).failure()
-    assert error.message == "bogus: Unrecognized key"
+    error = call("recall", fresh_db, {"limit": 0, "bogus": None}, ctx, nulls_mean_absent=True).failure()
+    assert error.message == "bogus: Unrecognized key; limit: Too small: expected number to be >=1"
     ok = call("recall", fresh_db, {"query": None, "limit": None, "tag": None}, ctx, nulls_mean_absent=True)
     assert ok.unwrap()["retrieval"] == {"mode": "fts", "truncated": False}
 

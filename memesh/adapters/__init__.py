@@ -1,1 +1,2 @@
-"""The world outside the database: config.json, git for the project identity, note-file folders."""
+"""The world outside the database: config.json, git for the project identity, note-file folders, Claude Code
+transcripts."""

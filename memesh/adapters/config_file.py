@@ -8,6 +8,7 @@ from typing import Any
 
 from memesh import jsontext, paths
 from memesh.core import settings
+from memesh.errors import BrokenFile
 
 FILENAME = "config.json"
 ENV = {
@@ -18,16 +19,11 @@ ENV = {
 }
 
 
-class ConfigError(Exception):
-    """config.json exists but is not a settings object: writing would silently drop what is in it.
-
-    str() names the file's path (for the person at the CLI); `problem` says what is wrong without it (for anything
-    that leaves this machine's process, such as an HTTP answer).
-    """
+class ConfigError(BrokenFile):
+    """config.json exists but is not a settings object: writing would silently drop what is in it."""
 
     def __init__(self, path: Path, problem: str) -> None:
-        super().__init__(f"{path} {problem}")
-        self.problem = f"{FILENAME} {problem}"
+        super().__init__(f"{path} {problem}", f"{FILENAME} {problem}")
 
 
 def config_path() -> Path:

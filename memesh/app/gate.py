@@ -22,8 +22,8 @@ def admit(
     """`value` made storable, checked against `schemas/<schema_name>.json` and with whole floats as ints; else
     Failure(`code`) listing every issue as `<field path>: <message>`.
 
-    `nulls_mean_absent` is MCP's decoding: an unknown key is refused on its own first, then a top-level null means
-    the argument was not given.
+    `nulls_mean_absent` is MCP's decoding: a top-level null for an argument the schema declares means it was not
+    given (an unknown key is still an unknown key, null or not).
     """
     if nested_deeper_than(value):
         return Failure(MemeshError(code, TOO_DEEP))
@@ -31,12 +31,9 @@ def admit(
     # no length limit changes).
     value = storable(value)
     schema = schemas.load(schema_name)
-    if nulls_mean_absent:
-        unknown = validation.unknown_key_issues(schema, value)
-        if unknown:
-            return Failure(MemeshError(code, "; ".join(unknown)))
-        if isinstance(value, dict):
-            value = {key: item for key, item in value.items() if item is not None}
+    if nulls_mean_absent and isinstance(value, dict):
+        declared = schema.get("properties", {})
+        value = {key: item for key, item in value.items() if item is not None or key not in declared}
     problems = validation.issues(schema, value)
     if problems:
         return Failure(MemeshError(code, "; ".join(problems), _param(code, problems)))

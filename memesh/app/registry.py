@@ -25,19 +25,28 @@ if TYPE_CHECKING:
     from memesh.generated.tools.forget_output import ForgetOutput
     from memesh.generated.tools.import_input import ImportInput
     from memesh.generated.tools.import_output import ImportOutput
+    from memesh.generated.tools.improvement_input import ImprovementInput
+    from memesh.generated.tools.improvement_output import ImprovementOutput
     from memesh.generated.tools.learn_input import LearnInput
     from memesh.generated.tools.learn_output import LearnOutput
+    from memesh.generated.tools.message_input import MessageInput
+    from memesh.generated.tools.message_output import MessageOutput
     from memesh.generated.tools.recall_input import RecallInput
     from memesh.generated.tools.recall_output import RecallOutput
     from memesh.generated.tools.remember_input import RememberInput
     from memesh.generated.tools.remember_output import RememberOutput
     from memesh.generated.tools.task_state_input import TaskStateInput
     from memesh.generated.tools.task_state_output import TaskStateOutput
+    from memesh.generated.tools.work_package_input import WorkPackageInput
+    from memesh.generated.tools.work_package_output import WorkPackageOutput
     from memesh.ops.export import ExportStore
     from memesh.ops.forget import ForgetStore
     from memesh.ops.import_bundle import ImportStore
+    from memesh.ops.improvement import ImprovementStore
+    from memesh.ops.message import MessageStore
     from memesh.ops.recall import RecallStore
     from memesh.ops.remember import RememberStore
+    from memesh.ops.work_package import WorkPackageStore
 
 S_contra = TypeVar("S_contra", contravariant=True)
 I_contra = TypeVar("I_contra", contravariant=True)
@@ -128,6 +137,24 @@ def _task_state() -> Operation[RememberStore, TaskStateInput, TaskStateOutput]:
     return task_state
 
 
+def _message() -> Operation[MessageStore, MessageInput, MessageOutput]:
+    from memesh.ops.message import message
+
+    return message
+
+
+def _work_package() -> Operation[WorkPackageStore, WorkPackageInput, WorkPackageOutput]:
+    from memesh.ops.work_package import work_package
+
+    return work_package
+
+
+def _improvement() -> Operation[ImprovementStore, ImprovementInput, ImprovementOutput]:
+    from memesh.ops.improvement import improvement
+
+    return improvement
+
+
 # remember writes and can archive (supersedes) but never deletes; a repeat of the same call appends nothing.
 REMEMBER = Tool("remember", "Remember", _remember, read_only=False, destructive=False, idempotent=True)
 # remember for a title the caller derived from free text (the CLI's `remember "<text>" --name n --obs …`): it names a
@@ -148,6 +175,35 @@ TASK_STATE = Tool(
     "task_state", "Task state", _task_state, read_only=False, destructive=True, idempotent=True, http_post=False
 )
 
-TOOLS: tuple[Tool[Any, Any, Any], ...] = (REMEMBER, RECALL, FORGET, EXPORT, IMPORT, LEARN, TASK_STATE)
+# message sends and records receipts (never deletes); a retry with the same idempotency key stores nothing new.
+MESSAGE = Tool("message", "Message another agent", _message, read_only=False, destructive=False, idempotent=True)
+
+# work_package and improvement only stage proposals for a person to review, and the spec serves them over MCP alone
+# (the review itself is GET/POST /v1/dream/proposals and `memesh dream`). The same submission twice stages once.
+WORK_PACKAGE = Tool(
+    "work_package", "Work package", _work_package, read_only=False, destructive=False, idempotent=True, http_post=False
+)
+IMPROVEMENT = Tool(
+    "improvement",
+    "Product improvement",
+    _improvement,
+    read_only=False,
+    destructive=False,
+    idempotent=True,
+    http_post=False,
+)
+
+TOOLS: tuple[Tool[Any, Any, Any], ...] = (
+    REMEMBER,
+    RECALL,
+    FORGET,
+    EXPORT,
+    IMPORT,
+    LEARN,
+    TASK_STATE,
+    WORK_PACKAGE,
+    IMPROVEMENT,
+    MESSAGE,
+)
 
 BY_NAME: dict[str, Tool[Any, Any, Any]] = {tool.name: tool for tool in TOOLS}

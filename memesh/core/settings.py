@@ -8,12 +8,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-KEYS = ("autoCapture", "autoUpdate", "briefing", "sessionLimit", "setupCompleted")
-AUTO_UPDATE = ("off", "patch", "minor", "major")
-BRIEFING_LEVELS = ("minimal", "standard", "full")
+from memesh.schema import facts
+
+# What a key is and what a valid value is: the schema of POST /v1/config, the one source for every surface.
+_SCHEMA = "http/config.input"
+KEYS = tuple(sorted(facts.properties(_SCHEMA)))
+AUTO_UPDATE = facts.enum(_SCHEMA, "autoUpdate")
+BRIEFING_LEVELS = facts.enum(_SCHEMA, "briefing")
 DEFAULT_BRIEFING = "minimal"
 SESSION_LIMIT_DEFAULT = 10
-SESSION_LIMIT_MIN, SESSION_LIMIT_MAX = 1, 100
+SESSION_LIMIT_MIN, SESSION_LIMIT_MAX = facts.bounds(_SCHEMA, "sessionLimit")
 BOOLEAN_WORDS = {"true": True, "1": True, "false": False, "0": False}
 
 
@@ -36,31 +40,22 @@ def readable(stored: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def parse_cli_value(key: str, raw: str) -> tuple[Any, str | None]:
-    """`memesh config set` input as the stored value, or an error naming the accepted values."""
-    if key in ("autoCapture", "setupCompleted"):
+    """`memesh config set` text as the JSON value the key's schema types it as (true/false/1/0 for a boolean, a
+    whole number for an integer, the text itself otherwise), or why it is none. Whether the value is allowed is the
+    gate's call, against the same schema POST /v1/config uses."""
+    kind = facts.field(_SCHEMA, key).get("type")
+    if kind == "boolean":
         word = raw.strip().lower()
         if word in BOOLEAN_WORDS:
             return BOOLEAN_WORDS[word], None
-        return None, f"Invalid value for {key}: must be one of: true, false, 1, 0"
-    if key == "autoUpdate":
-        return (
-            (raw, None)
-            if raw in AUTO_UPDATE
-            else (None, f"Invalid value for autoUpdate: must be one of: {', '.join(AUTO_UPDATE)}")
-        )
-    if key == "briefing":
-        return (
-            (raw, None)
-            if raw in BRIEFING_LEVELS
-            else (None, f"Invalid value for briefing: must be one of: {', '.join(BRIEFING_LEVELS)}")
-        )
-    try:
-        number = int(raw.strip())
-    except ValueError:
-        number = None
-    if number is None or not SESSION_LIMIT_MIN <= number <= SESSION_LIMIT_MAX:
-        return None, f'sessionLimit needs a whole number of 1 to 100, not "{raw}".'
-    return number, None
+        return None, f"{key}: must be one of: true, false, 1, 0"
+    if kind == "integer":
+        text = raw.strip()
+        if text.lstrip("-").isdigit() and len(text) <= 18:
+            return int(text), None
+        low, high = facts.bounds(_SCHEMA, key)
+        return None, f'{key}: needs a whole number of {low} to {high}, not "{raw}"'
+    return raw, None
 
 
 def _shown(value: Any) -> str:

@@ -11,9 +11,10 @@ from memesh.errors import ErrorCode, MemeshError
 from memesh.generated.tools.recall_output import Entity as ShownEntity
 from memesh.model import Entity
 from memesh.ops.recall import shown
+from memesh.schema import facts
 
-LIST_DEFAULT_LIMIT = 20
-LIST_MAX_LIMIT = 5000
+LIST_DEFAULT_LIMIT: int = facts.default("http/entities.query", "limit")
+LIST_MAX_LIMIT: int = facts.bounds("http/entities.query", "limit")[1]
 
 
 class EntitiesStore(Protocol):

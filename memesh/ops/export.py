@@ -13,9 +13,10 @@ from memesh.generated.tools.export_input import ExportInput
 from memesh.generated.tools.export_output import Entity as BundleEntity
 from memesh.generated.tools.export_output import ExportBundle
 from memesh.model import Entity, Filters, iso_time
+from memesh.schema import facts
 
 BUNDLE_VERSION = "3.1.0"
-DEFAULT_LIMIT = 1000
+DEFAULT_LIMIT: int = facts.default("tools/export.input", "limit")
 
 
 class ExportStore(Protocol):

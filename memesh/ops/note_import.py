@@ -8,14 +8,12 @@ directory, the file's SHA-256 and a digest of the directory — never an absolut
 from __future__ import annotations
 
 import json
-import os
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from stat import S_ISREG
 from typing import Any, Protocol
 
-from returns.result import Failure, Result, Success
+from returns.result import Result, Success
 
 from memesh.context import CallContext
 from memesh.core import note_files as nf
@@ -23,7 +21,6 @@ from memesh.core import remembering
 from memesh.errors import MemeshError
 from memesh.model import ARCHIVED, Entity, EntityWrite
 
-SKIPPED_DIRS = frozenset({".git", "node_modules"})
 SOURCE = "note-file"
 
 
@@ -37,10 +34,30 @@ class NoteStore(Protocol):
     def set_meta(self, key: str, value: str | None) -> None: ...
 
 
+class NoteSource(Protocol):
+    """The folder being imported (memesh.adapters.note_dir.NoteFolder on disk)."""
+
+    @property
+    def identity(self) -> str: ...
+    def listing(self) -> tuple[Sequence[NoteEntry], Sequence[str]]: ...
+    def inside(self, rel: str) -> bool: ...
+    def read(self, rel: str) -> bytes: ...
+
+
+class NoteEntry(Protocol):
+    @property
+    def rel(self) -> str: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def mtime_ms(self) -> float: ...
+    @property
+    def ino(self) -> int: ...
+
+
 @dataclass
 class _File:
     rel: str
-    path: Path
     size: int
     mtime_ms: float
     ino: int
@@ -81,30 +98,6 @@ class _Run:
         self.skips[rel] = {**(file.fingerprint if file and fingerprint else {}), "reason": reason}
 
 
-def _walk(root: Path) -> tuple[list[_File], list[str]]:
-    files: list[_File] = []
-    refused: list[str] = []
-    for folder, dirs, names in os.walk(root, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not (Path(folder) / d).is_symlink())
-        for name in sorted(names):
-            if not name.lower().endswith(".md"):
-                continue
-            path = Path(folder) / name
-            rel = path.relative_to(root).as_posix()
-            if path.is_symlink():
-                refused.append(rel)
-                continue
-            try:
-                stat = path.lstat()
-            except OSError:
-                continue
-            if not S_ISREG(stat.st_mode):  # a pipe or a device named *.md would block the read, or never end
-                continue
-            files.append(_File(rel, path, stat.st_size, stat.st_mtime_ns / 1e6, stat.st_ino))
-    files.sort(key=lambda f: f.rel)
-    return files, sorted(refused)
-
-
 def _provenance(entity: Entity) -> dict[str, Any]:
     provenance = entity.metadata.get("provenance")
     return provenance if isinstance(provenance, dict) else {}
@@ -118,17 +111,12 @@ def _is_note(entity: Entity) -> bool:
 
 
 def import_notes(
-    store: NoteStore, directory: Path, *, project: str | None, ctx: CallContext
+    store: NoteStore, folder: NoteSource, *, project: str | None, ctx: CallContext
 ) -> Result[dict[str, Any], MemeshError]:
-    """Ingest the note files under `directory`; Failure(operation.failed) when it is not a readable directory."""
-    try:
-        root = Path(os.path.realpath(directory))
-        if not root.is_dir():
-            return Failure(MemeshError.failed(f"not a directory: {directory}"))
-        files, symlinks = _walk(root)
-    except OSError as exc:
-        return Failure(MemeshError.failed(f"cannot read {directory}: {exc.strerror}"))
-    digest = nf.dir_id(str(root))
+    """Ingest the note files under `folder` (listed once, read within it); never fails on a file, only reports it."""
+    entries, symlinks = folder.listing()
+    files = [_File(e.rel, e.size, e.mtime_ms, e.ino) for e in entries]
+    digest = nf.dir_id(folder.identity)
     run = _Run()
     with store.transaction():
         key = f"note_ingest_skips:{digest}"
@@ -138,7 +126,7 @@ def import_notes(
         by_path = {_provenance(e).get("note_path"): e for e in ours if nf.MISSING_TAG not in e.tags}
         for rel in symlinks:
             run.skip(None, rel, "symlink refused")
-        claims = _read(files, root, by_path, run)
+        claims = _read(files, folder, by_path, run)
         present = {f.rel for f in files}
         for name, claimants in claims.items():
             _settle(store, name, claimants, digest, present, project, ctx, run)
@@ -147,7 +135,7 @@ def import_notes(
     return Success({"dirId": digest, "discovered": len(files) + len(symlinks), **run.result})
 
 
-def _read(files: list[_File], root: Path, by_path: dict[Any, Entity], run: _Run) -> dict[str, list[_File]]:
+def _read(files: list[_File], folder: NoteSource, by_path: dict[Any, Entity], run: _Run) -> dict[str, list[_File]]:
     claims: dict[str, list[_File]] = {}
     read = 0
     for file in files:
@@ -172,12 +160,11 @@ def _read(files: list[_File], root: Path, by_path: dict[Any, Entity], run: _Run)
         if file.size > nf.MAX_FILE_BYTES:
             run.skip(file, file.rel, "larger than 256 KB")
             continue
-        real = Path(os.path.realpath(file.path))
-        if not real.is_relative_to(root):
+        if not folder.inside(file.rel):
             run.skip(file, file.rel, "resolves outside the directory")
             continue
         try:
-            file.data = file.path.read_bytes()
+            file.data = folder.read(file.rel)
         except OSError as exc:
             run.skip(file, file.rel, f"unreadable: {exc.strerror}", fingerprint=False)
             continue

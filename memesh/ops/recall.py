@@ -18,8 +18,9 @@ from memesh.generated.tools.recall_input import RecallInput
 from memesh.generated.tools.recall_output import Entity as RecallEntity
 from memesh.generated.tools.recall_output import RecallOutput
 from memesh.model import Entity, Filters, iso_time
+from memesh.schema import facts
 
-DEFAULT_LIMIT = 20
+DEFAULT_LIMIT: int = facts.default("tools/recall.input", "limit")
 PROJECT_TAG_PREFIX = "project:"
 
 

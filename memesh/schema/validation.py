@@ -39,6 +39,7 @@ ASSERTIONS = frozenset(
         "items",
         "$ref",
         "anyOf",
+        "oneOf",
         "minProperties",
     }
 )
@@ -117,6 +118,8 @@ class _Validator:
             self.check(self.resolve(schema["$ref"]), value, path)
         if "anyOf" in schema:
             self._any_of(schema["anyOf"], value, path)
+        if "oneOf" in schema:
+            self._one_of(schema["oneOf"], value, path)
         if "type" in schema and not self._type(schema["type"], value, path):
             return  # the other keywords would only restate the type error
         if "const" in schema and not _same(value, schema["const"]):
@@ -152,6 +155,49 @@ class _Validator:
             if best is None or len(trial.issues) < len(best):
                 best = trial.issues
         self.issues.extend(best or [(path, "Invalid input")])
+
+    def _one_of(self, options: list[Mapping[str, Any]], value: Any, path: tuple[str | int, ...]) -> None:
+        """Exactly one option must hold. When the options are told apart by a `const` property (`action`, `kind`),
+        a failure reports the issues of the option the value names, or that the discriminator itself is wrong,
+        rather than whichever option happened to have the fewest issues."""
+        trials: list[_Validator] = []
+        for option in options:
+            trial = _Validator(self.root)
+            trial.check(option, value, path)
+            trials.append(trial)
+        passing = [trial for trial in trials if not trial.issues]
+        if len(passing) == 1:
+            return
+        if len(passing) > 1:
+            self.fail(path, "Invalid input: matches more than one option")
+            return
+        chosen = self._discriminated(options, trials, value, path)
+        if chosen is None:
+            chosen = min(trials, key=lambda trial: len(trial.issues))
+        self.issues.extend(chosen.issues)
+        self.unknown.extend(chosen.unknown)
+
+    def _discriminated(
+        self, options: list[Mapping[str, Any]], trials: list[_Validator], value: Any, path: tuple[str | int, ...]
+    ) -> _Validator | None:
+        """The trial of the option `value` names by its discriminator, or one reporting a bad discriminator."""
+        if not isinstance(value, dict):
+            return None
+        branches = [self._deref(option) for option in options]
+        key = _discriminator(branches)
+        if key is None:
+            return None
+        consts = [branch["properties"][key]["const"] for branch in branches]
+        for const, trial in zip(consts, trials, strict=True):
+            if key in value and _same(value[key], const):
+                return trial
+        report = _Validator(self.root)
+        expected = "|".join(_literal(const) for const in consts)
+        if key not in value:
+            report.fail((*path, key), f"Invalid input: expected {expected}, received undefined")
+        else:
+            report.fail((*path, key), f"Invalid option: expected one of {expected}")
+        return report
 
     def _string(self, schema: Mapping[str, Any], value: str, path: tuple[str | int, ...]) -> None:
         if "minLength" in schema and len(value) < schema["minLength"]:
@@ -204,6 +250,26 @@ class _Validator:
         return schema
 
 
+def _discriminator(branches: list[Any]) -> str | None:
+    """A property every branch fixes with `const` (distinct values), when there is one."""
+    if not branches or not all(isinstance(branch, dict) for branch in branches):
+        return None
+    first = branches[0].get("properties", {})
+    for key, sub in first.items():
+        if not (isinstance(sub, dict) and "const" in sub):
+            continue
+        consts = []
+        for branch in branches:
+            prop = branch.get("properties", {}).get(key)
+            if not (isinstance(prop, dict) and "const" in prop):
+                break
+            consts.append(_literal(prop["const"]))
+        else:
+            if len(set(consts)) == len(consts):
+                return str(key)
+    return None
+
+
 def _expected_name(schema: Any) -> str:
     if isinstance(schema, dict):
         kind = schema.get("type")
@@ -244,9 +310,17 @@ def _format(found: list[tuple[tuple[str | int, ...], str]]) -> list[str]:
 
 
 def issues(schema: Mapping[str, Any], instance: Any) -> list[str]:
-    """Every way `instance` breaks `schema`, formatted `<path>: <message>` (root issues: the message alone)."""
+    """Every way `instance` breaks `schema`, formatted `<path>: <message>` (root issues: the message alone).
+
+    A schema whose `$defs` holds `refine` is held to it too, once the top level passes: that is where a tool keeps
+    its action-discriminated rules (`oneOf` on a `const` action), because Anthropic's API refuses a tool whose
+    input schema has `oneOf`/`anyOf`/`allOf` at the top.
+    """
     validator = _Validator(schema)
     validator.check(schema, instance, ())
+    refine = schema.get("$defs", {}).get("refine")
+    if refine is not None and not validator.issues:
+        validator.check(refine, instance, ())
     return _format(validator.issues)
 
 
@@ -254,6 +328,9 @@ def unknown_key_issues(schema: Mapping[str, Any], instance: Any) -> list[str]:
     """Only the unknown-key issues of `instance` (what MCP reports first, before anything else is checked)."""
     validator = _Validator(schema)
     validator.check(schema, instance, ())
+    refine = schema.get("$defs", {}).get("refine")
+    if refine is not None and not validator.issues:
+        validator.check(refine, instance, ())
     return _format(validator.unknown)
 
 
@@ -280,7 +357,7 @@ def unsupported_keywords(schema: Any, where: str = "") -> list[str]:
                     found += unsupported_keywords(sub, f"{where}/{key}/{name}")
             elif key in ("items", "additionalProperties") and isinstance(value, dict):
                 found += unsupported_keywords(value, f"{where}/{key}")
-            elif key == "anyOf":
+            elif key in ("anyOf", "oneOf"):
                 for index, sub in enumerate(value):
-                    found += unsupported_keywords(sub, f"{where}/anyOf/{index}")
+                    found += unsupported_keywords(sub, f"{where}/{key}/{index}")
     return found

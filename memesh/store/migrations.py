@@ -101,4 +101,141 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
         "keyword index stores Porter stems",
         ";\n".join((*FTS_DROP, *_FTS_TABLES_V2)) + ";",
     ),
+    (
+        4,
+        "dream proposals: curation staged by agents, waiting for a human to accept or reject",
+        # `source_ids` is a JSON id array for entity clusters and improvements, and the retained evidence object
+        # for a transcript. `package_id` is unique: two agents submitting for one work package stage one row.
+        # `fingerprints` records each source's content when staged, so accept can tell a source that changed.
+        """
+        CREATE TABLE dream_proposals (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            project TEXT NOT NULL,
+            cluster_key TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            source_kind TEXT NOT NULL,
+            source_ids TEXT NOT NULL,
+            proposed_digest TEXT NOT NULL,
+            package_id TEXT,
+            fingerprints TEXT NOT NULL DEFAULT '{}',
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'applied', 'rejected')),
+            reason TEXT,
+            created_at TEXT NOT NULL DEFAULT (datetime('now')),
+            reviewed_at TEXT,
+            applied_entity TEXT
+        );
+        CREATE UNIQUE INDEX idx_dream_proposals_package ON dream_proposals(package_id) WHERE package_id IS NOT NULL;
+        CREATE INDEX idx_dream_proposals_status ON dream_proposals(status, id);
+        CREATE INDEX idx_dream_proposals_cluster ON dream_proposals(project, cluster_key);
+        """,
+    ),
+    (
+        5,
+        "agent messages: messages, deliveries, events, cursors, receipts and session registrations",
+        """
+        -- One row per sent message. payload is the JSON-encoded body, NULL once retention pruned it
+        -- (payload_bytes keeps its size for the audit). A send is idempotent on (project, sender, key).
+        CREATE TABLE agent_messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            message_id TEXT NOT NULL UNIQUE,
+            project TEXT NOT NULL,
+            sender TEXT NOT NULL,
+            sender_host TEXT NOT NULL,
+            content_type TEXT NOT NULL,
+            privacy TEXT NOT NULL,
+            correlation_id TEXT,
+            reply_to TEXT,
+            payload TEXT,
+            payload_bytes INTEGER NOT NULL,
+            pruned_at TEXT,
+            idempotency_key TEXT NOT NULL,
+            request_digest TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            UNIQUE (project, sender, idempotency_key)
+        );
+
+        -- Exactly one delivery per message: the recipient and how it is addressed.
+        CREATE TABLE agent_deliveries (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            delivery_id TEXT NOT NULL UNIQUE,
+            message_id TEXT NOT NULL UNIQUE REFERENCES agent_messages(message_id),
+            project TEXT NOT NULL,
+            recipient TEXT NOT NULL,
+            target_kind TEXT NOT NULL,
+            intended_session TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX idx_agent_deliveries_inbox ON agent_deliveries(project, recipient, target_kind, id);
+
+        -- The notification stream a poll reads; id is the position an opaque cursor stands for.
+        CREATE TABLE agent_message_events (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            project TEXT NOT NULL,
+            recipient TEXT NOT NULL,
+            target_kind TEXT NOT NULL,
+            message_id TEXT NOT NULL,
+            delivery_id TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX idx_agent_events_inbox ON agent_message_events(project, recipient, target_kind, id);
+        CREATE INDEX idx_agent_events_delivery ON agent_message_events(delivery_id);
+
+        -- Opaque cursors: a random token standing for one position in one exact inbox.
+        CREATE TABLE agent_message_cursors (
+            token TEXT PRIMARY KEY,
+            project TEXT NOT NULL,
+            recipient TEXT NOT NULL,
+            target_kind TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            UNIQUE (project, recipient, target_kind, position)
+        );
+
+        -- Every fact about a delivery, in order: the recipient's receipts (intake, ack, disposition, activation)
+        -- and the router's (dispatch, host_accept, host_reject). Receipts are idempotent on their key.
+        CREATE TABLE agent_receipts (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            delivery_id TEXT NOT NULL,
+            message_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            state TEXT,
+            detail TEXT,
+            fact_source TEXT NOT NULL,
+            actor TEXT,
+            session_id TEXT,
+            source_host TEXT,
+            idempotency_key TEXT,
+            request_digest TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX idx_agent_receipts_delivery ON agent_receipts(delivery_id, id);
+        CREATE UNIQUE INDEX idx_agent_receipts_key ON agent_receipts(delivery_id, kind, idempotency_key)
+            WHERE idempotency_key IS NOT NULL;
+
+        -- Sessions the local router registered: presence (connected, lease, disconnected) and generation.
+        CREATE TABLE agent_sessions (
+            session_id TEXT NOT NULL,
+            generation INTEGER NOT NULL,
+            principal_id TEXT NOT NULL,
+            host_kind TEXT NOT NULL,
+            project TEXT NOT NULL,
+            work_summary TEXT,
+            connected_at TEXT NOT NULL,
+            lease_expires_at_ms INTEGER NOT NULL,
+            disconnected_at TEXT,
+            PRIMARY KEY (session_id, generation)
+        );
+        CREATE INDEX idx_agent_sessions_project ON agent_sessions(project, principal_id);
+
+        -- The logical payload bytes still stored, kept by triggers so a quota check does not sum the table.
+        INSERT INTO counters (name, value) VALUES ('agent_message_payload_bytes', 0);
+        CREATE TRIGGER agent_payload_count_insert AFTER INSERT ON agent_messages WHEN NEW.payload IS NOT NULL
+            BEGIN UPDATE counters SET value = value + NEW.payload_bytes
+                WHERE name = 'agent_message_payload_bytes'; END;
+        CREATE TRIGGER agent_payload_count_prune AFTER UPDATE OF payload ON agent_messages
+            WHEN OLD.payload IS NOT NULL AND NEW.payload IS NULL
+            BEGIN UPDATE counters SET value = value - OLD.payload_bytes
+                WHERE name = 'agent_message_payload_bytes'; END;
+        """,
+    ),
 )

@@ -1,8 +1,8 @@
 """The SQLite store: `open_store` and `SqliteStore`, every query and write MeMesh makes.
 
 The store is split by concern: the connection, pragmas and transactions (`sqlite_base`), reads (`sqlite_reads`),
-the keyword search (`sqlite_search`), and writes with the migrations (`sqlite_writes`). Only these modules import
-sqlite3.
+the keyword search (`sqlite_search`), writes with the migrations (`sqlite_writes`), staged proposals
+(`sqlite_proposals`) and project-wide maintenance (`sqlite_projects`). Only these modules import sqlite3.
 """
 
 from __future__ import annotations
@@ -17,6 +17,10 @@ from memesh import paths
 from memesh.errors import ErrorCode, MemeshError
 from memesh.store.errors import StoreError, translate, why
 from memesh.store.sqlite_base import BUSY_TIMEOUT_MS
+from memesh.store.sqlite_memory_files import SqliteMemoryFiles
+from memesh.store.sqlite_messages import SqliteMessages
+from memesh.store.sqlite_projects import SqliteProjects
+from memesh.store.sqlite_proposals import SqliteProposals
 from memesh.store.sqlite_search import SqliteSearch
 from memesh.store.sqlite_writes import SqliteWrites
 
@@ -59,6 +63,22 @@ def open_store(path: Path | None = None) -> SqliteStore:
     return store
 
 
+def open_readonly(path: Path | None = None) -> SqliteStore | None:
+    """The database at `path` opened read-only, unmigrated (nothing is written to it); None when there is none."""
+    target = path or paths.db_path()
+    if not target.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(
+            f"{target.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
+        )
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot read the database at {target}: {exc}", _opening(exc)) from exc
+    return SqliteStore(conn)
+
+
 def _while_busy(step: Callable[[], None]) -> None:
     """Run an idempotent set-up step, retrying while another process holds a lock it needs.
 
@@ -79,5 +99,5 @@ def _while_busy(step: Callable[[], None]) -> None:
         delay = min(delay * 2, 0.1)
 
 
-class SqliteStore(SqliteWrites, SqliteSearch):
+class SqliteStore(SqliteMemoryFiles, SqliteWrites, SqliteSearch, SqliteMessages, SqliteProposals, SqliteProjects):
     """Every query and write MeMesh makes; operations reach it only through their narrow protocols."""

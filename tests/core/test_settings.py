@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from memesh.core import settings
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_briefing_defaults_to_minimal() -> None:
@@ -65,11 +70,20 @@ def test_readable_returns_stored_values_unranged_and_briefing_of_any_type() -> N
     assert settings.readable(stored) == {"sessionLimit": 500, "briefing": ["odd"], "autoUpdate": "minor"}
 
 
-def test_cli_values_are_validated_with_the_accepted_ones_named() -> None:
+def test_cli_text_becomes_the_json_type_the_schema_gives_the_key() -> None:
     assert settings.parse_cli_value("autoCapture", "0") == (False, None)
-    assert settings.parse_cli_value("sessionLimit", "42") == (42, None)
+    assert settings.parse_cli_value("sessionLimit", " 42 ") == (42, None)
+    assert settings.parse_cli_value("sessionLimit", "101") == (101, None)  # in range or not: the gate's call
+    assert settings.parse_cli_value("briefing", "max") == ("max", None)
     assert (
-        settings.parse_cli_value("sessionLimit", "101")[1]
-        == 'sessionLimit needs a whole number of 1 to 100, not "101".'
+        settings.parse_cli_value("sessionLimit", "ten")[1]
+        == 'sessionLimit: needs a whole number of 1 to 100, not "ten"'
     )
-    assert "minimal, standard, full" in str(settings.parse_cli_value("briefing", "max")[1])
+    assert settings.parse_cli_value("autoCapture", "maybe")[1] == "autoCapture: must be one of: true, false, 1, 0"
+
+
+def test_the_setting_keys_and_values_are_the_config_schema_s() -> None:
+    schema = json.loads((ROOT / "schemas" / "http" / "config.input.json").read_text())
+    assert tuple(sorted(schema["properties"])) == settings.KEYS
+    assert tuple(schema["properties"]["briefing"]["enum"]) == settings.BRIEFING_LEVELS
+    assert (settings.SESSION_LIMIT_MIN, settings.SESSION_LIMIT_MAX) == (1, 100)

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from memesh.adapters.note_dir import NoteFolder
 from memesh.context import CallContext
 from memesh.core.note_files import MISSING_TAG, NOTE_TAG
 from memesh.ops.note_import import import_notes
@@ -27,7 +28,7 @@ def _note(path: Path, name: str | None, body: str, description: str | None = Non
 
 
 def _run(store: SqliteStore, folder: Path, ctx: CallContext) -> dict[str, Any]:
-    return import_notes(store, folder, project=PROJECT, ctx=ctx).unwrap()
+    return import_notes(store, NoteFolder.open(folder), project=PROJECT, ctx=ctx).unwrap()
 
 
 @pytest.fixture

@@ -20,7 +20,10 @@ from cyclopts.exceptions import CycloptsError, MissingArgumentError, UnusedCliTo
 
 from memesh import __version__
 from memesh.transports.cli.commands import config as config_commands
-from memesh.transports.cli.commands import data
+from memesh.transports.cli.commands import data, delegation, hermes
+from memesh.transports.cli.commands import message as message_commands
+from memesh.transports.cli.commands.dream import dream
+from memesh.transports.cli.commands.kg import kg
 from memesh.transports.cli.exits import FAILED, OK, usage
 from memesh.transports.cli.params import Int, Many, OptionalInt, Switch, Text
 
@@ -275,6 +278,28 @@ app.command(data.export)
 app.command(data.import_, name="import")
 app.command(data.reindex)
 app.command(config_commands.config)
+app.command(delegation.delegation)
+app.command(hermes.hermes)
+app.command(message_commands.message)
+app.command(dream)
+app.command(kg)
+
+
+@app.command(name="call")
+def call_(tool: str, arguments: Annotated[str, Parameter(allow_leading_hyphen=True)] = "-", /) -> int:
+    """Call any tool with its JSON arguments, as an MCP client would; print its JSON answer (exit 1 on a refusal,
+    with the failure body on stdout).
+
+    Parameters
+    ----------
+    tool
+        The tool's name, as MCP lists it (remember, recall, …).
+    arguments
+        A JSON object of arguments, or - (the default) to read it from standard input.
+    """
+    from memesh.transports.cli.actions import memory
+
+    return memory.call_json(tool, arguments)
 
 
 @app.command(name="export-schema")
@@ -312,7 +337,8 @@ def serve(*, host: str = "127.0.0.1", port: Int = 3737, allow_remote: Switch = F
 CONSOLIDATE_RETIRED = (
     "memesh consolidate is retired. It replaced a memory's observations with an LLM summary at once, with no review "
     "and nothing to restore from. Use the MCP work_package tool from an already-running agent session: it stages one "
-    "proposal for human review in the dashboard."
+    "proposal, which you review with `memesh dream list`, `memesh dream show <id>`, then `memesh dream accept <id>` "
+    "or `memesh dream reject <id>` (or GET /v1/dream/proposals and the dashboard)."
 )
 
 

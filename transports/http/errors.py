@@ -21,6 +21,14 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.OPERATION_FAILED: 400,
     ErrorCode.PERMISSION_DENIED: 500,
     ErrorCode.INTERNAL: 500,
+    # message delivery: the session is not there (409), the local router is down (503), the envelope can never
+    # fit (413), the delivery belongs to another session (403), the owner's quota is full (507), a key reused (409).
+    ErrorCode.RECIPIENT_UNAVAILABLE: 409,
+    ErrorCode.ROUTER_UNREACHABLE: 503,
+    ErrorCode.NATIVE_MESSAGE_TOO_LARGE: 413,
+    ErrorCode.INTENDED_FOR_OTHER_SESSION: 403,
+    ErrorCode.STORAGE_QUOTA_EXCEEDED: 507,
+    ErrorCode.IDEMPOTENCY_CONFLICT: 409,
 }
 
 # Fields older clients branch on, kept beside errorCode on the two failures that had them.

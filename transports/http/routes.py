@@ -13,14 +13,15 @@ from starlette.routing import BaseRoute, Route
 from memesh.app.registry import TOOLS
 from memesh.errors import ErrorCode, MemeshError
 from memesh.transports.http import respond
-from memesh.transports.http.handlers import memory, settings
+from memesh.transports.http.handlers import dream, memory, settings
 from memesh.transports.http.handlers.common import Endpoint
 
 RETIRED = {
     "/v1/consolidate": (
         "POST /v1/consolidate is retired. It rewrote memories with an LLM summary and deleted the originals, with no "
-        "review step. Use the MCP work_package tool to stage an agent result, then review and accept or reject the "
-        "proposal."
+        "review step. Use the MCP work_package tool from an already-running agent session to stage one proposal, then "
+        "review it: GET /v1/dream/proposals, GET /v1/dream/proposals/:id, and POST /v1/dream/proposals/:id/accept or "
+        "/reject (or memesh dream list|show|accept|reject)."
     ),
     "/v1/verify": (
         "POST /v1/verify is retired along with the agentic-orchestration experiment. It recorded a verification "
@@ -45,6 +46,10 @@ ROUTES: list[BaseRoute] = [
     Route("/v1/task-state", memory.task_state, methods=["GET"]),
     Route("/v1/config", settings.get_config, methods=["GET"]),
     Route("/v1/config", settings.post_config, methods=["POST"]),
+    Route("/v1/dream/proposals", dream.list_proposals, methods=["GET"]),
+    Route("/v1/dream/proposals/{id}", dream.show_proposal, methods=["GET"]),
+    Route("/v1/dream/proposals/{id}/accept", dream.accept_proposal, methods=["POST"]),
+    Route("/v1/dream/proposals/{id}/reject", dream.reject_proposal, methods=["POST"]),
     *(Route(f"/v1/{tool.name}", memory.tool_route(tool), methods=["POST"]) for tool in TOOLS if tool.http_post),
     *(Route(path, _retired(message), methods=["POST"]) for path, message in RETIRED.items()),
 ]

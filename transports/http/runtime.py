@@ -17,6 +17,7 @@ from returns.result import Failure, Result
 
 from memesh.app.database import Database, StoreError, open_database
 from memesh.app.dispatch import guarded
+from memesh.app.waiting import HighWater
 from memesh.errors import MemeshError
 
 T = TypeVar("T")
@@ -31,6 +32,8 @@ class Runtime:
         self._lock = threading.Lock()
         self._open: list[Database] = []
         self._generation = 0
+        # Waiting message polls look again only when the newest event id grows, read once for all of them.
+        self.high_water = HighWater(self._newest_event)
 
     def _store(self) -> Database:
         local = self._local
@@ -53,6 +56,12 @@ class Runtime:
     async def run(self, work: Callable[[Database], Result[T, MemeshError]]) -> Result[T, MemeshError]:
         """`work` on this thread's connection, in a worker thread; database failures as the spec's codes."""
         return await anyio.to_thread.run_sync(self._on_store, work)
+
+    def _newest_event(self) -> int:
+        try:
+            return self._store().message_high_water()
+        except Exception:  # a database that will not open: the poll itself reports why
+            return 0
 
     def close(self) -> None:
         """Close every connection (a later request opens a fresh one)."""

@@ -8,12 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from mcp import types
+from returns.result import Result
 
 from memesh.app import dispatch
 from memesh.app.database import Database as SqliteStore
 from memesh.app.database import StoreError
 from memesh.app.database import open_database as open_store
+from memesh.app.waiting import HighWater
 from memesh.context import CallContext
+from memesh.errors import MemeshError
 from memesh.transports.mcp.results import short_reason, to_call_result, tool_error, unexpected_failure
 
 log = logging.getLogger("memesh.mcp")
@@ -28,6 +31,8 @@ class Backend:
         self._lock = threading.Lock()
         self._store: SqliteStore | None = None
         self._open_error = ""
+        # A waiting message poll looks again only when the newest event id grows (memesh.app.waiting).
+        self.high_water = HighWater(self._newest_event)
 
     def open(self) -> None:
         """Open the store now, so a bad database path shows in the log at start; a failure is kept, not raised."""
@@ -49,20 +54,35 @@ class Backend:
 
     def call(self, name: str, arguments: dict[str, Any] | None, ctx: CallContext) -> types.CallToolResult:
         """Run tool `name` and map its Result; never raises (a failure of any kind is an isError result)."""
+        return self.answer(name, self.run(name, arguments, ctx))
+
+    def run(
+        self, name: str, arguments: dict[str, Any] | None, ctx: CallContext
+    ) -> Result[Any, MemeshError] | types.CallToolResult:
+        """The tool's Result, or the isError answer when the store or the tool itself broke."""
         with self._lock:
             store = self._ensure_store()
             if store is None:
                 return tool_error(f"MeMesh cannot use its database: {self._open_error}")
             try:
-                result = dispatch.call(name, store, arguments, ctx, nulls_mean_absent=True)
+                return dispatch.call(name, store, arguments, ctx, nulls_mean_absent=True)
             except Exception as exc:
                 log.exception("tool %r raised", name)
                 return unexpected_failure(name, exc)
+
+    def answer(self, name: str, outcome: Result[Any, MemeshError] | types.CallToolResult) -> types.CallToolResult:
+        if isinstance(outcome, types.CallToolResult):
+            return outcome
         try:
-            return to_call_result(result)
+            return to_call_result(outcome)
         except Exception as exc:
             log.exception("tool %r returned a result that cannot be sent", name)
             return unexpected_failure(name, exc)
+
+    def _newest_event(self) -> int:
+        with self._lock:
+            store = self._ensure_store()
+            return store.message_high_water() if store is not None else 0
 
     def close(self) -> None:
         """Close the connection, if one was opened."""

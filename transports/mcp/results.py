@@ -48,6 +48,12 @@ DELIVERY: dict[ErrorCode, Delivery] = {
     ErrorCode.OPERATION_FAILED: Delivery.TOOL_ERROR,
     ErrorCode.PERMISSION_DENIED: Delivery.TOOL_ERROR,
     ErrorCode.INTERNAL: Delivery.TOOL_ERROR,
+    ErrorCode.RECIPIENT_UNAVAILABLE: Delivery.TOOL_ERROR,
+    ErrorCode.ROUTER_UNREACHABLE: Delivery.TOOL_ERROR,
+    ErrorCode.NATIVE_MESSAGE_TOO_LARGE: Delivery.TOOL_ERROR,
+    ErrorCode.INTENDED_FOR_OTHER_SESSION: Delivery.TOOL_ERROR,
+    ErrorCode.STORAGE_QUOTA_EXCEEDED: Delivery.TOOL_ERROR,
+    ErrorCode.IDEMPOTENCY_CONFLICT: Delivery.TOOL_ERROR,
 }
 
 

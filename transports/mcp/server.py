@@ -11,6 +11,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -19,11 +20,14 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 import memesh
-from memesh.context import CallContext, clean_host
+from memesh.app.waiting import call_waiting, wait_ms
+from memesh.context import CallContext, clean_host, session_from_environment
+from memesh.transports.mcp import channel
 from memesh.transports.mcp.backend import Backend
 from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight
 from memesh.transports.mcp.instructions import INSTRUCTIONS
 from memesh.transports.mcp.results import client_name, tool_listing
+from memesh.transports.mcp.roots import roots_asker
 
 SERVER_NAME = "memesh"
 DEFAULT_HOST = "mcp"  # the provenance stamp when the client declares no name
@@ -53,9 +57,24 @@ def build_server(backend: Backend) -> Server[Backend]:
     async def call_tool(
         ctx: ServerRequestContext[Backend], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        call_ctx = CallContext(source_host=clean_host(client_name(ctx), DEFAULT_HOST), agent_view=True)
+        call_ctx = CallContext(
+            source_host=clean_host(client_name(ctx), DEFAULT_HOST),
+            agent_view=True,
+            caller_session=session_from_environment(),
+            workspace_roots=roots_asker(ctx),
+        )
+        backend = ctx.lifespan_context
+        wait = wait_ms(params.name, params.arguments)
+        if wait:
+            # A long poll waits on the event loop between looks, holding neither a thread nor the store.
+            outcome = await call_waiting(
+                lambda: anyio.to_thread.run_sync(backend.run, params.name, params.arguments, call_ctx),
+                wait,
+                backend.high_water,
+            )
+            return backend.answer(params.name, outcome)
         # The store is synchronous SQLite: a call runs in a worker thread so the event loop keeps serving.
-        return await anyio.to_thread.run_sync(ctx.lifespan_context.call, params.name, params.arguments, call_ctx)
+        return await anyio.to_thread.run_sync(backend.call, params.name, params.arguments, call_ctx)
 
     return Server(
         SERVER_NAME,
@@ -74,9 +93,16 @@ async def serve() -> None:
         inflight = Inflight()  # every request read before stdin closed gets its answer
         writer = AnsweringWriter(write_stream, inflight)
         reader = DrainingReader(read_stream, inflight, writer)
+        # Inside a Claude Code session with a declared recipient, also its host adapter on the local router.
+        adapter = await channel.start(writer)
+        experimental: dict[str, dict[str, Any]] | None = {channel.CAPABILITY: {}} if adapter is not None else None
         try:
-            await server.run(reader, writer, server.create_initialization_options())
+            await server.run(
+                reader, writer, server.create_initialization_options(experimental_capabilities=experimental)
+            )
         finally:
+            if adapter is not None:
+                await adapter.close()
             # Text printed without a flush still sits in Python's buffer: let it out now, while fd 1 points at
             # stderr, not at exit, after stdio_server has handed fd 1 back to the wire.
             sys.stdout.flush()

@@ -38,6 +38,14 @@ DEFERRED = (
     "memesh.ops.pin",
     "memesh.core.importing",
     "memesh.core.note_files",
+    # Delegation, Hermes capture and the memory tool: none of them is on recall's path.
+    "memesh.core.delegation",
+    "memesh.ops.delegation",
+    "memesh.core.hermes_capture",
+    "memesh.ops.hermes",
+    "memesh.app.memory_tool",
+    "memesh.ops.memory_tool",
+    "anthropic",
 )
 
 FULL_NAMES = """

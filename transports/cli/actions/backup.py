@@ -321,8 +321,14 @@ def _import_notes(directory: Path, *, project: str | None, as_json: bool) -> int
         return _refuse(
             "--project is empty: give the project's name, or leave the flag out for this one.", as_json=as_json
         )
+    from memesh.adapters.note_dir import NoteFolder, NoteFolderError
+
+    try:
+        folder = NoteFolder.open(directory)
+    except NoteFolderError as exc:
+        return fail(MemeshError.failed(str(exc)), as_json=as_json)
     ctx = cli_context()
-    match on_store(lambda store: import_notes(store, directory, project=project or ctx.project(), ctx=ctx)):
+    match on_store(lambda store: import_notes(store, folder, project=project or ctx.project(), ctx=ctx)):
         case Failure(error):
             return fail(error, as_json=as_json)
         case Success(result):

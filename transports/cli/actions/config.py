@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from returns.result import Failure, Success
+
 from memesh import jsontext
 from memesh.adapters import config_file as config
 from memesh.core import settings
@@ -99,6 +101,14 @@ def set_setting(key: str, raw: str) -> int:
     if problem is not None:
         _err(f"Error: {problem}")
         return FAILED
+    from memesh.app import gate
+
+    match gate.admit("http/config.input", {key: value}):  # the rules POST /v1/config applies
+        case Failure(error):
+            _err(f"Error: {error.message}")
+            return FAILED
+        case Success(admitted):
+            value = admitted[key]
     if not _write({key: value}):
         return FAILED
     print(f"✅ Set {key} = {_value(value)}")

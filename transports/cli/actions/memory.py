@@ -45,13 +45,14 @@ def cli_context() -> CallContext:
 
 def on_store(action: Callable[[SqliteStore], Result[T, MemeshError]]) -> Result[T, MemeshError]:
     """`action` run on the opened database (closed afterwards); Failure(operation.failed) naming the file when it
-    will not open (the person at this machine is told which one), so --json prints a failure body for it too."""
+    will not open (the person at this machine is told which one), so --json prints a failure body for it too.
+    A database failure inside `action` is translated as on every surface (`dispatch.guarded`)."""
     try:
         store = open_store()
     except StoreError as exc:
         return Failure(MemeshError.failed(f"memesh cannot open its database: {exc}"))
     try:
-        return action(store)
+        return dispatch.guarded(lambda: action(store))
     finally:
         store.close()
 
@@ -193,6 +194,22 @@ def forget(name: str, *, observation: str | None, as_json: bool) -> int:
                 _err(f"Error: {render.forget_line(output)}")
             return FAILED
     return report(result, as_json=as_json, text=render.forget_line)
+
+
+def call_json(name: str, text: str) -> int:
+    """`memesh call`: the tool's answer as JSON on stdout, or its failure body (exit 1); the arguments pass the same
+    gate as over MCP and HTTP, so a defect reads the same (code and field path) on all three."""
+    from memesh.core.storable import TOO_DEEP
+
+    if text == "-":
+        text = sys.stdin.read()
+    try:
+        arguments = json.loads(text) if text.strip() else {}
+    except RecursionError:  # valid JSON nested past what the parser can follow: the gate's own refusal
+        return fail(MemeshError.bad_body(TOO_DEEP), as_json=True)
+    except ValueError:
+        return fail(MemeshError.bad_body("the arguments are not valid JSON"), as_json=True)
+    return report(call_tool(name, arguments), as_json=True, text=dumps)
 
 
 def export_schema(output_format: str) -> int:

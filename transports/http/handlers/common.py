@@ -16,12 +16,13 @@ from memesh.app import gate
 from memesh.context import CallContext
 from memesh.errors import ErrorCode, MemeshError
 from memesh.transports.http import respond
-from memesh.transports.http.body import decode_json
+from memesh.transports.http.body import Disconnected, decode_json
 from memesh.transports.http.errors import HttpFailure
 from memesh.transports.http.runtime import Runtime
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 INTERNAL = "Internal server error"
+CLIENT_CLOSED = 499  # the request ended because its client went away (no one receives it)
 
 
 def endpoint(handler: Endpoint) -> Endpoint:
@@ -34,6 +35,8 @@ def endpoint(handler: Endpoint) -> Endpoint:
             return await handler(request)
         except HttpFailure as refused:
             return respond.from_failure(refused)
+        except Disconnected:  # the client left (a long poll): nobody reads this answer
+            return Response(status_code=CLIENT_CLOSED)
         except Exception:
             traceback.print_exc(file=sys.stderr)
             return respond.refused(MemeshError(ErrorCode.INTERNAL, INTERNAL))

@@ -7,6 +7,7 @@ from returns.result import Failure, Result, Success
 from starlette.requests import Request
 from starlette.responses import Response
 
+from memesh.adapters import config_file
 from memesh.app import gate
 from memesh.errors import MemeshError
 from memesh.generated.http.config_output import StoredConfig
@@ -17,7 +18,7 @@ from memesh.transports.http.handlers.common import endpoint, json_body
 
 @endpoint
 async def get_config(_request: Request) -> Response:
-    match await anyio.to_thread.run_sync(settings.read_config):
+    match await anyio.to_thread.run_sync(settings.read_config, config_file):
         case Success(stored):
             return respond.ok({"config": stored})
         case Failure(error):
@@ -28,7 +29,7 @@ async def get_config(_request: Request) -> Response:
 def _update(body: object) -> Result[StoredConfig, MemeshError]:
     match gate.admit("http/config.input", body):
         case Success(update):
-            return settings.update_config(update)
+            return settings.update_config(config_file, update)
         case Failure() as refused:
             return refused
     raise AssertionError("unreachable")  # pragma: no cover

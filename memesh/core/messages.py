@@ -1,0 +1,152 @@
+"""The message tool's rules as plain values: scope identifiers, payload and envelope limits, idempotency digests,
+the native envelope, and the storage quota. No I/O; tested in tests/core/test_messages.py."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from typing import Any, Final
+
+from returns.result import Failure, Result, Success
+
+from memesh.core.clean import redact
+from memesh.core.storable import map_strings
+from memesh.errors import ErrorCode, MemeshError
+
+PAYLOAD_LIMIT: Final = 65_536  # JSON-encoded durable payload, UTF-8 bytes
+ENVELOPE_LIMIT: Final = 16_384  # the complete native envelope: routing metadata and payload
+POLL_DEFAULT_LIMIT: Final = 50
+DISCOVER_DEFAULT_LIMIT: Final = 50
+QUOTA_ENV: Final = "MEMESH_AGENT_MESSAGE_STORAGE_QUOTA_BYTES"
+# Hosts whose session ids a recipient can name when it records intake (spec: intended_session).
+NAMEABLE_HOSTS: Final = frozenset({"claude-code", "codex"})
+
+# /root, C:\work or C:/work, \\host\share: an absolute filesystem path, never a scope identifier.
+_ABSOLUTE_PATH = re.compile(r"^(?:/|[A-Za-z]:[\\/]|\\\\)")
+_EXAMPLES: Final = {
+    "project": "a project ID such as demo~0123456789abcdef0123456789abcdef",
+    "recipient": "a logical id such as reviewer",
+    "intended_session": "a session id such as the one in CLAUDE_CODE_SESSION_ID",
+}
+
+
+def canonical_scope(field: str, value: str) -> Result[str, MemeshError]:
+    """`value` in the one form every read and write compares: NFC, trimmed; an absolute path is refused by name."""
+    text = unicodedata.normalize("NFC", value).strip()
+    if not text:
+        return Failure(MemeshError.bad_body(f"{field}: must not be blank"))
+    if _ABSOLUTE_PATH.match(text):
+        example = _EXAMPLES.get(field, "a logical id")
+        return Failure(MemeshError.bad_body(f"{field}: an absolute filesystem path is not a {field} id; use {example}"))
+    return Success(text)
+
+
+def encoded_payload(payload: Any, content_type: str) -> Result[str, MemeshError]:
+    """The payload as stored: credential-shaped text redacted, JSON-encoded; refused past 64 KiB or wrongly typed."""
+    if content_type == "text/plain" and not isinstance(payload, str):
+        return Failure(MemeshError.bad_body("payload: a text/plain payload must be a string"))
+    text = json.dumps(map_strings(payload, redact), ensure_ascii=False, separators=(",", ":"))
+    size = len(text.encode("utf-8"))
+    if size > PAYLOAD_LIMIT:
+        return Failure(
+            MemeshError.bad_body(
+                f"payload: the JSON-encoded payload is {size} bytes; the limit is {PAYLOAD_LIMIT} (64 KiB)",
+            )
+        )
+    return Success(text)
+
+
+def digest(request: dict[str, Any]) -> str:
+    """A stable fingerprint of an idempotent request: the same fields and values give the same digest."""
+    canonical = json.dumps(request, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def envelope(meta: dict[str, Any], payload_json: str) -> str:
+    """The complete native envelope the router hands a host adapter: routing metadata and the payload."""
+    head = json.dumps({**meta, "untrusted": True}, ensure_ascii=False, separators=(",", ":"))
+    return head[:-1] + ',"payload":' + payload_json + "}"
+
+
+def envelope_too_large(text: str) -> MemeshError | None:
+    """native_message_too_large when the envelope cannot fit the 16 KiB native limit (a permanent failure)."""
+    size = len(text.encode("utf-8"))
+    if size <= ENVELOPE_LIMIT:
+        return None
+    return MemeshError(
+        ErrorCode.NATIVE_MESSAGE_TOO_LARGE,
+        f"native_message_too_large: the native envelope is {size} bytes; the limit is {ENVELOPE_LIMIT} (16 KiB)",
+        {"envelope_bytes": size, "limit": ENVELOPE_LIMIT},
+    )
+
+
+def parse_quota(text: str | None) -> Result[int | None, MemeshError]:
+    """The owner's logical-payload quota: None when unset; a non-negative integer; anything else refused."""
+    if text is None or not text.strip():
+        return Success(None)
+    stripped = text.strip()
+    if not (stripped.isascii() and stripped.isdigit()) or len(stripped) > 18:
+        return Failure(MemeshError.failed(f"{QUOTA_ENV} must be a non-negative integer (bytes), not {stripped!r}"))
+    return Success(int(stripped))
+
+
+def over_quota(quota: int | None, stored: int, adding: int) -> MemeshError | None:
+    """storage_quota_exceeded when storing `adding` more payload bytes would pass the owner's quota."""
+    if quota is None or stored + adding <= quota:
+        return None
+    return MemeshError(
+        ErrorCode.STORAGE_QUOTA_EXCEEDED,
+        f"storage_quota_exceeded: {stored} payload bytes are stored and this message adds {adding}; "
+        f"the quota ({QUOTA_ENV}) is {quota}. Nothing was written.",
+        {"stored_bytes": stored, "payload_bytes": adding, "quota_bytes": quota},
+    )
+
+
+def conflict(what: str, key: str) -> MemeshError:
+    return MemeshError(
+        ErrorCode.IDEMPOTENCY_CONFLICT,
+        f"idempotency_conflict: idempotency_key {key!r} was already used for a different {what}",
+        {"idempotency_key": key},
+    )
+
+
+def parse_cutoff(text: str) -> Result[str, MemeshError]:
+    """An ISO timestamp as stored times are written (UTC, milliseconds, `Z`); a time without a zone is UTC."""
+    from datetime import UTC, datetime
+
+    from memesh.model import iso_time
+
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return Failure(MemeshError.bad_body(f"cutoff: not an ISO timestamp: {text!r} (e.g. 2026-11-01T00:00:00Z)"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return Success(iso_time(moment))
+
+
+def batch_size(value: int) -> Result[int, MemeshError]:
+    if not 1 <= value <= 1000:
+        return Failure(MemeshError.bad_body(f"batch-size: must be between 1 and 1000, got {value}"))
+    return Success(value)
+
+
+def inbox_notice(unread: int, seen: bool, recipient: str, project: str) -> str | None:
+    """The briefing's line for an exact recipient: what waits, or — at zero — whether this id was ever seen here.
+
+    None when a known inbox is simply empty. A typo'd recipient must not read as a healthy, quiet inbox.
+    """
+    if unread:
+        noun = "message" if unread == 1 else "messages"
+        return (
+            f'{unread} {noun} waiting for "{recipient}" in project "{project}": poll with this project and recipient, '
+            "fetch each message_id, then record intake (fetching alone does not end this reminder)."
+        )
+    if not seen:
+        return (
+            f'No messages for "{recipient}" in project "{project}" — and this recipient id has never been seen in '
+            "this project (no delivery, no live connection). Check the spelling."
+        )
+    return None

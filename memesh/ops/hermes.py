@@ -1,0 +1,100 @@
+"""hermes: what the Hermes Agent memory plugin writes: a session's insights, and a turn that decided or learned."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from returns.result import Failure, Result, Success
+
+from memesh.context import CallContext
+from memesh.core import hermes_capture as rules
+from memesh.core.remembering import observation_hash
+from memesh.errors import MemeshError
+from memesh.ops.remember import RememberStore, remember
+
+INSIGHT_TYPE = "session-insight"
+TURN_TYPE = "conversation"
+
+
+def _as_hermes(ctx: CallContext) -> CallContext:
+    """Every capture is Hermes's, whichever way in called it: provenance.source_host is always `hermes`."""
+    return replace(ctx, source_host=rules.SOURCE_HOST)
+
+
+def _forgotten(store: RememberStore, name: str) -> set[str]:
+    """Hashes of the lines someone forgot on this memory: a capture must not bring them back."""
+    existing = store.find(name)
+    hashes = existing.metadata.get("forgotten_observation_hashes") if existing else None
+    return {h for h in hashes if isinstance(h, str)} if isinstance(hashes, list) else set()
+
+
+def capture_session(
+    store: RememberStore, session: str, body: dict[str, Any], *, ctx: CallContext
+) -> Result[dict[str, Any], MemeshError]:
+    """Store up to three session-insight memories from a chat message list, appending only lines not already there;
+    Failure(validation.bad-param / bad-body) for a bad session id or a body without a messages array."""
+    match rules.check_session_id(session).bind(lambda _: rules.session_messages(body)):
+        case Failure() as refused:
+            return refused
+        case Success(messages):
+            pass
+    activity = rules.activity_from_messages(messages)
+    counts: dict[str, Any] = {
+        "toolCallCount": activity.tool_calls,
+        "filesEdited": len(activity.files_edited),
+        "errorsEncountered": len(activity.errors),
+        "unrecognizedTools": activity.unrecognized_tools,
+        "toolResultsNonJson": activity.tool_results_non_json,
+    }
+    insights = rules.session_insights(activity, session, date=ctx.now.date().isoformat(), label=rules.SOURCE_HOST)
+    if not insights:
+        return Success({"outcome": "skipped", "reason": rules.skip_reason(activity), "written": [], **counts})
+    written: list[str] = []
+    ctx = _as_hermes(ctx)
+    with store.transaction():
+        for insight in insights:
+            forgotten = _forgotten(store, insight.name)
+            observations = [line for line in insight.observations if observation_hash(line) not in forgotten]
+            request = {
+                "name": insight.name,
+                "type": INSIGHT_TYPE,
+                "title": insight.title,
+                "observations": observations,
+                "tags": insight.tags,
+            }
+            match remember(store, request, ctx=ctx):  # type: ignore[arg-type]
+                case Failure() as refused:
+                    return refused
+            written.append(insight.name)
+    return Success({"outcome": "wrote", "written": written, **counts})
+
+
+def capture_turn(
+    store: RememberStore, session: str, body: dict[str, Any], *, ctx: CallContext
+) -> Result[dict[str, Any], MemeshError]:
+    """Store the turn as one conversation memory when the assistant's reply states a decision or a lesson, else
+    report `skipped`; Failure for a bad session id or a body without string `user` and `assistant`."""
+    match rules.check_session_id(session).bind(lambda _: rules.turn_texts(body)):
+        case Failure() as refused:
+            return refused
+        case Success((user, assistant)):
+            pass
+    signal = rules.classify_turn(assistant)
+    if signal is None:
+        return Success({"outcome": "skipped", "reason": "no decision or lesson stated in the reply"})
+    kind, cue = signal
+    name = rules.turn_name(session, user, assistant)
+    request = {
+        "name": name,
+        "type": TURN_TYPE,
+        "observations": rules.turn_observations(user, assistant),
+        "tags": [rules.PLATFORM_TAG, f"session:{session}", f"signal:{kind}"],
+    }
+    ctx = _as_hermes(ctx)
+    with store.transaction():
+        existed = store.find(name) is not None
+        match remember(store, request, ctx=ctx):  # type: ignore[arg-type]
+            case Failure() as refused:
+                return refused
+    return Success({"outcome": "wrote", "name": name, "kind": kind, "cue": cue, "new": not existed})

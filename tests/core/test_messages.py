@@ -1,0 +1,83 @@
+"""The message rules as plain values: scope ids, payload and envelope limits, quota, cutoff, the inbox notice."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from returns.result import Failure, Success
+
+from memesh.core import messages as rules
+from memesh.errors import ErrorCode
+
+
+@given(st.text(min_size=1, max_size=40))
+def test_a_canonical_scope_is_nfc_trimmed_and_stable(text: str) -> None:
+    match rules.canonical_scope("recipient", text):
+        case Success(value):
+            assert value == unicodedata.normalize("NFC", value).strip()
+            assert rules.canonical_scope("recipient", value) == Success(value)
+        case Failure(error):
+            assert error.code == ErrorCode.BAD_BODY and error.message.startswith("recipient: ")
+
+
+@pytest.mark.parametrize("text", ["/root", " /tmp/x", "C:\\work", "d:/x", "\\\\host\\share"])
+def test_absolute_paths_are_refused_naming_the_field_and_a_valid_value(text: str) -> None:
+    error = rules.canonical_scope("project", text).failure()
+    assert error.message.startswith("project: ") and "demo~" in error.message
+
+
+@pytest.mark.parametrize("text", ["team/reviewer", "a\\b", "C:work", "~reviewer", "reviewer:1"])
+def test_ids_that_merely_contain_a_separator_are_accepted(text: str) -> None:
+    assert rules.canonical_scope("recipient", text) == Success(text)
+
+
+def test_the_payload_limit_counts_utf8_bytes_of_the_json_encoding() -> None:
+    three_bytes = "€"
+    fits = three_bytes * ((rules.PAYLOAD_LIMIT - 2) // 3)
+    assert isinstance(rules.encoded_payload(fits, "text/plain"), Success)
+    over = fits + "xyz"
+    assert rules.encoded_payload(over, "text/plain").failure().message.startswith("payload: ")
+
+
+def test_credentials_in_a_payload_are_redacted_before_storing() -> None:
+    stored = rules.encoded_payload({"note": "token ghp_" + "a" * 36}, "application/json").unwrap()
+    assert "ghp_" not in stored
+
+
+def test_the_envelope_limit_is_the_whole_envelope() -> None:
+    text = rules.envelope({"message_id": "m"}, '"' + "x" * rules.ENVELOPE_LIMIT + '"')
+    error = rules.envelope_too_large(text)
+    assert error is not None and error.code == ErrorCode.NATIVE_MESSAGE_TOO_LARGE
+    assert rules.envelope_too_large(rules.envelope({"m": 1}, '"x"')) is None
+
+
+@pytest.mark.parametrize(("text", "quota"), [(None, None), ("", None), ("0", 0), (" 1024 ", 1024)])
+def test_the_quota_setting_is_a_non_negative_integer_or_unset(text: str | None, quota: int | None) -> None:
+    assert rules.parse_quota(text) == Success(quota)
+
+
+@pytest.mark.parametrize("text", ["-1", "1.5", "10k", "abc"])
+def test_a_malformed_quota_is_refused_not_ignored(text: str) -> None:
+    assert isinstance(rules.parse_quota(text), Failure)
+
+
+def test_over_quota_counts_what_is_stored_and_what_is_added() -> None:
+    assert rules.over_quota(None, 10**9, 10**9) is None
+    assert rules.over_quota(100, 60, 40) is None
+    error = rules.over_quota(100, 60, 41)
+    assert error is not None and error.code == ErrorCode.STORAGE_QUOTA_EXCEEDED
+
+
+def test_a_cutoff_is_stored_time_shaped_and_a_zone_less_one_is_utc() -> None:
+    assert rules.parse_cutoff("2026-11-01") == Success("2026-11-01T00:00:00.000Z")
+    assert rules.parse_cutoff("2026-11-01T02:00:00+02:00") == Success("2026-11-01T00:00:00.000Z")
+    assert rules.parse_cutoff("yesterday").failure().message.startswith("cutoff: ")
+
+
+def test_the_inbox_notice_tells_a_quiet_inbox_from_an_unknown_id() -> None:
+    assert rules.inbox_notice(0, True, "reviewer", "demo") is None
+    assert "never been seen" in (rules.inbox_notice(0, False, "reviewr", "demo") or "")
+    assert (rules.inbox_notice(2, True, "reviewer", "demo") or "").startswith('2 messages waiting for "reviewer"')

@@ -1,0 +1,95 @@
+"""`memesh dream` once parsed: the review actions of memesh.ops.proposals, printed for a person or as JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from memesh.errors import MemeshError
+from memesh.ops import proposals
+from memesh.transports.cli.actions.memory import cli_context, on_store, report
+from memesh.transports.cli.exits import fail
+
+
+def list_proposals(status: str, *, as_json: bool) -> int:
+    result = on_store(lambda store: proposals.list_proposals(store, status))
+    return report(result, as_json=as_json, text=lambda rows: _rows(rows, status))
+
+
+def _rows(rows: list[dict[str, Any]], status: str) -> str:
+    if not rows:
+        return f"No {status} proposals." if status != "all" else "No proposals."
+    lines = []
+    for row in rows:
+        label = row["kind"] if row["source_kind"] == "entities" else f"{row['kind']} from a {row['source_kind']}"
+        lines.append(
+            f"#{row['id']}  [{row['status']}] {label}  {row['digest_name']}  "
+            f"({row['source_count']} source{'s' if row['source_count'] != 1 else ''}, {row['project']}, "
+            f"{row['cluster_key']}, staged {row['created_at']})"
+        )
+        if row["digest_observations_preview"]:
+            lines.append(f"      {row['digest_observations_preview']}")
+    if status == "pending":
+        lines.append("Review: memesh dream show <id>, then memesh dream accept <id> or memesh dream reject <id>.")
+    return "\n".join(lines)
+
+
+def show(proposal_id: int, *, as_json: bool) -> int:
+    result = on_store(lambda store: proposals.show_proposal(store, proposal_id))
+    return report(result, as_json=as_json, text=_detail)
+
+
+def _detail(shown: dict[str, Any]) -> str:
+    payload = shown["proposed_digest"]
+    lines = [
+        f"Proposal #{shown['id']}: {shown['kind']} ({shown['source_kind']}), {shown['status']}",
+        f"Project: {shown['project']}    Cluster: {shown['cluster_key']}    Staged: {shown['created_at']}",
+    ]
+    if shown["reviewed_at"]:
+        lines.append(
+            f"Reviewed: {shown['reviewed_at']}" + (f"    Reason: {shown['reason']}" if shown["reason"] else "")
+        )
+    lines += ["", f"Proposed memory: {payload.get('name')} [{payload.get('type')}]"]
+    if payload.get("title"):
+        lines.append(f"Title: {payload['title']}")
+    lines += [f"  - {text}" for text in payload.get("observations", [])]
+    lines.append(f"Tags: {', '.join(payload.get('tags', []))}")
+    sources = shown["source_ids"]
+    if isinstance(sources, dict):
+        coverage = sources.get("coverage") or {}
+        lines += [
+            "",
+            f"Evidence: session {sources.get('session_id')} ({(sources.get('source') or {}).get('host')}), "
+            f"{coverage.get('included_turns')} of {coverage.get('total_turns')} visible turns"
+            + (" (clipped)" if coverage.get("truncated") else ""),
+        ]
+        lines += [f"  {turn.get('role')}: {turn.get('text')}" for turn in sources.get("sources", [])]
+    else:
+        lines += ["", f"Source memories: {', '.join(f'#{sid}' for sid in sources or [])}"]
+    if payload.get("improvement"):
+        lines += ["", "Improvement:", json.dumps(payload["improvement"], ensure_ascii=False, indent=2)]
+    if shown["status"] == "pending":
+        lines += ["", f"Accept: memesh dream accept {shown['id']}    Reject: memesh dream reject {shown['id']}"]
+    return "\n".join(lines)
+
+
+def accept(proposal_id: int, *, as_json: bool) -> int:
+    result = on_store(lambda store: proposals.accept_proposal(store, proposal_id, ctx=cli_context()))
+    return report(result, as_json=as_json, text=_accepted)
+
+
+def _accepted(out: dict[str, Any]) -> str:
+    line = f"Accepted proposal #{out['proposalId']}: created {out['digestEntityName']} ({out['kind']})"
+    if out["sourcesArchived"]:
+        line += f"; archived {out['sourcesArchived']} source memories"
+    if out["sourcesLinked"]:
+        line += f"; linked {out['sourcesLinked']}"
+    return line + "."
+
+
+def reject(proposal_id: int, reason: str | None, *, as_json: bool) -> int:
+    if reason is not None and len(reason) > proposals.REASON_MAX:
+        error = MemeshError.bad_body(f"reason: Too big: expected string to have <={proposals.REASON_MAX} characters")
+        return fail(error, as_json=as_json)
+    result = on_store(lambda store: proposals.reject_proposal(store, proposal_id, reason, ctx=cli_context()))
+    return report(result, as_json=as_json, text=lambda out: f"Rejected proposal #{out['id']}; no memory changed.")
