@@ -9,6 +9,8 @@ SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name
 LINKTREE = $(firstword $(wildcard build/__editable__.memesh-*))
 
 .PHONY: install run test lint typecheck typecheck-ts codegen check-codegen bench clean mcp browser
+# Bare `make` installs (it used to stop after creating the venv, the first target in the file).
+.DEFAULT_GOAL := install
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -23,6 +25,8 @@ $(STAMP): $(BIN)/python $(SOURCES)
 	@touch $(STAMP)
 
 install: $(STAMP)
+	@echo "memesh and memesh-mcp are in $(abspath $(BIN))/ (run $(BIN)/memesh, or put that folder on PATH)"
+	@echo "MCP server for your client's config: $(abspath $(BIN))/memesh-mcp"
 
 run: $(STAMP)
 	$(BIN)/memesh serve

@@ -20,6 +20,24 @@ def db_path() -> Path:
     return Path(configured).expanduser() if configured else memesh_dir() / DB_FILENAME
 
 
+MISSING_DB_FOLDER = "MEMESH_DB_PATH is in a folder that does not exist; create the folder, or correct the variable"
+
+
+def db_path_problem() -> str | None:
+    """Why MEMESH_DB_PATH cannot be used as set, or None when it is unset or usable.
+
+    A mistyped path must not quietly start a new, empty database, so its folder must exist, unless that folder is
+    MeMesh's own (MEMESH_DIR, default ~/.memesh): that one is created on first use whichever variable names it.
+    """
+    configured = os.environ.get("MEMESH_DB_PATH", "").strip()
+    if not configured:
+        return None
+    folder = Path(configured).expanduser().parent
+    if folder.is_dir() or folder.absolute() == memesh_dir().absolute():
+        return None
+    return MISSING_DB_FOLDER
+
+
 def ensure_private_dir(path: Path) -> Path:
     """Create `path` (mode 0700) if missing; an existing folder keeps the mode its owner gave it."""
     if not path.exists():

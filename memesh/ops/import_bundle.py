@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import traceback
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -32,10 +33,12 @@ def import_bundle(
     ctx: CallContext,
     trust: bool = False,
     keep_metadata: bool = False,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> Result[ImportOutput, MemeshError]:
     """Import every valid entry (bad ones are listed in `errors`), then the relations the bundle can reach.
 
     `trust` and `keep_metadata` are for the CLI restoring the owner's own file; MCP and HTTP never set them.
+    `on_progress(done, total)` is told before each entry and once at the end (the CLI's progress line).
     Failure(validation.bad-body) for restore_archived with skip, Failure(operation.failed) for a bundle naming one
     memory twice — and then nothing is imported.
     """
@@ -69,8 +72,10 @@ def import_bundle(
     counts = {"imported": 0, "overwritten": 0, "skipped": 0, "appended": 0, "kept_archived": 0}
     errors: list[str] = []
     queued: list[tuple[str, str, str]] = []
+    report = on_progress or _unreported
     with store.transaction():
         for index, entry in enumerate(entries):
+            report(index, len(entries))
             problem = importing.entry_problem(index, entry)
             if problem is not None:
                 errors.append(problem)
@@ -90,6 +95,7 @@ def import_bundle(
             counts[plan.outcome] += 1
             counts["overwritten"] += int(plan.overwritten)
             queued += [(plan.write.name, target, kind) for target, kind in plan.relations if plan.write]
+        report(len(entries), len(entries))
         present = store.existing_names([target for _, target, _ in queued])
         skipped_relations = []
         for source, target, kind in queued:
@@ -106,3 +112,7 @@ def _stops_the_import(exc: Exception) -> bool:
 
     error = translate(exc)
     return error is not None and error.data.get("store") in ("disk-full", "read-only")
+
+
+def _unreported(_done: int, _total: int) -> None:
+    """No one is watching the progress."""

@@ -9,15 +9,23 @@ from typing import Any
 
 
 def _schema_dir() -> Path:
-    """Where `memesh.schemas` lives: beside this package in a wheel or a strict editable install (not resolve():
-    there this file is a link), else wherever the import system maps it (a plain `pip install -e .` maps
-    memesh.schemas onto the checkout's schemas/ folder)."""
-    beside = Path(__file__).parent.parent / "schemas"
-    if beside.is_dir():
-        return beside
-    import importlib.util
+    """Where `memesh.schemas` lives, for each way memesh can be installed.
 
-    spec = importlib.util.find_spec("memesh.schemas")
+    A wheel or a strict editable install: beside this package (not resolve(): in the strict tree this file is a
+    link). A plain `pip install -e .`: the checkout's schemas/ folder, beside the memesh/ source folder this file
+    runs from. setuptools maps memesh.schemas there with an import hook, but that hook finds a folder without
+    __init__.py only below a namespace package, and memesh is a regular one, so the import system cannot be asked.
+    """
+    here = Path(__file__).parent.parent
+    for candidate in (here / "schemas", here.resolve().parent / "schemas"):
+        if (candidate / "tools").is_dir():
+            return candidate
+    import importlib.util  # any other layout that maps the package: ask the import system
+
+    try:
+        spec = importlib.util.find_spec("memesh.schemas")
+    except ImportError:
+        spec = None
     locations = list(spec.submodule_search_locations or []) if spec is not None else []
     if not locations:
         raise FileNotFoundError("the memesh.schemas package data is not installed")

@@ -34,12 +34,21 @@ def _opening(exc: BaseException) -> MemeshError:
     error = translate(exc)
     if error is not None and error.data.get("store") not in (None, "database", "io"):
         return error
-    return MemeshError(ErrorCode.INTERNAL, f"cannot open the database: {why(exc)}", {"store": "cannot-open"})
+    return _cannot_open(f"cannot open the database: {why(exc)}")
+
+
+def _cannot_open(message: str) -> MemeshError:
+    return MemeshError(ErrorCode.INTERNAL, message, {"store": "cannot-open"})
 
 
 def open_store(path: Path | None = None) -> SqliteStore:
     """Open (creating if needed, owner-only) the database at `path`, default `paths.db_path()`, migrated."""
     target = path or paths.db_path()
+    problem = paths.db_path_problem() if path is None else None
+    if problem is not None:
+        raise StoreError(
+            f"cannot open the database at {target}: {problem}", _cannot_open(f"cannot open the database: {problem}")
+        )
     try:
         paths.ensure_private_dir(target.parent)
         if not target.exists():

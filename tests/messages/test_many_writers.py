@@ -26,6 +26,7 @@ RUNNING = re.compile(r"running at (http://127\.0\.0\.1:\d+)")
 @pytest.fixture
 def http_url(tmp_path: Path) -> Iterator[str]:
     db = tmp_path / "memesh" / "k.db"
+    db.parent.mkdir(exist_ok=True)  # MEMESH_DB_PATH's folder must exist for writers without MEMESH_DIR
     env = {**os.environ, "MEMESH_DB_PATH": str(db), "MEMESH_DIR": str(tmp_path / "memesh")}
     code = "import sys\nfrom memesh.transports.http.serve import serve\nsys.exit(serve(host='127.0.0.1', port=0))"
     proc = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=tmp_path, stdout=subprocess.PIPE, text=True)
@@ -55,6 +56,7 @@ def _inbox(db: Path) -> list[tuple[str, int]]:
 
 def test_eight_processes_over_mcp_http_and_cli_lose_and_duplicate_nothing(tmp_path: Path, http_url: str) -> None:
     db = tmp_path / "memesh" / "k.db"
+    db.parent.mkdir(exist_ok=True)  # MEMESH_DB_PATH's folder must exist for writers without MEMESH_DIR
     plan = [("mcp", 12)] * 3 + [("http", 12)] * 3 + [("cli", 4)] * 2
     procs = [
         subprocess.Popen(
@@ -82,6 +84,7 @@ def test_eight_processes_over_mcp_http_and_cli_lose_and_duplicate_nothing(tmp_pa
 
 def test_a_sigkill_mid_send_leaves_whole_messages_only_and_they_survive_the_restart(tmp_path: Path) -> None:
     db = tmp_path / "memesh" / "k.db"
+    db.parent.mkdir(exist_ok=True)  # MEMESH_DB_PATH's folder must exist for writers without MEMESH_DIR
     proc = subprocess.Popen(
         [sys.executable, str(WRITER), "direct", str(db), "100000", "kill"], stdout=subprocess.PIPE, text=True
     )

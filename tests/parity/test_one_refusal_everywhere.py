@@ -84,6 +84,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def mcp_answers(folder: Path) -> dict[str, str]:
     """Every case sent to one real memesh-mcp process as JSON-RPC lines (escaped JSON, as clients write it); the
     isError text of each."""
+    (folder / "mcp").mkdir(exist_ok=True)  # MEMESH_DB_PATH's folder must exist
     harness = McpHarness(folder=folder, db=folder / "mcp" / "db.sqlite", stderr_log=folder / "mcp.log")
     server = RawServer(harness)
     answers: dict[str, str] = {}
@@ -189,6 +190,7 @@ def test_an_import_bundle_with_one_bad_entry_reads_the_same_through_mcp_http_and
     import_tool = next(tool for tool in TOOLS if tool.name == "import")
     answers: list[Any] = []
 
+    (folder / "mcp-import").mkdir(exist_ok=True)  # MEMESH_DB_PATH's folder must exist
     server = RawServer(McpHarness(folder=folder, db=folder / "mcp-import" / "db.sqlite", stderr_log=folder / "m.log"))
     try:
         server.initialize("parity")

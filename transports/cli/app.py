@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Sequence
+from contextvars import ContextVar
+from pathlib import Path
 from typing import Annotated
 
 from cyclopts import App, Parameter
@@ -26,12 +28,20 @@ from memesh.transports.cli.exits import FAILED, OK, usage
 from memesh.transports.cli.params import Int, Many, OptionalInt, Switch, Text
 from memesh.transports.cli.terminal import terminal_safe
 
+INTERRUPTED = "Interrupted (Ctrl-C): nothing is half-written (a change in progress was rolled back)."
+_ARGV: ContextVar[tuple[str, ...]] = ContextVar("argv", default=())  # the command line `run` is parsing
 FLAG_SHAPED = re.compile(r"--?[A-Za-z][\w-]*(=.*)?")  # `--bogus`, `-x`: a mistyped flag, not text
+
+# MCP client configs want the server's absolute path: it sits beside this interpreter (a venv's or pipx's bin/).
+MCP_SERVER = Path(sys.executable).parent / "memesh-mcp"
 
 app = App(
     name="memesh",
     help="MeMesh: local-first memory for AI coding agents (one SQLite file).",
+    help_epilogue=f"MCP server for your agent's config: {MCP_SERVER}",
     version=__version__,
+    version_flags=["--version", "-V"],
+    suppress_keyboard_interrupt=False,  # main() says what Ctrl-C left behind, then exits 130
 )
 
 
@@ -80,7 +90,7 @@ def remember(
     """
     from memesh.transports.cli.actions import memory
 
-    if text is not None and FLAG_SHAPED.fullmatch(text):
+    if text is not None and FLAG_SHAPED.fullmatch(text) and not _after_end_of_options(text):
         return usage(f"Unknown option: {text}. Text that starts with a hyphen and reads like a flag goes after --.")
     return memory.remember(
         text,
@@ -348,6 +358,12 @@ def consolidate(*_ignored: Annotated[str, Parameter(allow_leading_hyphen=True)])
     return FAILED
 
 
+def _after_end_of_options(text: str) -> bool:
+    """Whether `text` was given after `--` on the command line, where nothing is a flag."""
+    argv = list(_ARGV.get())
+    return "--" in argv and text in argv[argv.index("--") + 1 :]
+
+
 def _missing(exc: MissingArgumentError, argv: Sequence[str]) -> str:
     """A required flag that was left out, or given no value; with the stray value it was perhaps meant for."""
     flag = exc.argument.name if exc.argument is not None else ""
@@ -366,6 +382,7 @@ def run(argv: Sequence[str]) -> int:
     """Run one command line in this process; its exit status (usage errors 2, never a parser exit). Everything it
     prints is terminal-safe (`cli.terminal`), except help and --version, which print nothing from the database and
     whose colours are escape sequences."""
+    _ARGV.set(tuple(argv))
     if any(token in HELP_FLAGS for token in argv):
         return _run(argv)
     with terminal_safe():
@@ -394,6 +411,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(sys.argv[1:] if argv is None else argv)
     except KeyboardInterrupt:
+        # Every write is one transaction, rolled back when interrupted: say so, on a line of its own.
+        start = "\r\x1b[K" if sys.stderr.isatty() else ""
+        print(f"{start}{INTERRUPTED}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return FAILED  # the reader went away (`memesh recall | head`); there is no one left to tell

@@ -168,10 +168,12 @@ def task_lines(output: Mapping[str, Any], label: str) -> list[str]:
     fields = [f"- {shown}: {state[key]}" for key, shown in TASK_FIELDS.items() if state.get(key)]
     changed: list[str] | None = output.get("changed")
     if changed is None:
+        # A read ends with the full project id: what GET /v1/task-state?project= and --project take.
+        project = f"Project id: {output['project']}"
         if not fields:
-            return [f'Nothing recorded for "{label}" yet.', 'Set it with:  memesh task --goal "…" --next "…"']
+            return [f'Nothing recorded for "{label}" yet.', 'Set it with:  memesh task --goal "…" --next "…"', project]
         updated = f" (updated {state['updated_at']})" if state.get("updated_at") else ""
-        return [f'Stated about "{label}"{updated}:', *fields]
+        return [f'Stated about "{label}"{updated}:', *fields, project]
     if not changed:
         return [f'No change — "{label}" already said exactly that.']
     return [f'Updated {", ".join(changed)} for "{label}".', *fields]

@@ -32,6 +32,7 @@ from memesh.context import CallContext, clean_host, session_from_environment
 from memesh.transports.mcp import channel
 from memesh.transports.mcp.backend import Backend
 from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight, ScreenedLines
+from memesh.transports.mcp.instructions import INSTRUCTIONS
 from memesh.transports.mcp.results import client_name, tool_listing
 from memesh.transports.mcp.roots import roots_asker
 
@@ -90,6 +91,7 @@ def build_server(backend: Backend) -> Server[Backend]:
     return Server(
         SERVER_NAME,
         version=memesh.__version__,
+        instructions=INSTRUCTIONS,
         lifespan=_lifespan(backend),
         on_list_tools=list_tools,
         on_call_tool=call_tool,

@@ -58,7 +58,7 @@ def test_a_full_export_restored_with_trust_into_a_fresh_database_reproduces_ever
     assert before["auth-v2"]["title"] == "Sessions, not JWT"
     assert before["no-jwt"]["relations"] == [{"to": "auth-v2", "type": "contradicts"}]
 
-    monkeypatch.setenv("MEMESH_DB_PATH", str(tmp_path / "fresh" / "knowledge-graph.db"))
+    monkeypatch.setenv("MEMESH_DB_PATH", str(tmp_path / "fresh.db"))
     assert cli.ok("export").json()["entities"] == []
     out = cli.ok("import", str(backup), "--trust", "--yes")
     assert out.out.splitlines() == [f"Imported: {len(before)}, Skipped: 0, Appended: 0"]
@@ -80,7 +80,7 @@ def test_a_plain_restore_differs_only_in_trust(
     cli.ok("export", "--limit", "100000", "-o", str(backup))
     before = _comparable(cli.ok("export", "--limit", "100000").json())
 
-    monkeypatch.setenv("MEMESH_DB_PATH", str(tmp_path / "fresh" / "knowledge-graph.db"))
+    monkeypatch.setenv("MEMESH_DB_PATH", str(tmp_path / "fresh.db"))
     cli.ok("import", str(backup))
     after = _comparable(cli.ok("export", "--limit", "100000").json())
     for entity in after.values():
@@ -96,7 +96,7 @@ def test_importing_the_same_backup_again_changes_nothing(
     _build_graph(cli)
     backup = tmp_path / "backup.json"
     cli.ok("export", "--limit", "100000", "-o", str(backup))
-    monkeypatch.setenv("MEMESH_DB_PATH", str(tmp_path / "fresh" / "knowledge-graph.db"))
+    monkeypatch.setenv("MEMESH_DB_PATH", str(tmp_path / "fresh.db"))
     cli.ok("import", str(backup), "--trust", "--yes")
     first = cli.ok("export", "--limit", "100000").json()["entities"]
     again = cli.ok("import", str(backup), "--trust", "--yes")

@@ -68,7 +68,34 @@ def test_out_writes_the_file_with_a_trailing_newline_and_reports_on_stderr(cli: 
     assert text.endswith("}\n")
     assert json.loads(text)["entities"][0]["name"] == "a"
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
-    assert cli.ok("export", "--out", str(target)).code == 0
+
+
+def test_out_onto_an_existing_file_is_refused_without_force(cli: Cli, tmp_path: Path) -> None:
+    _store(cli, "a")
+    target = tmp_path / "backup.json"
+    target.write_text("my older backup", encoding="utf-8")
+    refused = cli("export", "-o", str(target))
+    assert refused.code == 1
+    assert refused.err.splitlines() == [
+        f"Error: {target} already exists — nothing was written.",
+        "       Add --force to overwrite it, or choose another file.",
+    ]
+    assert target.read_text(encoding="utf-8") == "my older backup"
+    assert cli("export", "-o", str(target), "--json").json()["errorCode"] == "operation.failed"
+
+
+def test_out_with_force_overwrites_and_leaves_the_file_owner_only(cli: Cli, tmp_path: Path) -> None:
+    _store(cli, "a")
+    target = tmp_path / "backup.json"
+    target.write_text("my older backup", encoding="utf-8")
+    target.chmod(0o644)
+    cli.ok("export", "--out", str(target), "--force")
+    assert json.loads(target.read_text(encoding="utf-8"))["entities"][0]["name"] == "a"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_force_without_out_is_refused(cli: Cli) -> None:
+    assert cli("export", "--force").code == 1
 
 
 def test_out_with_json_prints_a_summary_of_what_was_written(cli: Cli, tmp_path: Path) -> None:

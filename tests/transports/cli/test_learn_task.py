@@ -50,6 +50,7 @@ def test_a_task_never_stated_says_how_to_set_it(cli: Cli) -> None:
     assert out.out.splitlines() == [
         'Nothing recorded for "shop" yet.',
         'Set it with:  memesh task --goal "…" --next "…"',
+        f"Project id: {PROJECT}",
     ]
 
 
@@ -69,7 +70,7 @@ def test_a_read_shows_every_stated_field_under_when_it_was_updated(cli: Cli) -> 
     lines = cli.ok("task", "--project", PROJECT).out.splitlines()
     assert lines[0].startswith('Stated about "shop" (updated ')
     assert lines[0].endswith("Z):")
-    assert lines[1:] == ["- Goal: g", "- Next: n", "- Blocked: b", "- Had just finished: d"]
+    assert lines[1:] == ["- Goal: g", "- Next: n", "- Blocked: b", "- Had just finished: d", f"Project id: {PROJECT}"]
 
 
 def test_an_empty_value_clears_a_field(cli: Cli) -> None:
@@ -96,6 +97,10 @@ def test_task_defaults_to_the_current_directory_project(
     out = cli.ok("task", "--goal", "g")
     assert out.out.splitlines()[0] == 'Updated goal for "my-app".'
     assert cli.ok("task", "--json").json()["project"].startswith("my-app~")
+
+
+def test_a_read_ends_with_the_project_id_the_http_route_takes(cli: Cli) -> None:
+    assert cli.ok("task", "--project", PROJECT).out.splitlines()[-1] == f"Project id: {PROJECT}"
 
 
 def test_task_refuses_an_over_long_value_by_the_schema(cli: Cli) -> None:

@@ -80,12 +80,19 @@ def test_an_explicit_title_wins_and_the_first_line_is_kept_as_an_observation(cli
     assert entity["observations"] == ["Auth choice", "We use PKCE."]
 
 
-def test_text_with_name_takes_the_structured_path_and_needs_a_type(cli: Cli) -> None:
-    refused = cli("remember", "Some text", "--name", "n")
-    assert refused.code == 1
-    assert "type:" in refused.err
+def test_text_under_a_new_name_is_a_note_of_type_note_without_type(cli: Cli) -> None:
+    out = cli.ok("remember", "--name", "notey", "some note text", "--json").json()
+    assert (out["name"], out["type"], out["title"]) == ("notey", "note", "some note text")
     out = cli.ok("remember", "Some text", "--name", "n", "--type", "fact", "--json").json()
     assert (out["name"], out["type"], out["title"]) == ("n", "fact", "Some text")
+
+
+def test_obs_or_title_under_a_name_still_need_a_type(cli: Cli) -> None:
+    for extra in (["--obs", "o"], ["--title", "t"]):
+        refused = cli("remember", "Some text", "--name", "n", *extra)
+        assert refused.code == 1
+        assert "type:" in refused.err
+    assert cli("remember", "--name", "n", "--obs", "o").code == 1
 
 
 def test_text_with_obs_is_refused_over_100_observations_counting_both(cli: Cli) -> None:
@@ -215,6 +222,11 @@ def test_text_that_starts_with_a_list_marker_is_text_not_a_flag(cli: Cli) -> Non
     out = cli.ok("remember", "- use PKCE\n- no implicit flow", "--json").json()
     assert (out["title"], out["derived"]["observations"]) == ("use PKCE", ["no implicit flow"])
     assert cli.ok("remember", "-5 degrees outside", "--json").json()["title"] == "-5 degrees outside"
+
+
+def test_text_that_reads_like_a_flag_is_text_after_double_dash(cli: Cli) -> None:
+    assert cli.ok("remember", "--json", "--", "--looks-like-flag").json()["title"] == "--looks-like-flag"
+    assert cli.ok("remember", "--name", "n", "--json", "--", "-x").json()["title"] == "-x"
 
 
 def test_a_mistyped_flag_is_still_refused_as_one(cli: Cli) -> None:

@@ -123,6 +123,7 @@ class McpHarness:
 def mcp_server(tmp_path: Path) -> McpHarness:
     """A server with its own database file in the test's folder."""
     db = tmp_path / "memesh" / "knowledge-graph.db"
+    db.parent.mkdir()  # MEMESH_DB_PATH's folder must exist (only MeMesh's own folder is created for it)
     return McpHarness(folder=tmp_path, db=db, stderr_log=tmp_path / "stderr.log")
 
 

@@ -91,6 +91,7 @@ async def test_a_database_that_could_not_be_opened_is_tried_again_on_the_next_ca
     async with mcp_server.connect("2025-11-25") as client:
         await client.fails("remember", {"name": "n", "type": "note"})
         blocker.unlink()
+        blocker.mkdir()  # MEMESH_DB_PATH's folder must exist: MeMesh creates only its own
         stored = await client.ok("remember", {"name": "n", "type": "note"})
     assert stored["stored"] is True
     assert mcp_server.db.exists()

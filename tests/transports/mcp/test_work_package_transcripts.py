@@ -129,7 +129,7 @@ async def test_a_client_offering_its_root_gets_the_visible_turns_and_stages_one_
 ) -> None:
     path = write_transcript(home, workspace, "sess-1", conversation(str(workspace)))
     project = project_for(str(workspace))
-    async with client(home, tmp_path / "db" / "m.db", [workspace]) as session:
+    async with client(home, tmp_path / "m.db", [workspace]) as session:
         prepared = await ok(session, {"action": "prepare", "project": project, "kind": "transcript"})
         assert prepared["status"] == "available"
         package = prepared["package"]

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import stat
 import sys
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from returns.result import Failure, Success
 
@@ -21,6 +22,9 @@ from memesh.errors import MemeshError
 from memesh.transports.cli import render
 from memesh.transports.cli.actions.memory import call_tool, cli_context, on_store
 from memesh.transports.cli.exits import FAILED, OK, dumps, fail
+
+if TYPE_CHECKING:
+    from memesh.transports.cli.progress import Progress
 
 DEFAULT_MERGE = "skip"
 # A backup holds the same memories as the database, so a file this command creates is as private as the database.
@@ -45,8 +49,15 @@ def _refuse(message: str, *detail: str, as_json: bool, label: str = "Error: ") -
     return FAILED
 
 
-def export(*, tag: str | None, namespace: str | None, limit: int, out: str | None, as_json: bool) -> int:
-    """`memesh export`: the bundle as indented JSON on stdout or in `out`; warns on stderr when it is not whole."""
+def export(*, tag: str | None, namespace: str | None, limit: int, out: str | None, force: bool, as_json: bool) -> int:
+    """`memesh export`: the bundle as indented JSON on stdout or in `out`; warns on stderr when it is not whole.
+
+    An existing `out` is overwritten only with `force`: a backup run twice must not silently replace the last one.
+    """
+    if force and out is None:
+        return _refuse("--force only applies with -o FILE.", as_json=as_json)
+    if out is not None and not force and os.path.lexists(out) and not Path(out).is_dir():
+        return _exists(out, as_json=as_json)  # before the export's work, not only at the write
     fields = {"tag": tag, "namespace": namespace, "limit": limit}
     match call_tool("export", {key: value for key, value in fields.items() if value is not None}):
         case Failure(error):
@@ -67,13 +78,19 @@ def export(*, tag: str | None, namespace: str | None, limit: int, out: str | Non
                 f'       Create it first (mkdir -p "{folder}"), or drop -o to write to stdout.',
                 as_json=as_json,
             )
+        if Path(out).is_dir():
+            return _refuse(f"cannot write {out} — it is a folder; name a file in it.", as_json=as_json)
+        # O_EXCL: a file that appeared while the export ran is not overwritten either.
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if force else os.O_EXCL)
         try:
-            descriptor = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, BACKUP_FILE_MODE)
-            # The mode given to open applies only to a file it creates: one already there keeps its own (0644).
-            os.fchmod(descriptor, BACKUP_FILE_MODE)
+            descriptor = os.open(out, flags, BACKUP_FILE_MODE)
+            if force and stat.S_ISREG(os.fstat(descriptor).st_mode):
+                os.fchmod(descriptor, BACKUP_FILE_MODE)  # an overwritten file keeps its old mode otherwise
             with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
                 json.dump(bundle, handle, indent=2, ensure_ascii=False)
                 handle.write("\n")
+        except FileExistsError:
+            return _exists(out, as_json=as_json)
         except OSError as exc:
             return _refuse(f"cannot write {out} — {exc.strerror or type(exc).__name__}.", as_json=as_json)
         _err(f"✅ Exported {bundle['entity_count']} entities to {out}")
@@ -87,6 +104,14 @@ def export(*, tag: str | None, namespace: str | None, limit: int, out: str | Non
             f"   For a full backup, raise it: memesh export --limit 100000{f' -o {shlex.quote(out)}' if out else ''}",
         )
     return OK
+
+
+def _exists(out: str, *, as_json: bool) -> int:
+    return _refuse(
+        f"{out} already exists — nothing was written.",
+        "       Add --force to overwrite it, or choose another file.",
+        as_json=as_json,
+    )
 
 
 def import_command(
@@ -205,11 +230,42 @@ def _confirm_trust(file: str, count: int, rerun: str, *, as_json: bool) -> int |
 def _import_bundle(
     file: str, *, merge: str, namespace: str | None, restore_archived: bool, trust: bool, yes: bool, as_json: bool
 ) -> int:
+    from memesh.transports.cli.progress import Progress
+
+    progress = Progress()  # a line on a terminal's stderr while the file is read, checked and imported
+    try:
+        return _import_read_bundle(
+            file,
+            progress,
+            merge=merge,
+            namespace=namespace,
+            restore_archived=restore_archived,
+            trust=trust,
+            yes=yes,
+            as_json=as_json,
+        )
+    finally:
+        progress.clear()
+
+
+def _import_read_bundle(
+    file: str,
+    progress: Progress,
+    *,
+    merge: str,
+    namespace: str | None,
+    restore_archived: bool,
+    trust: bool,
+    yes: bool,
+    as_json: bool,
+) -> int:
     from memesh.app import gate
     from memesh.app.dispatch import guarded
     from memesh.ops.import_bundle import import_bundle
 
+    progress.say(f"Reading {file}…")
     data = _read_bundle(file)
+    progress.clear()  # before anything else is printed on the terminal, here and after each phase
     if isinstance(data, MemeshError):
         return fail(data, as_json=as_json)
     if isinstance(data, _Unreadable):
@@ -219,7 +275,10 @@ def _import_bundle(
         arguments["namespace"] = namespace
     if restore_archived:
         arguments["restore_archived"] = True
-    match gate.admit("tools/import.input", arguments):  # the gate MCP and HTTP imports pass, field paths and all
+    progress.say(f"Checking {render.memories(len(data['entities']))}…")
+    admitted = gate.admit("tools/import.input", arguments)  # the gate MCP and HTTP imports pass, field paths too
+    progress.clear()
+    match admitted:
         case Failure(error):
             return fail(error, as_json=as_json)
         case Success(request):
@@ -229,9 +288,16 @@ def _import_bundle(
         declined = _confirm_trust(file, len(data["entities"]), rerun, as_json=as_json)
         if declined is not None:
             return declined
-    match on_store(
-        lambda store: guarded(lambda: import_bundle(store, request, ctx=cli_context(), trust=trust, keep_metadata=True))
-    ):
+    progress.counting("Importing")
+    imported = on_store(
+        lambda store: guarded(
+            lambda: import_bundle(
+                store, request, ctx=cli_context(), trust=trust, keep_metadata=True, on_progress=progress.step
+            )
+        )
+    )
+    progress.clear()
+    match imported:
         case Failure(error):
             return fail(error, as_json=as_json)
         case Success(result):

@@ -25,7 +25,8 @@ from memesh.transports.cli.exits import FAILED, OK, dumps, fail, usage
 
 SOURCE_HOST = "cli"
 TYPE_WITH_NAME = (
-    "type: --type is required with --name (except on a --replace of a memory that exists, which keeps its type)"
+    "type: --type is required with --name and --obs or --title (except on a --replace of a memory that exists, "
+    "which keeps its type)"
 )
 T = TypeVar("T")
 
@@ -91,10 +92,12 @@ def remember(
         return usage("--replace requires --name: a name derived from the text changes with it, so it names nothing")
     if text is None and name is None:
         return usage('give the text to remember (memesh remember "…"), or --name and --type with --obs')
-    if name is not None and entity_type is None and not replace:  # in the flags' words, on every path
+    note_form = text is not None and observations is None and title is None
+    # Text under a name is a note (type note, or the type the memory has); --obs/--title under a name need --type.
+    if name is not None and entity_type is None and not replace and not note_form:  # in the flags' words
         return fail(MemeshError.bad_body(TYPE_WITH_NAME), as_json=as_json)
     arguments: dict[str, Any] = {}
-    if text is not None and observations is None and title is None:
+    if note_form:
         # The note form, under the name given if any: a note sent to a memory that exists appends to it and keeps
         # its title (with --replace it rewrites it, title included).
         arguments["note"] = text

@@ -18,6 +18,7 @@ def export(
     namespace: str | None = None,
     limit: Int = 1000,
     out: Annotated[str | None, Parameter(name=["--out", "-o"])] = None,
+    force: Switch = False,
     json_: Switch = False,
 ) -> int:
     """Export memories (archived ones included) as a JSON bundle: to stdout, or to a file with -o.
@@ -34,13 +35,15 @@ def export(
     limit
         At most this many memories, newest first (default 1000).
     out
-        Write the bundle to this file instead of stdout (its folder must exist).
+        Write the bundle to this file instead of stdout (its folder must exist; an existing file needs --force).
+    force
+        With -o: overwrite the file if it exists (it is left owner-only, 0600).
     json_
         Compact JSON: the bundle on one line, or with -o a one-line summary of what was written.
     """
     from memesh.transports.cli.actions import backup
 
-    return backup.export(tag=tag, namespace=namespace, limit=limit, out=out, as_json=json_)
+    return backup.export(tag=tag, namespace=namespace, limit=limit, out=out, force=force, as_json=json_)
 
 
 def import_(
