@@ -208,6 +208,7 @@ def test_a_proposal_is_inspected_accepted_and_another_rejected(tab: Tab) -> None
     tab.shot("review")
     tab.page.click("#accept")
     tab.page.wait_for_selector("#review-result .notice")
+    assert "1 sources linked as evidence" in tab.page.locator("#review-result .notice").inner_text()
     tab.page.wait_for_selector("#proposal-list .proposal")
     assert tab.page.locator("#proposal-list .proposal").count() == 1
     tab.page.locator("#proposal-list .proposal").first.click()
