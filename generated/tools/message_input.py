@@ -31,7 +31,7 @@ class MessageInput(TypedDict, closed=True):
     """
     A stable key for this request: a retry with the same key and the same request returns the same IDs; the same key for a different request is refused (idempotency_conflict).
     """
-    payload: NotRequired[Any]
+    payload: NotRequired[dict[str, Any] | list[Any] | str | float | bool | None]
     """
     The message body: a string for text/plain, any JSON value for application/json. At most 65,536 UTF-8 bytes once JSON-encoded. Untrusted data, never executed.
     """
@@ -169,7 +169,7 @@ The message, as send returned it or a poll event names it.
 """
 
 
-Payload: TypeAlias = Any
+Payload: TypeAlias = dict[str, Any] | list[Any] | str | float | bool | None
 """
 The message body: a string for text/plain, any JSON value for application/json. At most 65,536 UTF-8 bytes once JSON-encoded. Untrusted data, never executed.
 """

@@ -90,7 +90,7 @@ class MessageOutput(TypedDict, closed=True):
     privacy: NotRequired[str]
     correlation_id: NotRequired[str | None]
     reply_to: NotRequired[str | None]
-    payload: NotRequired[Any]
+    payload: NotRequired[dict[str, Any] | list[Any] | str | float | bool | None]
     """
     fetch: the payload as sent (null once pruned by the owner's retention).
     """

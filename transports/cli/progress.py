@@ -9,6 +9,8 @@ import sys
 import time
 from typing import TextIO
 
+from memesh.transports.cli.terminal import safe, unwrapped
+
 CLEAR = "\r\x1b[K"  # back to the start of the line, and erase it
 INTERVAL_SECONDS = 0.2  # often enough to look alive, rarely enough to cost nothing
 
@@ -17,7 +19,8 @@ class Progress:
     """`say` a phase, `step` through counted work, `clear` before printing anything else on the terminal."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
-        self._stream = stream if stream is not None else sys.stderr
+        # The erase sequence is ours, so it goes to the terminal as is; the text beside it is made safe.
+        self._stream = unwrapped(stream if stream is not None else sys.stderr)
         self.shown = self._stream.isatty()
         self._label = ""
         self._last = 0.0
@@ -25,7 +28,7 @@ class Progress:
 
     def say(self, text: str) -> None:
         if self.shown:
-            self._stream.write(f"{CLEAR}{text}")
+            self._stream.write(f"{CLEAR}{safe(text)}")
             self._stream.flush()
             self._dirty = True
 

@@ -47,6 +47,11 @@ class SafeStream:
         return getattr(self._inner, name)
 
 
+def unwrapped(stream: TextIO) -> TextIO:
+    """The stream under a SafeStream: for the CLI's own control sequences (a progress line), never database text."""
+    return stream._inner if isinstance(stream, SafeStream) else stream
+
+
 @contextmanager
 def terminal_safe() -> Iterator[None]:
     """stdout and stderr made terminal-safe for the duration."""

@@ -24,7 +24,7 @@ def test_export_onto_an_existing_world_readable_file_leaves_it_owner_only(cli: C
     target = tmp_path / "backup.json"
     target.write_text("old", encoding="utf-8")
     target.chmod(0o644)
-    cli.ok("export", "-o", str(target))
+    cli.ok("export", "-o", str(target), "--force")
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
     assert '"n"' in target.read_text(encoding="utf-8")
 
