@@ -3,7 +3,7 @@
 Start-up time is part of the contract (`memesh recall x --json` answers in well under 0.2 s), so this module
 imports only Cyclopts and what the exit statuses need; each command imports its implementation when it runs, and
 `serve` imports the HTTP stack only then. Exit statuses: 0 success, 1 any failure a tool or the store reports
-(table in cli_exit.py), 2 a command line that could not be read.
+(table in exits.py), 2 a command line that could not be read.
 """
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ def build_server(backend: Backend) -> Server[Backend]:
 
 @contextmanager
 def _claimed_stdin() -> Iterator[ScreenedLines]:
-    """stdin's lines for the wire, screened (`mcp_drain.screen`), with fd 0 pointed at the null device meanwhile,
+    """stdin's lines for the wire, screened (`drain.screen`), with fd 0 pointed at the null device meanwhile,
     as the SDK does for the stdin it opens itself: a tool or a child process reading stdin gets end of input rather
     than a client's requests."""
     wire = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
