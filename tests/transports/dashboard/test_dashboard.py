@@ -107,6 +107,8 @@ def test_a_setting_round_trips_through_post_config(tab: Tab) -> None:
     assert tab.server.ok("GET", "/v1/config")["config"]["sessionLimit"] == 42
     tab.page.reload()
     tab.page.wait_for_selector("body[data-ready='true']")
+    # The settings tab fills its fields from GET /v1/config after the page marks itself ready: wait for that read.
+    tab.page.wait_for_function("document.querySelector('#set-sessionLimit').value !== ''")
     assert tab.page.input_value("#set-sessionLimit") == "42"
     tab.shot("settings")
     assert tab.errors == []
