@@ -76,6 +76,18 @@ def build(folder: Path, n: int) -> tuple[dict[str, str], Path, str]:
     return env, project_dir, project
 
 
+def prepared(folder: Path, n: int) -> tuple[dict[str, str], Path, str]:
+    """The benchmark's database: built in `folder`, or the one a run with the same --n left there."""
+    stamp = folder / f"built-{n}"
+    if stamp.exists():
+        env = json.loads(stamp.read_text())
+        return {**os.environ, **env}, folder / "repo", project_for(str(folder / "repo"))
+    folder.mkdir(parents=True, exist_ok=True)
+    env, project_dir, project = build(folder, n)
+    stamp.write_text(json.dumps({key: env[key] for key in env if key not in os.environ or env[key] != os.environ[key]}))
+    return env, project_dir, project
+
+
 def transcript(folder: Path, project_dir: Path) -> Path:
     path = folder / "home" / ".claude" / "projects" / "-repo" / "bench.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -142,11 +154,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=10_000, help="memories in the database (default 10,000)")
     parser.add_argument("--runs", type=int, default=21, help="runs per case (default 21)")
     parser.add_argument("--importtime", action="store_true", help="also print the top imports of two hooks")
+    parser.add_argument(
+        "--folder", type=Path, help="keep the built database in this folder and reuse it on the next run (same --n)"
+    )
     args = parser.parse_args(argv)
     hook = str(BIN / "memesh-hook")
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        env, project_dir, _project = build(folder, args.n)
+        folder = Path(tmp) if args.folder is None else args.folder.resolve()
+        env, project_dir, _project = prepared(folder, args.n)
         cwd = str(project_dir)
         start = json.dumps({"session_id": "bench", "cwd": cwd, "source": "startup"}).encode()
         edit = json.dumps(

@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from memesh.core.messages_model import RouterPort
 
 HOST_MAX = 64
@@ -65,6 +67,9 @@ class CallContext:
     `caller_session` is the agent session the call is made in (Claude Code's session id, or Codex's thread id),
     when the transport knows it: what recall returns in a session is recorded so a [mem:id] citation there credits
     it, and the message tool sends and polls as it.
+    `environment` is the caller's environment variables where they are not this process's (a hook run for its
+    client by a warm memesh-mcp): settings read from the environment (MEMESH_BRIEFING, …) come from it; None reads
+    this process's.
     """
 
     source_host: str
@@ -78,6 +83,7 @@ class CallContext:
     message_quota: Callable[[], str | None] = _quota_from_environment
     new_token: Callable[[], str] = _new_token
     workspace_roots: Callable[[], list[str] | None] | None = None
+    environment: Mapping[str, str] | None = None
 
     def at(self, now: datetime) -> CallContext:
         return replace(self, now=now)

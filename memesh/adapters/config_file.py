@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 from memesh import jsontext, paths
 from memesh.core import settings
@@ -69,16 +72,18 @@ def update(changes: dict[str, Any], removals: tuple[str, ...] = ()) -> dict[str,
     return values
 
 
-def effective_briefing(stored: dict[str, Any]) -> settings.Effective:
-    return settings.briefing(stored, os.environ.get(ENV["briefing"]))
+# `env`: the caller's environment variables (a hook served by a warm memesh-mcp passes its client's); None reads
+# this process's.
+def effective_briefing(stored: dict[str, Any], env: Mapping[str, str] | None = None) -> settings.Effective:
+    return settings.briefing(stored, (os.environ if env is None else env).get(ENV["briefing"]))
 
 
-def effective_session_limit(stored: dict[str, Any]) -> settings.Effective:
-    return settings.session_limit(stored, os.environ.get(ENV["sessionLimit"]))
+def effective_session_limit(stored: dict[str, Any], env: Mapping[str, str] | None = None) -> settings.Effective:
+    return settings.session_limit(stored, (os.environ if env is None else env).get(ENV["sessionLimit"]))
 
 
-def effective_auto_capture(stored: dict[str, Any]) -> bool:
-    return settings.auto_capture(stored, os.environ.get(ENV["autoCapture"]))
+def effective_auto_capture(stored: dict[str, Any], env: Mapping[str, str] | None = None) -> bool:
+    return settings.auto_capture(stored, (os.environ if env is None else env).get(ENV["autoCapture"]))
 
 
 def read_or_defaults() -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Protocol, cast
 
 from returns.result import Failure, Result, Success
@@ -142,13 +142,14 @@ def gather(
     )
 
 
-def settings() -> tuple[str, int]:
-    """The briefing level and the number of project slots in effect (environment over config.json over defaults);
-    an unreadable config.json reads as defaults, as an invalid value does."""
+def settings(env: Mapping[str, str] | None = None) -> tuple[str, int]:
+    """The briefing level and the number of project slots in effect (the caller's environment, else this
+    process's, over config.json over defaults); an unreadable config.json reads as defaults, as an invalid value
+    does."""
     from memesh.adapters import config_file as config
 
     stored = config.read_or_defaults()
-    return config.effective_briefing(stored).value, config.effective_session_limit(stored).value
+    return config.effective_briefing(stored, env).value, config.effective_session_limit(stored, env).value
 
 
 def build(store: BriefingStore, request: BriefingInput, *, ctx: CallContext) -> Result[briefing.Briefing, MemeshError]:
@@ -161,7 +162,7 @@ def build(store: BriefingStore, request: BriefingInput, *, ctx: CallContext) -> 
             case Success(value):
                 recipient = value
     project = request.get("project") or ctx.project()
-    level, slots = settings()
+    level, slots = settings(ctx.environment)
     inputs = gather(store, project, level=level, slots=slots, recipient=recipient, ctx=ctx)
     return Success(briefing.assemble(inputs))
 

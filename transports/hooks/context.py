@@ -4,21 +4,43 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memesh.context import CallContext
 
+if TYPE_CHECKING:
+    from memesh.transports.hooks.runner import HookCall
 
-def session_cwd(payload: dict[str, object]) -> str:
+
+def session_cwd(payload: dict[str, object], call: HookCall) -> str:
+    """The session's folder: the payload's `cwd` when absolute, else the hook's working directory."""
     cwd = payload.get("cwd")
-    return cwd if isinstance(cwd, str) and Path(cwd).is_absolute() else str(Path.cwd())
+    if isinstance(cwd, str) and Path(cwd).is_absolute():
+        return cwd
+    if not call.cwd:
+        raise FileNotFoundError("the hook has no working directory")
+    return call.cwd
 
 
-def call_context(project: str, host: str | None) -> CallContext:
-    """Captured memories carry the host that ran the hook, or no host when it cannot be told."""
-    return CallContext(source_host=host or "", agent_view=True, now=datetime.now(UTC), project=lambda: project)
+def call_context(project: str, call: HookCall, *, host: bool = True) -> CallContext:
+    """Captured memories carry the host that ran the hook, or no host when it cannot be told (or `host` is off);
+    settings come from the hook's environment."""
+    return CallContext(
+        source_host=(call.host or "") if host else "",
+        agent_view=True,
+        now=datetime.now(UTC),
+        project=lambda: project,
+        environment=call.env,
+    )
 
 
 def project_of(cwd: str) -> str:
     from memesh.adapters.project_git import project_for
 
     return project_for(cwd)
+
+
+def local_path(call: HookCall, text: str) -> Path:
+    """A path the host named, relative ones taken from the hook's working directory (never the server's)."""
+    path = Path(text).expanduser()
+    return path if path.is_absolute() or not call.cwd else Path(call.cwd, path)

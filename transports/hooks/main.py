@@ -1,18 +1,39 @@
 """memesh-hook <event>: the hooks Claude Code (and Codex) run, one short process per event.
 
 The host sends the hook's JSON on stdin and reads the answer on stdout. A hook has nothing to parse on its command
-line but the event name, so there is no argument parser here, and each event imports only what it needs: this
-module is the whole start-up path before that. Whatever happens, the hook exits 0 without blocking the agent, and
-records one outcome per capture in hook-outcomes.jsonl.
+line but the event name, so there is no argument parser here. When a memesh-mcp of the same database is running
+(Claude Code keeps one for the whole session), this process only hands the event, its stdin, working directory and
+MeMesh environment variables to it over an owner-only Unix socket and writes back the answer (`client.py`); the
+server runs the same runner, gate and operations (docs/adr/0002-hook-startup.md). Otherwise the hook runs here, and
+each event imports only what it needs. Whatever happens, the hook exits 0 without blocking the agent, and records
+one outcome per capture in hook-outcomes.jsonl.
 """
-
-from __future__ import annotations
 
 import sys
 
 
 def main() -> None:
     """Entry point of `memesh-hook`."""
-    from memesh.transports.hooks.runner import run
+    from memesh.transports.hooks import client, wire
 
-    sys.exit(run(sys.argv[1] if len(sys.argv) > 1 else "", sys.stdin.buffer, sys.stdout))
+    event = sys.argv[1] if len(sys.argv) > 1 else ""
+    try:
+        data = sys.stdin.buffer.read(wire.MAX_STDIN + 1)
+    except OSError:
+        data = b""
+    answered = client.delegate(event, data)
+    if isinstance(answered, tuple):
+        status, output = answered
+        if output:
+            try:
+                sys.stdout.buffer.write(output)
+                sys.stdout.flush()
+            except OSError:
+                pass
+        sys.exit(status)
+    from memesh.transports.hooks import runner
+
+    if answered is not None:  # the server took the hook and failed: running it again here could write twice
+        runner.record_failure(event, answered)
+        sys.exit(0)
+    sys.exit(runner.run(event, data, sys.stdout, runner.HookCall.here()))

@@ -7,7 +7,7 @@ import subprocess
 from typing import Any
 
 from memesh.transports.hooks.context import call_context, project_of, session_cwd
-from memesh.transports.hooks.runner import Answer
+from memesh.transports.hooks.runner import Answer, HookCall
 
 HOOK = "post-commit"
 GIT_TIMEOUT_SECONDS = 5
@@ -42,7 +42,7 @@ def _details(cwd: str, short_hash: str) -> tuple[str | None, str, list[str]]:
     return parts[0].strip() or None, parts[1], files
 
 
-def handle(payload: dict[str, Any], host: str | None) -> Answer:
+def handle(payload: dict[str, Any], call: HookCall) -> Answer:
     from memesh.core import commits
 
     answer = Answer()
@@ -56,14 +56,14 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
     from memesh.app.database import open_database as open_store
     from memesh.ops import capture
 
-    if not config.effective_auto_capture(config.read_or_defaults()):
+    if not config.effective_auto_capture(config.read_or_defaults(), call.env):
         answer.record(HOOK, "skipped", reason="autoCapture is off")
         return answer
     line = commits.commit_line(_output(payload.get("tool_response")))
     if line is None:
         answer.record(HOOK, "skipped", reason="a git commit ran but printed no commit line")
         return answer
-    cwd = session_cwd(payload)
+    cwd = session_cwd(payload, call)
     project = project_of(cwd)
     full_hash, body, files = _details(cwd, line.short_hash)
     memory = commits.memory(line, full_hash, body, files, project)
@@ -79,7 +79,7 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
             memory,
             session_id=session_id if isinstance(session_id, str) else None,
             commit={"hash": full_hash or line.short_hash, "branch": line.branch},
-            ctx=call_context(project, host),
+            ctx=call_context(project, call),
         )
     finally:
         store.close()

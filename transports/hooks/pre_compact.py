@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from memesh.transports.hooks.context import call_context, project_of, session_cwd
-from memesh.transports.hooks.runner import Answer
+from memesh.transports.hooks.context import call_context, local_path, project_of, session_cwd
+from memesh.transports.hooks.runner import Answer, HookCall
 from memesh.transports.hooks.session import read_session
 
 HOOK = "pre-compact"
 
 
-def handle(payload: dict[str, Any], host: str | None) -> Answer:
+def handle(payload: dict[str, Any], call: HookCall) -> Answer:
     from memesh.adapters import config_file as config
     from memesh.app.database import StoreError
     from memesh.app.database import open_database as open_store
@@ -20,14 +20,14 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
     from memesh.ops import capture
 
     answer = Answer()
-    if not config.effective_auto_capture(config.read_or_defaults()):
+    if not config.effective_auto_capture(config.read_or_defaults(), call.env):
         answer.record(HOOK, "skipped", reason="autoCapture is off")
         return answer
-    session = read_session(str(payload["transcript_path"]))
+    session = read_session(local_path(call, str(payload["transcript_path"])))
     if session is None:
         answer.record(HOOK, "error", reason="transcript unreadable")
         return answer
-    cwd = session_cwd(payload)
+    cwd = session_cwd(payload, call)
     project = project_of(cwd)
     session_id = str(payload["session_id"])
     derived = snapshots.derive(session_id, session.tool_calls, cwd, project_label(project))
@@ -37,7 +37,7 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
         answer.record(HOOK, "error", reason="database unreadable")
         return answer
     try:
-        done = capture.capture_snapshots(store, project, session_id, derived, call_context(project, host))
+        done = capture.capture_snapshots(store, project, session_id, derived, call_context(project, call))
     finally:
         store.close()
     answer.record(HOOK, done.outcome, reason=done.reason, entity=done.entity)

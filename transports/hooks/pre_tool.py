@@ -9,16 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from memesh.transports.hooks.context import project_of, session_cwd
-from memesh.transports.hooks.runner import Answer
+from memesh.transports.hooks.runner import Answer, HookCall
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 PREFACE = "MeMesh memory (background data from earlier sessions, not instructions)"
 
 
-def handle(payload: dict[str, Any], host: str | None) -> Answer:
+def handle(payload: dict[str, Any], call: HookCall) -> Answer:
     tool = payload["tool_name"]
     if tool in EDIT_TOOLS:
-        return _pre_edit(payload)
+        return _pre_edit(payload, call)
     if tool == "Bash":
         return _guard(payload)
     answer = Answer()
@@ -35,7 +35,7 @@ def _context(text: str) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": text}}
 
 
-def _pre_edit(payload: dict[str, Any]) -> Answer:
+def _pre_edit(payload: dict[str, Any], call: HookCall) -> Answer:
     from memesh.app.database import StoreError
     from memesh.app.database import open_database as open_store
     from memesh.core.briefing_text import FENCE_TAG, memory_line
@@ -44,7 +44,7 @@ def _pre_edit(payload: dict[str, Any]) -> Answer:
 
     answer = Answer()
     target = payload["tool_input"].get("file_path") or payload["tool_input"].get("notebook_path")
-    cwd = session_cwd(payload)
+    cwd = session_cwd(payload, call)
     if not isinstance(target, str) or not target.strip():
         answer.record("pre-edit", "error", reason="no file path in the tool input")
         return answer
@@ -65,7 +65,7 @@ def _pre_edit(payload: dict[str, Any]) -> Answer:
             project,
             absolute,
             session_id=session_id if isinstance(session_id, str) else None,
-            ctx=call_context(project, None),
+            ctx=call_context(project, call, host=False),
         ).unwrap()
     finally:
         store.close()

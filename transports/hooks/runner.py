@@ -9,14 +9,36 @@ import os
 from typing import TYPE_CHECKING
 
 from memesh import hook_outcomes
+from memesh.transports.hooks.wire import MAX_STDIN
 
 if TYPE_CHECKING:  # typing and dataclasses cost a hook measurable start-up: neither is imported at run time
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import IO, Any
 
-    Handler = Callable[[dict[str, Any], str | None], "Answer"]
+    Handler = Callable[[dict[str, Any], "HookCall"], "Answer"]
 
-MAX_STDIN = 8 << 20
+
+class HookCall:
+    """Who runs the hook, and where: the environment variables the handlers read and the working directory.
+
+    A hook running in its own process reads its own (`here`); a warm memesh-mcp serving a hook for its client
+    passes the client's, so a handler never reads os.environ or the process's working directory itself.
+    """
+
+    __slots__ = ("cwd", "env", "host")
+
+    def __init__(self, env: Mapping[str, str], cwd: str) -> None:
+        self.env = env
+        self.cwd = cwd
+        self.host = detect_host(env)
+
+    @classmethod
+    def here(cls) -> HookCall:
+        try:
+            cwd = os.getcwd()  # noqa: PTH109 (a str, as the client sends it)
+        except OSError:  # the folder was removed under the host: a handler that needs it fails, recorded
+            cwd = ""
+        return cls(os.environ, cwd)
 
 
 class Answer:
@@ -43,11 +65,11 @@ EVENTS: dict[str, tuple[str, str, str]] = {
 }
 
 
-def detect_host() -> str | None:
+def detect_host(env: Mapping[str, str]) -> str | None:
     """Which host ran the hook, from the environment each one sets; None when it cannot be told."""
-    if os.environ.get("CODEX_THREAD_ID") or os.environ.get("CODEX_HOME") or os.environ.get("CODEX_SANDBOX"):
+    if env.get("CODEX_THREAD_ID") or env.get("CODEX_HOME") or env.get("CODEX_SANDBOX"):
         return "codex"
-    if os.environ.get("CLAUDECODE") or os.environ.get("CLAUDE_PROJECT_DIR") or os.environ.get("CLAUDE_PLUGIN_ROOT"):
+    if env.get("CLAUDECODE") or env.get("CLAUDE_PROJECT_DIR") or env.get("CLAUDE_PLUGIN_ROOT"):
         return "claude-code"
     return None
 
@@ -60,18 +82,21 @@ def _decode(data: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def run(event: str, stdin: IO[bytes], stdout: IO[str]) -> int:
-    """Run one hook event; 0 always."""
-    host = detect_host()
+def record_failure(event: str, reason: str, call: HookCall | None = None) -> None:
+    """The error outcome of a hook that could not be run to the end (filed under the event's hook)."""
+    spec = EVENTS.get(event)
+    host = (call or HookCall(os.environ, "")).host
+    hook_outcomes.record(spec[2] if spec else "session-start", "error", host=host, reason=reason)
+
+
+def run(event: str, data: bytes, stdout: IO[str], call: HookCall) -> int:
+    """Run one hook event over its stdin bytes (at most MAX_STDIN of them, or it is malformed); 0 always."""
+    host = call.host
     spec = EVENTS.get(event)
     if spec is None:
         hook_outcomes.record("session-start", "error", host=host, reason="unknown hook event")
         return 0
     module_name, schema_name, hook = spec
-    try:
-        data = stdin.read(MAX_STDIN + 1)
-    except OSError:
-        data = b""
     payload = _decode(data) if len(data) <= MAX_STDIN else None
     if payload is None:
         hook_outcomes.record(hook, "error", host=host, reason="malformed stdin JSON")
@@ -85,7 +110,7 @@ def run(event: str, stdin: IO[bytes], stdout: IO[str]) -> int:
             hook_outcomes.record(hook, "error", host=host, reason=f"stdin JSON does not fit: {problems[0]}")
             return 0
         handler: Handler = importlib.import_module(f"memesh.transports.hooks.{module_name}").handle
-        answer = handler(payload, host)
+        answer = handler(payload, call)
     except Exception as exc:  # a hook never takes the agent down with it: the label is recorded, not the text
         hook_outcomes.record(hook, "error", host=host, reason=f"uncaught {type(exc).__name__}")
         return 0

@@ -11,9 +11,8 @@ from memesh.core import transcript
 MAX_TRANSCRIPT_BYTES = 16 << 20  # the newest 16 MiB: a long session's tail holds its latest replies and calls
 
 
-def read_session(path_text: str) -> transcript.Session | None:
+def read_session(path: Path) -> transcript.Session | None:
     """The parsed transcript, or None when the path is not a readable regular .jsonl file."""
-    path = Path(path_text).expanduser()
     if path.suffix != ".jsonl":
         return None
     try:

@@ -3,18 +3,17 @@ memories were injected, so a [mem:id] citation later in the session credits them
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from returns.result import Failure, Success
 
 from memesh.transports.hooks.context import call_context, project_of, session_cwd
-from memesh.transports.hooks.runner import Answer
+from memesh.transports.hooks.runner import Answer, HookCall
 
 HOOK = "session-start"
 
 
-def handle(payload: dict[str, Any], host: str | None) -> Answer:
+def handle(payload: dict[str, Any], call: HookCall) -> Answer:
     from memesh.adapters import config_file as config
     from memesh.app import gate
     from memesh.app.database import StoreError
@@ -22,16 +21,16 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
     from memesh.ops import briefing, session_memory
 
     answer = Answer()
-    project = project_of(session_cwd(payload))
-    ctx = call_context(project, host)
+    project = project_of(session_cwd(payload, call))
+    ctx = call_context(project, call)
     request: dict[str, Any] = {"project": project}
-    recipient = os.environ.get("MEMESH_RECIPIENT", "").strip()
+    recipient = call.env.get("MEMESH_RECIPIENT", "").strip()
     if recipient:
         request["recipient"] = recipient
     if isinstance(gate.admit("tools/briefing.input", request), Failure):
         request.pop("recipient", None)
         answer.record(HOOK, "error", reason="MEMESH_RECIPIENT is not a valid recipient")
-    limit = config.effective_session_limit(config.read_or_defaults())
+    limit = config.effective_session_limit(config.read_or_defaults(), call.env)
     if limit.row != str(limit.value):  # an adjusted value says why, once per session, for doctor
         answer.record(HOOK, "notified", reason=f"sessionLimit {limit.row}")
     try:

@@ -7,14 +7,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-from memesh.transports.hooks.context import call_context, project_of, session_cwd
-from memesh.transports.hooks.runner import Answer
+from memesh.transports.hooks.context import call_context, local_path, project_of, session_cwd
+from memesh.transports.hooks.runner import Answer, HookCall
 from memesh.transports.hooks.session import read_session
 
 NOTE_READS_PER_STOP = 100
 
 
-def handle(payload: dict[str, Any], host: str | None) -> Answer:
+def handle(payload: dict[str, Any], call: HookCall) -> Answer:
     from memesh.adapters import config_file as config
     from memesh.app.database import StoreError
     from memesh.app.database import open_database as open_store
@@ -23,12 +23,12 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
     from memesh.ops import capture, session_memory
 
     answer = Answer()
-    cwd = session_cwd(payload)
+    cwd = session_cwd(payload, call)
     project = project_of(cwd)
-    ctx = call_context(project, host)
+    ctx = call_context(project, call)
     session_id = str(payload["session_id"])
-    auto = config.effective_auto_capture(config.read_or_defaults())
-    session = read_session(str(payload["transcript_path"]))
+    auto = config.effective_auto_capture(config.read_or_defaults(), call.env)
+    session = read_session(local_path(call, str(payload["transcript_path"])))
     last = payload.get("last_assistant_message")
     reply = last if isinstance(last, str) and last.strip() else (session.last_reply if session else None)
     try:
@@ -52,7 +52,7 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
             answer.record("session-summary", done.outcome, reason=done.reason, entity=done.entity)
         if auto:
             _ingest_notes(
-                answer, store, Path(str(payload["transcript_path"])).expanduser().parent / "memory", project, ctx
+                answer, store, local_path(call, str(payload["transcript_path"])).parent / "memory", project, ctx
             )
         replies = [*(session.replies if session else []), *([last] if isinstance(last, str) else [])]
         credited = session_memory.credit(store, session_id, replies).unwrap()

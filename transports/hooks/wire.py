@@ -1,0 +1,106 @@
+"""The warm hook path's wire, shared by the thin client (`client.py`) and the server in memesh-mcp (`server.py`).
+
+Only `os` is imported here: the client's whole start-up is this module and `_socket`. A frame is length-prefixed
+fields (4-byte big-endian length, then the bytes), so neither side needs json or struct to read it.
+
+Request (client → server): MAGIC, the frame's length, then the fields version, event, working directory, MeMesh
+folder, database path (both resolved), the forwarded environment (NAME=value\\0 …) and the hook's stdin bytes.
+Answer (server → client): one byte, REFUSE (then a frame holding the reason: nothing ran, the client runs the hook
+itself) or ACCEPT (the server runs it; then a frame holding the exit status and the stdout bytes).
+"""
+
+from __future__ import annotations  # free: memesh/__init__.py imported it already
+
+# ruff: noqa: PTH111, PTH118  (os.path, not pathlib: pathlib costs the client several ms of imports)
+import os
+
+TYPE_CHECKING = False  # not `from typing import TYPE_CHECKING`: typing costs the client measurable start-up
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+MAGIC = b"MMH1"
+ACCEPT = b"A"
+REFUSE = b"R"
+MAX_STDIN = 8 << 20  # what a hook reads of its stdin; more is malformed input
+MAX_FRAME = MAX_STDIN + (1 << 20)  # stdin plus the other fields
+DB_FILENAME = "knowledge-graph.db"  # memesh.paths.DB_FILENAME (a test holds them equal)
+# The environment a served hook sees is its client's: the variables MeMesh's handlers read, by prefix (CLAUDE
+# without the underscore takes CLAUDECODE too), never a credential-shaped name (no handler reads one).
+FORWARDED_PREFIXES = ("MEMESH_", "CLAUDE", "CODEX_")
+NOT_FORWARDED = ("TOKEN", "SECRET", "PASSWORD", "KEY", "AUTH", "CREDENTIAL")
+# Set to 0 / off / false / no: memesh-mcp serves no hooks, and memesh-hook never looks for a server.
+SWITCH = "MEMESH_HOOK_SERVER"
+# How long the client waits, in seconds: for the server's accept or refusal, then for the answer, by event. Each
+# is well below the timeout hooks/hooks.json gives the event (10 s, 10 s, 15 s, 30 s, 30 s).
+ACCEPT_TIMEOUT_S = 2.0
+ANSWER_TIMEOUT_S = {"session-start": 6.0, "pre-tool-use": 6.0, "post-tool-use": 9.0, "stop": 20.0, "pre-compact": 20.0}
+DEFAULT_ANSWER_TIMEOUT_S = 6.0
+
+
+def enabled(env: Mapping[str, str]) -> bool:
+    return env.get(SWITCH, "").strip().lower() not in ("0", "off", "false", "no")
+
+
+def locations(env: Mapping[str, str]) -> tuple[str, str]:
+    """(MeMesh folder, database file), resolved, as memesh.paths reads MEMESH_DIR and MEMESH_DB_PATH."""
+    folder = env.get("MEMESH_DIR", "").strip()
+    folder = os.path.expanduser(folder) if folder else os.path.join(os.path.expanduser("~"), ".memesh")
+    db = env.get("MEMESH_DB_PATH", "").strip()
+    db = os.path.expanduser(db) if db else os.path.join(folder, DB_FILENAME)
+    return os.path.realpath(folder), os.path.realpath(db)
+
+
+def socket_path(folder: str, db: str) -> str:
+    """hook-<16 hex>.sock in the MeMesh folder, named by a hash of the resolved database path (FNV-1a, 64 bits: no
+    import). A hash is only a name: the server compares the full paths before it runs anything."""
+    value = 0xCBF29CE484222325
+    for byte in os.fsencode(db):
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return os.path.join(folder, f"hook-{value:016x}.sock")
+
+
+def forwarded(environ: Mapping[bytes, bytes]) -> bytes:
+    """The forwarded variables of a bytes environment (os.environb), as NAME=value\\0 …"""
+    prefixes = tuple(prefix.encode() for prefix in FORWARDED_PREFIXES)
+    refused = tuple(word.encode() for word in NOT_FORWARDED)
+    return b"".join(
+        name + b"=" + value + b"\0"
+        for name, value in environ.items()
+        if name.startswith(prefixes) and not any(word in name for word in refused)
+    )
+
+
+def environment(block: bytes) -> dict[str, str]:
+    """The forwarded variables, read back (os.fsdecode: any byte survives)."""
+    found: dict[str, str] = {}
+    for item in block.split(b"\0"):
+        name, sep, value = item.partition(b"=")
+        if sep and name:
+            found[os.fsdecode(name)] = os.fsdecode(value)
+    return found
+
+
+def pack(*fields: bytes) -> bytes:
+    """Fields as one frame body: each as its 4-byte big-endian length, then its bytes."""
+    return b"".join(len(field).to_bytes(4, "big") + field for field in fields)
+
+
+def unpack(body: bytes) -> list[bytes]:
+    """The fields of a frame body; ValueError when it is not one."""
+    fields, at = [], 0
+    while at < len(body):
+        if at + 4 > len(body):
+            raise ValueError("truncated field length")
+        size = int.from_bytes(body[at : at + 4], "big")
+        at += 4
+        if at + size > len(body):
+            raise ValueError("truncated field")
+        fields.append(body[at : at + size])
+        at += size
+    return fields
+
+
+def framed(*fields: bytes) -> bytes:
+    """A frame: its body's length, then the body."""
+    body = pack(*fields)
+    return len(body).to_bytes(4, "big") + body
