@@ -10,6 +10,9 @@ folder. Then each case runs `--runs` times as a new process with hook JSON on st
 - `memesh-hook post-tool-use` after a Bash command that is not a commit (the common case);
 - `memesh-hook stop` over a short transcript;
 - the plugin's launcher (`bin/memesh-hook`, a POSIX sh script) for SessionStart, to show what it adds.
+Every case runs twice: cold (no memesh-mcp running: the hook runs in its own process) and warm (a memesh-mcp of the
+same database running, as Claude Code keeps it for a session: the hook process hands the event to it). The warm
+CPU figure is the hook process's; "+ server" is memesh-mcp's CPU per hook, from /proc.
 Targets: pre-edit median ≤ 45 ms, SessionStart ≤ 60 ms. `--importtime` also prints where a SessionStart and a
 pre-edit process spend their imports (python -X importtime, top entries).
 """
@@ -24,7 +27,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -32,6 +36,7 @@ from typing import Any
 from _common import REPO_ROOT, Tools, emit_json, fresh_store, machine, machine_line, median, ms
 
 from memesh.adapters.project_git import project_for
+from memesh.transports.hooks import wire
 
 BIN = Path(sys.executable).parent
 KINDS = ("decision", "lesson_learned", "pattern", "note", "commit")
@@ -130,6 +135,56 @@ def time_case(command: Sequence[str], stdin: bytes, env: dict[str, str], cwd: Pa
     }
 
 
+def _shown(figures: dict[str, Any] | None) -> str:
+    if figures is None:
+        return ""
+    if "skipped" in figures:
+        return f"skipped: {figures['skipped']}"
+    shown = f"{figures['median_ms']:.1f} ms (min {figures['min_ms']:.1f}), cpu {figures['cpu_median_ms']:.1f}"
+    if "server_cpu_ms" in figures:
+        shown += f" + server {figures['server_cpu_ms']:.1f}"
+    return shown
+
+
+@contextmanager
+def warm_server(env: dict[str, str], cwd: Path) -> Iterator[Callable[[], float]]:
+    """memesh-mcp running as Claude Code keeps it (stdin held open), serving hooks on its socket; yields a reader of
+    its CPU time in seconds (user + system, from /proc), so the server's share of a warm hook can be shown."""
+    server = subprocess.Popen(
+        [str(BIN / "memesh-mcp")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=cwd,
+    )
+    socket_file = Path(wire.socket_path(*wire.locations(env)))
+    deadline = time.monotonic() + 60
+    while not socket_file.exists():
+        if time.monotonic() > deadline or server.poll() is not None:
+            server.kill()
+            raise SystemExit("memesh-mcp did not start serving hooks")
+        time.sleep(0.05)
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def cpu() -> float:
+        try:
+            fields = Path(f"/proc/{server.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / ticks
+
+    try:
+        yield cpu
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
 def import_profile(event: str, stdin: bytes, env: dict[str, str], cwd: Path) -> list[tuple[str, float]]:
     """The costliest top-level imports of one hook run, in ms (python -X importtime, cumulative)."""
     code = "import sys; from memesh.transports.hooks.main import main; sys.argv = ['memesh-hook', sys.argv[1]]; main()"
@@ -190,6 +245,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             "stop": ([hook, "stop"], stop.encode(), env),
         }
         results = {label: time_case(cmd, data, e, project_dir, args.runs) for label, (cmd, data, e) in cases.items()}
+        warm: dict[str, dict[str, Any]] = {}
+        with warm_server(env, project_dir) as server_cpu:
+            for label, (cmd, data, e) in cases.items():
+                if cmd[0] == sys.executable:
+                    continue
+                before = server_cpu()
+                warm[label] = time_case(cmd, data, e, project_dir, args.runs)
+                if "skipped" not in warm[label]:
+                    warm[label]["server_cpu_ms"] = ms((server_cpu() - before) / (args.runs + 1))
         profile = {}
         if args.importtime:
             profile = {
@@ -197,11 +261,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "pre-edit": import_profile("pre-tool-use", edit, env, project_dir),
             }
     print(machine_line(), file=sys.stderr)
+    print(f"{'':48} {'cold (no memesh-mcp)':44} warm (memesh-mcp running)", file=sys.stderr)
     for label, figures in results.items():
-        shown = figures.get("skipped") or (
-            f"median {figures['median_ms']:.1f} ms (min {figures['min_ms']:.1f}), cpu {figures['cpu_median_ms']:.1f} ms"
-        )
-        print(f"{label:48} {shown}", file=sys.stderr)
+        print(f"{label:48} {_shown(figures):44} {_shown(warm.get(label))}", file=sys.stderr)
     for label, rows in profile.items():
         print(f"imports of {label}: " + ", ".join(f"{name} {cost:.1f} ms" for name, cost in rows), file=sys.stderr)
     emit_json(
@@ -211,6 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "runs": args.runs,
             "at": datetime.now(UTC).isoformat(),
             "results": results,
+            "warm": warm,
             "imports": profile,
         }
     )

@@ -11,6 +11,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+from typing import NamedTuple
 
 from memesh.core.briefing_text import MemoryLine, memory_line, safe_line, utf8_bytes, utf16_units
 from memesh.core.scoring import parse_time
@@ -45,9 +47,9 @@ HANDOFF_TYPE = "session-handoff"
 NOT_INDEXED = EVIDENCE_TYPES | {TASK_STATE_TYPE, HANDOFF_TYPE}
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """One durable memory as the index sees it; `activity` is the later of creation and the newest observation."""
+class Candidate(NamedTuple):
+    """One durable memory as the index sees it; `activity` is the later of creation and the newest observation.
+    A named tuple: a briefing builds up to 2000 of them."""
 
     id: int
     type: str
@@ -108,11 +110,17 @@ def _with_footer(body: list[str], shown: int) -> tuple[list[str], int]:
         size = total
 
 
+@lru_cache(maxsize=8)
+def _cutoff(now: datetime) -> str:
+    """The stale line as SQLite's own text: formatted once per `now`, not once per memory (2000 of them)."""
+    return (now - timedelta(days=STALE_DAYS)).astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
 def is_older(activity: str | None, now: datetime) -> bool:
     """Whether a memory has had no change for 180 days; an undatable one is not (it stays listed)."""
     if activity is not None and len(activity) == 19 and activity[10] == " ":
         # SQLite's own `YYYY-MM-DD HH:MM:SS` (UTC) orders as text: no parse for the common case.
-        return activity < (now - timedelta(days=STALE_DAYS)).astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+        return activity < _cutoff(now)
     when = parse_time(activity)
     return when is not None and now - when > timedelta(days=STALE_DAYS)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from memesh.store.sqlite_base import SqliteBase, _chunks, _marks
 
@@ -26,8 +27,10 @@ _COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
-class CandidateRow:
+class CandidateRow(NamedTuple):
+    """One candidate as read (a named tuple: a briefing reads up to 2200 of them, ~5x faster to build than a
+    frozen dataclass)."""
+
     id: int
     name: str
     type: str
@@ -166,6 +169,8 @@ class SqliteBriefing(SqliteBase):
         sql = (
             "SELECT e.id, e.name, json_extract(e.metadata, '$.guard'), COALESCE((SELECT o.content FROM observations o "
             "WHERE o.entity_id = e.id ORDER BY o.id LIMIT 1), '') FROM entities e "
-            f"WHERE json_extract(e.metadata, '$.guard') IS NOT NULL AND {_TRUSTED_ACTIVE} ORDER BY e.id DESC LIMIT ?"
+            # The key's text first: most memories have no guard, and a substring test is cheaper than parsing JSON.
+            "WHERE instr(e.metadata, '\"guard\"') > 0 AND json_extract(e.metadata, '$.guard') IS NOT NULL "
+            f"AND {_TRUSTED_ACTIVE} ORDER BY e.id DESC LIMIT ?"
         )
         return [(row[0], row[1], str(row[2]), row[3]) for row in self.conn.execute(sql, (limit,))]

@@ -37,6 +37,7 @@ from memesh.transports.mcp.results import client_name, tool_listing
 from memesh.transports.mcp.roots import roots_asker
 
 if TYPE_CHECKING:
+    from memesh.transports.hooks.server import HookServer
     from memesh.transports.mcp.early import Front
 
 log = logging.getLogger("memesh.mcp")
@@ -49,12 +50,26 @@ def _lifespan(backend: Backend) -> Callable[[Server[Backend]], AbstractAsyncCont
     @asynccontextmanager
     async def lifespan(_server: Server[Backend]) -> AsyncIterator[Backend]:
         await anyio.to_thread.run_sync(backend.open)
+        hooks = _serve_hooks()
         try:
             yield backend
         finally:
+            if hooks is not None:
+                hooks.close()
             backend.close()
 
     return lifespan
+
+
+def _serve_hooks() -> HookServer | None:
+    """memesh-hook's warm path: this process runs hook events for hook processes of the same database, on its own
+    thread (transports/hooks/server.py); None when MEMESH_HOOK_SERVER turns it off."""
+    from memesh.transports.hooks.server import HookServer
+
+    server = HookServer.for_environment()
+    if server is not None:
+        server.start()
+    return server
 
 
 def build_server(backend: Backend) -> Server[Backend]:
