@@ -7,7 +7,10 @@ import re
 from dataclasses import dataclass
 
 from memesh.core.clean import redact
-from memesh.core.notes import ELLIPSIS
+
+# The mark of a cut line, as memesh.core.notes cuts (not imported from there: notes loads hashlib and its own
+# patterns, which a hook displaying memories does not need).
+ELLIPSIS = "…"
 
 # Runs of C0/C1 controls, DEL, and the bidi override/isolate characters (which can make a line read differently from
 # what it holds). Newlines and tabs are whitespace and are folded with the other whitespace below.

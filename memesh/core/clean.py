@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 
 from memesh.core.storable import to_storable
 
@@ -40,21 +41,20 @@ _SECRET_KEY = (
 _SECRET_KEY_COLON = _SECRET_KEY.replace("|pwd", "")  # `pwd: /home/me` is a working directory, not a password
 # The user:password part of any URL (`https://user:pw@host`, `redis://:pw@host`, a database URL whose password holds
 # `/`); the scheme and host stay readable. The password runs to the last `@` before whitespace or a quote.
-_URL_USERINFO = re.compile(r"(?<=://)[^\s:@/?#\"'<>]*:[^\s\"'<>]*(?=@[^\s@\"'<>]*(?:[\s\"'<>]|\Z))", _I)
+_URL_USERINFO = r"(?<=://)[^\s:@/?#\"'<>]*:[^\s\"'<>]*(?=@[^\s@\"'<>]*(?:[\s\"'<>]|\Z))"
 # An opening quote as JSON text holds it, and as JSON inside a JSON string holds it (`\"password\":\"…\"`).
 _Q = r"(?:\\*[\"'])"
 # key=value assignments, also as environment names (DB_PASSWORD=, PGPASSWORD=, AWS_SECRET_ACCESS_KEY=), with a value
 # of any useful length: `password=hunter2` is as secret as a long one.
-_ASSIGNED = re.compile(
-    rf"(?<![A-Za-z0-9])[A-Za-z0-9_]*?{_SECRET_KEY}{_Q}?\s*=\s*(?:\\*\"[^\"\n\\]{{3,}}|'[^'\n]{{3,}}'|[^&\s\"'<>\\]{{3,}})",
-    _I,
+_ASSIGNED = (
+    rf"(?<![A-Za-z0-9])[A-Za-z0-9_]*?{_SECRET_KEY}{_Q}?"
+    rf"\s*=\s*(?:\\*\"[^\"\n\\]{{3,}}|'[^'\n]{{3,}}'|[^&\s\"'<>\\]{{3,}})"
 )
 # key: value (YAML, JSON, headers), where prose uses colons too: only a value with a digit or a symbol in it, which a
 # word such as "required" has not.
-_COLON = re.compile(
+_COLON = (
     rf"(?<![A-Za-z0-9])[A-Za-z0-9_]*?{_SECRET_KEY_COLON}{_Q}?\s*:\s*{_Q}?(?=[^\s\"'\\]*[0-9_+/=!@#$%^&*.-])"
-    r"[^\s\"'<>,\\]{6,}",
-    _I,
+    r"[^\s\"'<>,\\]{6,}"
 )
 # Every pattern needs some literal (a prefix such as `ghp_`, `://`, a key word), so before running one, a substring
 # search (what str.find does fastest) on the text's lower-case copy says whether it could match at all. Most text
@@ -67,46 +67,54 @@ _KEY_WORDS = ("key", "token", "secret", "passw", "pwd", "signature", "credential
 @dataclass(frozen=True)
 class _Rule:
     """A secret pattern and what a text must hold for it to match: one of `literals` (searched in the lower-case
-    text), and `sign` too when given."""
+    text), and `sign` too when given. The pattern is compiled on first use: compiling all of them cost every process
+    that cleans or displays text ~10 ms at start-up, and most text never needs one."""
 
-    pattern: re.Pattern[str]
+    source: str
     literals: tuple[str, ...]
     sign: str | None = None
+    flags: int = _I
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _compiled(self.source, self.flags)
 
     def could_match(self, text: str, lower: str) -> bool:
         return (self.sign is None or self.sign in text) and any(literal in lower for literal in self.literals)
+
+
+@cache
+def _compiled(source: str, flags: int) -> re.Pattern[str]:
+    return re.compile(source, flags)
 
 
 # In the order they are applied; each pattern is case-insensitive, as credential prefixes are typed in either case.
 _RULES: tuple[_Rule, ...] = (
     # PEM and PGP private keys, with their END line, or to the end of the text when it was cut off.
     _Rule(
-        re.compile(
-            r"-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END[A-Z ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
-            _I | re.DOTALL,
-        ),
+        r"-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END[A-Z ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
         ("-----begin",),
+        flags=_I | re.DOTALL,
     ),
     _Rule(_URL_USERINFO, ("://",), sign="@"),
-    _Rule(re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", _I), ("eyj",)),  # JWT
-    _Rule(re.compile(r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", _I), ("sg.",)),  # SendGrid
-    _Rule(re.compile(r"[srp]k_(?:live|test)_[A-Za-z0-9]{16,}", _I), ("k_live_", "k_test_")),  # Stripe
-    _Rule(re.compile(r"npm_[A-Za-z0-9]{36}", _I), ("npm_",)),  # npm
-    _Rule(re.compile(r"(?<![A-Za-z0-9_])sk[-_][^\s\"\\]{4,}[A-Za-z0-9]", _I), ("sk-", "sk_")),  # Anthropic/OpenAI
-    _Rule(re.compile(r"Bearer(?:\s|\\[nrt])+[A-Za-z0-9_.\-]{16,}", _I), ("bearer",)),
+    _Rule(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", ("eyj",)),  # JWT
+    _Rule(r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", ("sg.",)),  # SendGrid
+    _Rule(r"[srp]k_(?:live|test)_[A-Za-z0-9]{16,}", ("k_live_", "k_test_")),  # Stripe
+    _Rule(r"npm_[A-Za-z0-9]{36}", ("npm_",)),  # npm
+    _Rule(r"(?<![A-Za-z0-9_])sk[-_][^\s\"\\]{4,}[A-Za-z0-9]", ("sk-", "sk_")),  # Anthropic/OpenAI
+    _Rule(r"Bearer(?:\s|\\[nrt])+[A-Za-z0-9_.\-]{16,}", ("bearer",)),
     # Authorization headers of other schemes (Bearer is above).
-    _Rule(re.compile(r"Authorization\s*:\s*(?:Basic|Token|Digest)\s+[A-Za-z0-9+/=._~-]{6,}", _I), ("authorization",)),
+    _Rule(r"Authorization\s*:\s*(?:Basic|Token|Digest)\s+[A-Za-z0-9+/=._~-]{6,}", ("authorization",)),
     _Rule(_ASSIGNED, _KEY_WORDS, sign="="),
     _Rule(_COLON, _KEY_WORDS, sign=":"),
     _Rule(
-        re.compile(r"(?:ghp|gho|gh[sur])_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,}", _I),  # GitHub
+        r"(?:ghp|gho|gh[sur])_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,}",  # GitHub
         ("ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_"),
     ),
-    _Rule(re.compile(r"A(?:KIA|SIA)[A-Z0-9]{16}", _I), ("akia", "asia")),  # AWS access key id
-    _Rule(re.compile(r"AIza[A-Za-z0-9_-]{30,}", _I), ("aiza",)),  # Google API key
-    _Rule(re.compile(r"xox[baprs]-[A-Za-z0-9-]{10,}", _I), ("xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-")),  # Slack
+    _Rule(r"A(?:KIA|SIA)[A-Z0-9]{16}", ("akia", "asia")),  # AWS access key id
+    _Rule(r"AIza[A-Za-z0-9_-]{30,}", ("aiza",)),  # Google API key
+    _Rule(r"xox[baprs]-[A-Za-z0-9-]{10,}", ("xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-")),  # Slack
 )
-SECRET_PATTERNS: tuple[re.Pattern[str], ...] = tuple(rule.pattern for rule in _RULES)
 # One search for any rule's literal: text with none of them (most of it) is returned as it is, in a microsecond.
 _ANY_LITERAL = re.compile(
     "|".join(re.escape(word) for word in sorted({w for rule in _RULES for w in rule.literals}, key=len, reverse=True))

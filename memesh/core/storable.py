@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
-
-from returns.result import Failure, Result, Success
+from typing import TYPE_CHECKING, Any
 
 from memesh.errors import MemeshError
+
+if TYPE_CHECKING:
+    from returns.result import Result
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -59,6 +60,10 @@ TOO_DEEP = f"the request nests arrays and objects more than {MAX_DEPTH} levels d
 def storable_input(value: Any) -> Result[Any, MemeshError]:
     """The gate every decoded input passes before validation: refused (validation.bad-body) when it nests deeper
     than MAX_DEPTH, else `storable(value)`."""
+    # Here, not at the top: clean and the store import this module, and a process that only cleans or displays
+    # text need not load `returns` (~50 ms of typing, inspect and ast) for it.
+    from returns.result import Failure, Success
+
     if nested_deeper_than(value):
         return Failure(MemeshError.bad_body(TOO_DEEP))
     return Success(storable(value))

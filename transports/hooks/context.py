@@ -35,9 +35,12 @@ def call_context(project: str, call: HookCall, *, host: bool = True) -> CallCont
 
 
 def project_of(cwd: str) -> str:
-    from memesh.adapters.project_git import project_for
+    """The project id of the session's folder; the answer is kept in the MeMesh folder (with the stamps of what it
+    depends on), so most hook runs ask git nothing."""
+    from memesh import paths
+    from memesh.adapters.project_git import CACHE_FILE, project_for
 
-    return project_for(cwd)
+    return project_for(cwd, paths.memesh_dir() / CACHE_FILE)
 
 
 def local_path(call: HookCall, text: str) -> Path:

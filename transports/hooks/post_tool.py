@@ -52,8 +52,8 @@ def handle(payload: dict[str, Any], call: HookCall) -> Answer:
         return answer
     # Only a commit pays for the rest: most Bash calls end above.
     from memesh.adapters import config_file as config
-    from memesh.app.database import StoreError
-    from memesh.app.database import open_database as open_store
+    from memesh.app.hook_database import StoreError
+    from memesh.app.hook_database import open_hook_database as open_store
     from memesh.ops import capture
 
     if not config.effective_auto_capture(config.read_or_defaults(), call.env):

@@ -36,8 +36,8 @@ def _context(text: str) -> dict[str, Any]:
 
 
 def _pre_edit(payload: dict[str, Any], call: HookCall) -> Answer:
-    from memesh.app.database import StoreError
-    from memesh.app.database import open_database as open_store
+    from memesh.app.hook_database import StoreError
+    from memesh.app.hook_database import open_hook_database as open_store
     from memesh.core.briefing_text import FENCE_TAG, memory_line
     from memesh.ops import session_memory
     from memesh.transports.hooks.context import call_context
@@ -80,8 +80,8 @@ def _pre_edit(payload: dict[str, Any], call: HookCall) -> Answer:
 
 
 def _guard(payload: dict[str, Any]) -> Answer:
-    from memesh.app.database import StoreError
-    from memesh.app.database import open_database as open_store
+    from memesh.app.hook_database import StoreError
+    from memesh.app.hook_database import open_hook_database as open_store
     from memesh.ops import session_memory
 
     answer = Answer()

@@ -48,7 +48,7 @@ WARM_MODULES = (
     "memesh.transports.hooks.post_tool",
     "memesh.transports.hooks.stop",
     "memesh.transports.hooks.pre_compact",
-    "memesh.app.database",
+    "memesh.app.hook_database",
     "memesh.app.gate",
     "memesh.adapters.config_file",
     "memesh.adapters.note_dir",

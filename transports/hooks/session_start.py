@@ -16,8 +16,8 @@ HOOK = "session-start"
 def handle(payload: dict[str, Any], call: HookCall) -> Answer:
     from memesh.adapters import config_file as config
     from memesh.app import gate
-    from memesh.app.database import StoreError
-    from memesh.app.database import open_database as open_store
+    from memesh.app.hook_database import StoreError
+    from memesh.app.hook_database import open_hook_database as open_store
     from memesh.ops import briefing, session_memory
 
     answer = Answer()

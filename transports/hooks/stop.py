@@ -16,8 +16,8 @@ NOTE_READS_PER_STOP = 100
 
 def handle(payload: dict[str, Any], call: HookCall) -> Answer:
     from memesh.adapters import config_file as config
-    from memesh.app.database import StoreError
-    from memesh.app.database import open_database as open_store
+    from memesh.app.hook_database import StoreError
+    from memesh.app.hook_database import open_hook_database as open_store
     from memesh.core import snapshots
     from memesh.core.identity import project_label
     from memesh.ops import capture, session_memory

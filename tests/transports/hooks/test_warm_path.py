@@ -64,7 +64,7 @@ def memesh_mcp(env: HookEnv) -> Iterator[subprocess.Popen[bytes]]:
 
 
 def traced(env: HookEnv, event: str, payload: Any, *, tool: str | None = None) -> tuple[HookRun, bool]:
-    """The hook run as the host runs it, and whether it ran warm (the process never imported the store)."""
+    """The hook run as the host runs it, and whether it ran warm (the process never imported the runner)."""
     data = json.dumps(payload).encode()
     done = subprocess.run(
         ["sh", "-c", shipped_command(event, tool)],
@@ -77,7 +77,7 @@ def traced(env: HookEnv, event: str, payload: Any, *, tool: str | None = None) -
     )
     stderr = done.stderr.decode()
     assert "memesh.transports.hooks.client" in stderr, stderr[-2000:]
-    return HookRun(done.returncode, done.stdout.decode(), ""), "memesh.app.database" not in stderr
+    return HookRun(done.returncode, done.stdout.decode(), ""), "memesh.transports.hooks.runner" not in stderr
 
 
 def outcomes(env: HookEnv) -> list[tuple[str, str, str | None, str | None]]:

@@ -1,0 +1,24 @@
+"""The store as the hooks use it: reads for the briefing, file memories, guards and session records, and the writes
+of capture, without the mixins no hook calls (search, messages, proposals, insights, health, projects, memory files).
+
+A hook is a process the host waits for; importing every mixin (and the rules they import) cost a hook about a third
+of its start-up. Same connection set-up, same migrations, same writes: `HookStore` is made of the very mixins
+`SqliteStore` is made of.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memesh.store.sqlite_briefing import SqliteBriefing
+from memesh.store.sqlite_open import open_as
+from memesh.store.sqlite_writes import SqliteWrites
+
+
+class HookStore(SqliteWrites, SqliteBriefing):
+    """What the hooks' operations read and write (their narrow protocols say which methods)."""
+
+
+def open_hook_store(path: Path | None = None) -> HookStore:
+    """The database at `path` (default `paths.db_path()`) opened as `open_store` opens it, as a HookStore."""
+    return open_as(HookStore, path)

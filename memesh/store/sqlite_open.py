@@ -1,0 +1,110 @@
+"""Opening the database file as a store: created owner-only, configured, migrated, switched to WAL; read-only when
+it cannot be written. Apart from `memesh.store.sqlite` so that a store of fewer mixins (the hooks') opens the same way
+without importing the others.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from memesh import paths
+from memesh.errors import ErrorCode, MemeshError
+from memesh.store.errors import StoreError, translate, why
+from memesh.store.migrations import MIGRATIONS
+from memesh.store.sqlite_base import BUSY_TIMEOUT_MS
+from memesh.store.sqlite_writes import SqliteWrites
+
+S = TypeVar("S", bound=SqliteWrites)
+
+
+def opening_error(exc: BaseException) -> MemeshError:
+    """The error for a database that would not open: the translated one, or "cannot open" with the reason."""
+    error = translate(exc)
+    if error is not None and error.data.get("store") not in (None, "database", "io"):
+        return error
+    return _cannot_open(f"cannot open the database: {why(exc)}")
+
+
+def _cannot_open(message: str) -> MemeshError:
+    return MemeshError(ErrorCode.INTERNAL, message, {"store": "cannot-open"})
+
+
+def open_as(kind: type[S], path: Path | None = None) -> S:
+    """Open (creating if needed, owner-only) the database at `path`, default `paths.db_path()`, migrated, as a
+    store of class `kind` (the whole store, or the lean one the hooks use)."""
+    target = path or paths.db_path()
+    problem = paths.db_path_problem() if path is None else None
+    if problem is not None:
+        raise StoreError(
+            f"cannot open the database at {target}: {problem}", _cannot_open(f"cannot open the database: {problem}")
+        )
+    try:
+        paths.ensure_private_dir(target.parent)
+        if not target.exists():
+            # Created by us with mode 0600 before SQLite opens it; SQLite gives -wal/-shm the same mode.
+            os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o600))
+        conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreError(f"cannot open the database at {target}: {exc}", opening_error(exc)) from exc
+    store = kind(conn)
+    try:
+        _while_busy(store.configure)
+        _while_busy(store.migrate)
+        _while_busy(store.use_wal)
+    except sqlite3.Error as exc:
+        conn.close()
+        unwritable = exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_FULL)
+        if unwritable and (read_only := _open_read_only(kind, target)) is not None:
+            return read_only
+        raise StoreError(f"cannot use the database at {target}: {exc}", opening_error(exc)) from exc
+    return store
+
+
+def _open_read_only(kind: type[S], target: Path) -> S | None:
+    """The database opened for reading only, when it cannot be written (a read-only file or folder, a full disk)
+    and is already a complete MeMesh database; None otherwise. Recall and export then work; a write is refused
+    with the read-only error."""
+    expected = {version for version, _, _ in MIGRATIONS}
+    # mode=ro reads a WAL database while its -shm can be used; immutable=1 when not even that (a read-only folder).
+    for options in ("mode=ro", "mode=ro&immutable=1"):
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = sqlite3.connect(
+                f"{target.absolute().as_uri()}?{options}", uri=True, isolation_level=None, check_same_thread=False
+            )
+            done = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+        except sqlite3.Error:
+            if conn is not None:
+                conn.close()
+            continue
+        if not expected <= done:
+            conn.close()
+            return None
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        return kind(conn, read_only=True)
+    return None
+
+
+def _while_busy(step: Callable[[], None]) -> None:
+    """Run an idempotent set-up step, retrying while another process holds a lock it needs.
+
+    Switching a database into WAL (and the first read of a file another process is just creating) can answer
+    SQLITE_BUSY at once, without waiting on the busy timeout, when several processes open one new file together.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    delay = 0.005
+    while True:
+        try:
+            step()
+            return
+        except sqlite3.OperationalError as exc:
+            busy = exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+            if not busy or time.monotonic() + delay > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
