@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memesh.core.clean import clean_text
-from memesh.core.notes import TITLE_MAX, shorten
 
 COMMIT_TYPE = "commit"
 MAX_FILE_TAGS = 30
@@ -71,4 +70,7 @@ def memory(line: CommitLine, full_hash: str | None, body: str, files: Sequence[s
         observations.append(clean_text(f"Files: {shown}{more}"))
     observations.append(f"Commit {full_hash or line.short_hash} on {clean_text(line.branch)}")
     tags = [f"project:{project}", *dict.fromkeys(file_tag(f) for f in files[:MAX_FILE_TAGS])]
+    # Here, not at the top: pre-edit recall imports this module for file_tag alone, and notes loads hashlib.
+    from memesh.core.notes import TITLE_MAX, shorten
+
     return CommitMemory(entity_name(full_hash or line.short_hash), shorten(subject, TITLE_MAX), observations, tags)

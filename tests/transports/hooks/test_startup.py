@@ -1,0 +1,141 @@
+"""What a hook process loads (structure, not timing: the figures are benchmarks/hooks.py's), and the project id a
+hook keeps with the stamps of what git's answer depends on."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+from memesh.adapters import project_git
+from memesh.core import briefing_text, notes
+
+from .conftest import HookEnv
+from .helpers import remember
+
+
+def _modules_after(env: HookEnv, event: str, payload: Mapping[str, object]) -> set[str]:
+    """The modules a cold hook process had loaded when it finished (printed from an exit handler)."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('\\n' + ' '.join(sorted(sys.modules)), file=sys.stderr))\n"
+        f"sys.argv = ['memesh-hook', {event!r}]\n"
+        "from memesh.transports.hooks.main import main\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env={**env.env, "MEMESH_HOOK_SERVER": "0"},
+        cwd=env.project_dir,
+        timeout=60,
+        check=True,
+    )
+    return set(done.stderr.decode().strip().splitlines()[-1].split())
+
+
+def test_a_cold_pre_edit_loads_only_the_store_it_uses(hook_env: HookEnv) -> None:
+    subprocess.run(["git", "init", "-q", str(hook_env.project_dir)], check=True)
+    remember(hook_env, "wal-mode", tags=[f"project:{hook_env.project}", "file:store.py"])
+    payload = {
+        "session_id": "s1",
+        "cwd": str(hook_env.project_dir),
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(hook_env.project_dir / "store.py"), "old_string": "a", "new_string": "b"},
+    }
+    loaded = _modules_after(hook_env, "pre-tool-use", payload)
+    assert "memesh.store.sqlite_hooks" in loaded and "memesh.ops.session_memory" in loaded
+    unused = {
+        "memesh.store.sqlite",  # the whole store: every mixin
+        "memesh.store.sqlite_messages",
+        "memesh.store.sqlite_proposals",
+        "memesh.store.sqlite_search",
+        "memesh.store.sqlite_insights",
+        "memesh.core.notes",
+        "memesh.core.work_package",
+        "uuid",
+        "subprocess",  # the project id was kept from the first run (remember's), or git is asked
+    }
+    assert loaded & unused <= {"subprocess"}
+    # The second run finds the project id it kept: no git, so no subprocess module.
+    assert "subprocess" not in _modules_after(hook_env, "pre-tool-use", payload)
+
+
+def test_a_bash_call_that_is_not_a_commit_loads_no_store_and_no_returns(hook_env: HookEnv) -> None:
+    payload = {
+        "session_id": "s1",
+        "cwd": str(hook_env.project_dir),
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+    }
+    loaded = _modules_after(hook_env, "post-tool-use", payload)
+    assert not {name for name in loaded if name.startswith(("memesh.store", "returns", "sqlite3"))}
+
+
+def test_cleaning_text_compiles_no_secret_pattern_it_does_not_need() -> None:
+    code = (
+        "from memesh.core import clean\n"
+        "assert clean.redact('plain words') == 'plain words'\n"
+        "assert clean._compiled.cache_info().currsize == 0\n"
+        "assert clean.REDACTED in clean.redact('token=abcdef123456')\n"
+        "assert 0 < clean._compiled.cache_info().currsize < len(clean._RULES)\n"
+        "import sys; assert 'returns' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_the_displayed_ellipsis_is_the_notes_one() -> None:
+    assert briefing_text.ELLIPSIS == notes.ELLIPSIS
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    project_git.clear()
+    return folder
+
+
+def test_the_project_id_is_kept_with_its_stamps_and_asked_again_when_they_change(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "m" / project_git.CACHE_FILE
+    cache.parent.mkdir()
+    first = project_git.project_for(str(repo), cache)
+    assert json.loads(cache.read_text())[str(repo)][1] == first
+    assert cache.stat().st_mode & 0o777 == 0o600
+
+    asked: list[str] = []
+    real = project_git._git
+
+    def counted(cwd: str, *args: str) -> str | None:
+        asked.append(args[0])
+        return real(cwd, *args)
+
+    monkeypatch.setattr(project_git, "_git", counted)
+    project_git.clear()  # a new process: the file answers
+    assert project_git.project_for(str(repo), cache) == first and asked == []
+
+    subprocess.run(["git", "-C", str(repo), "remote", "add", "origin", "https://github.com/acme/widgets"], check=True)
+    project_git.clear()
+    moved = project_git.project_for(str(repo), cache)
+    assert asked and moved != first and moved.startswith("widgets~")
+    asked.clear()
+    assert project_git.project_for(str(repo), cache) == moved and asked == []  # this process remembers too
+
+
+def test_a_folder_outside_any_repository_is_not_kept_in_the_file(tmp_path: Path) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    cache = tmp_path / project_git.CACHE_FILE
+    project_git.clear()
+    if project_git.stamps(str(folder)) is not None:
+        pytest.skip("a .git above the test's temporary folder")
+    assert project_git.project_for(str(folder), cache) == project_git._ask_git(str(folder))
+    assert not cache.exists()
