@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import uuid
 from typing import Any
 
 
@@ -40,6 +39,8 @@ def dumps(value: Any, **options: Any) -> str:
         return json.dumps(value, allow_nan=False, **options)
     except ValueError:
         pass  # a non-finite number somewhere: swap each for a marker string, then splice its text in
+    import uuid  # only for a non-finite number: uuid costs every reader of config.json (a hook) ~4 ms
+
     nonce = uuid.uuid4().hex
     literals: dict[str, str] = {}
 

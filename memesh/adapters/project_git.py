@@ -14,8 +14,6 @@ import json
 import os
 from pathlib import Path
 
-from memesh.core.identity import identity_from_path, identity_from_remote
-
 GIT_TIMEOUT_SECONDS = 2
 CACHE_FILE = "project-ids.json"
 CACHE_ENTRIES = 64
@@ -57,6 +55,8 @@ def _git(cwd: str, *args: str) -> str | None:
 
 
 def _ask_git(cwd: str) -> str:
+    from memesh.core.identity import identity_from_path, identity_from_remote  # only when git must be asked
+
     remote = _git(cwd, "config", "--get", "remote.origin.url")
     if remote:
         from_remote = identity_from_remote(remote)

@@ -8,11 +8,9 @@ of the working tree. Credentials in a remote URL never reach the locator.
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 import re
 import unicodedata
-from urllib.parse import quote, urlsplit
 
 LABEL_MAX = 167
 HASH_HEX = 32
@@ -29,6 +27,8 @@ _PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 def project_identity(label: str, locator: str) -> str:
     """`<label>~<first 32 hex of sha256(locator)>`, the label NFC-normalised and at most 167 characters."""
     shown = unicodedata.normalize("NFC", label)[:LABEL_MAX] or "project"
+    import hashlib  # here: a briefing reads labels only (`project_label`), and hashlib loads OpenSSL
+
     return f"{shown}~{hashlib.sha256(locator.encode()).hexdigest()[:HASH_HEX]}"
 
 
@@ -48,6 +48,8 @@ def canonical_remote_locator(remote: str) -> str | None:
     ):
         return None
     if _URL.match(remote):
+        from urllib.parse import quote, urlsplit  # here: urllib.parse loads ipaddress and more
+
         parts = urlsplit(remote)
         scheme = parts.scheme.lower()
         try:
