@@ -52,13 +52,17 @@ def _connect(path: str) -> _socket.socket | None:
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     except OSError:
         return None
+    target, fd = wire.address(path)
     try:
         sock.settimeout(wire.ACCEPT_TIMEOUT_S)
-        sock.connect(path)
+        sock.connect(target)
         peer = _peer_uid(sock)
     except OSError:
         sock.close()
         return None
+    finally:
+        if fd is not None:
+            os.close(fd)
     if peer is not None and peer != os.getuid():  # only this user's server hears the hook (and its environment)
         sock.close()
         return None

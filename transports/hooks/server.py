@@ -95,14 +95,18 @@ def _read(conn: socket.socket, size: int) -> bytes:
 
 def _answers(path: str) -> bool:
     """Whether a server is listening at `path` (a connection is accepted, or the backlog is full)."""
+    target, fd = wire.address(path)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
         probe.settimeout(1.0)
         try:
-            probe.connect(path)
+            probe.connect(target)
         except (FileNotFoundError, ConnectionRefusedError):
             return False
         except OSError:
             return True
+        finally:
+            if fd is not None:
+                os.close(fd)
     return True
 
 
@@ -148,14 +152,17 @@ class HookServer:
                     return False
                 self._file.unlink()  # left by a server that was killed
             listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            target, fd = wire.address(self.path)
             old_umask = os.umask(0o177)  # the socket is born 0600: no window where another user could connect
             try:
-                listener.bind(self.path)
+                listener.bind(target)
             except OSError:
                 listener.close()
                 raise
             finally:
                 os.umask(old_umask)
+                if fd is not None:
+                    os.close(fd)
             self._file.chmod(0o600)
             listener.listen(32)
             listener.settimeout(ACCEPT_POLL_S)

@@ -11,7 +11,7 @@ itself) or ACCEPT (the server runs it; then a frame holding the exit status and 
 
 from __future__ import annotations  # free: memesh/__init__.py imported it already
 
-# ruff: noqa: PTH111, PTH118  (os.path, not pathlib: pathlib costs the client several ms of imports)
+# ruff: noqa: PTH111, PTH112, PTH118, PTH119, PTH120  (os.path, not pathlib: pathlib costs the client several ms of imports)
 import os
 
 TYPE_CHECKING = False  # not `from typing import TYPE_CHECKING`: typing costs the client measurable start-up
@@ -57,6 +57,24 @@ def socket_path(folder: str, db: str) -> str:
     for byte in os.fsencode(db):
         value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
     return os.path.join(folder, f"hook-{value:016x}.sock")
+
+
+SUN_PATH_MAX = 100  # a socket address holds 108 bytes on Linux (104 on macOS), its terminating NUL included
+
+
+def address(path: str) -> tuple[str, int | None]:
+    """The address to bind or connect to for the socket file `path`, and a descriptor to close afterwards.
+
+    A MeMesh folder deep enough to push the path past what a socket address holds is reached through its open
+    descriptor (/proc/self/fd/N/<name>, Linux), so the warm path works in any folder; elsewhere such a path fails
+    to bind, and hooks run in their own processes."""
+    if len(os.fsencode(path)) < SUN_PATH_MAX or not os.path.isdir("/proc/self/fd"):
+        return path, None
+    try:
+        fd = os.open(os.path.dirname(path), os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return path, None
+    return f"/proc/self/fd/{fd}/{os.path.basename(path)}", fd
 
 
 def forwarded(environ: Mapping[bytes, bytes]) -> bytes:

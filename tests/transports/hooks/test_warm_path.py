@@ -188,13 +188,23 @@ def test_a_server_killed_while_a_hook_waits_leaves_the_hook_to_run_itself(hook_e
         assert was_warm and run.stdout == expected
 
 
+def _bind(sock: socket.socket, path: str) -> None:
+    """Bind as the server does: a path too long for a socket address (a deep test folder) through its folder's fd."""
+    target, fd = wire.address(path)
+    try:
+        sock.bind(target)
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
 @contextmanager
 def fake_server(env: HookEnv, behaviour: str) -> Iterator[None]:
     """A server at the hook socket that takes a request and then fails: closes after ACCEPT, or never answers."""
     path = _socket_file(env)
     paths.ensure_private_dir(path.parent)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(str(path))
+    _bind(listener, str(path))
     listener.listen(4)
     held: list[socket.socket] = []
 
@@ -284,7 +294,12 @@ def _request(path: str, **changes: bytes) -> bytes:
     }
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(5)
-        sock.connect(path)
+        target, fd = wire.address(path)
+        try:
+            sock.connect(target)
+        finally:
+            if fd is not None:
+                os.close(fd)
         sock.sendall(wire.MAGIC + wire.framed(*fields.values()))
         return sock.recv(1)
 
@@ -344,7 +359,7 @@ def test_a_stale_socket_is_replaced_and_a_second_server_stands_by(
     folder.mkdir(mode=0o700)
     path = wire.socket_path(*wire.locations(os.environ))
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    stale.bind(path)
+    _bind(stale, path)
     stale.close()  # the file stays, and nothing answers on it: what a killed server leaves
     first = _started()
     second = server.HookServer.for_environment()
