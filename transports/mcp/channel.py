@@ -21,10 +21,7 @@ import anyio
 import anyio.to_thread
 from mcp import types
 from mcp.shared.message import SessionMessage
-from returns.result import Success
 
-from memesh import paths
-from memesh.core.messages import canonical_scope
 from memesh.router import wire
 from memesh.router.adapter import HostAdapter
 
@@ -70,16 +67,9 @@ def principal_from_environment() -> str:
     declared = os.environ.get("MEMESH_RECIPIENT", "").strip()
     if declared:
         return declared
-    config = paths.memesh_dir() / "hosts" / "claude.json"
-    try:
-        if config.stat().st_mode & 0o077:  # readable or writable by others: not the owner's word
-            return ""
-        value = json.loads(config.read_text(encoding="utf-8")).get("principal_id")
-    except (OSError, ValueError, AttributeError):
-        return ""
-    if not isinstance(value, str) or not isinstance(canonical_scope("principal_id", value), Success):
-        return ""
-    return str(canonical_scope("principal_id", value).unwrap())
+    from memesh.adapters.hosts_file import claude_principal
+
+    return claude_principal()
 
 
 async def start(writer: Any) -> HostAdapter | None:
