@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from memesh.transports.hooks.context import call_context, project_of, session_cwd
 from memesh.transports.hooks.inbox import declared_recipient
 from memesh.transports.hooks.runner import Answer
 
@@ -26,6 +25,7 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
     from memesh.app.database import StoreError
     from memesh.app.database import open_database as open_store
     from memesh.ops import message_reminders
+    from memesh.transports.hooks.context import call_context, project_of, session_cwd
 
     project = project_of(session_cwd(payload))
     try:
