@@ -101,10 +101,20 @@ async def start(writer: Any) -> HostAdapter | None:
     return adapter
 
 
+def _past_handshake(message: Any) -> bool:
+    """The client finished its opening: `notifications/initialized` (2025-11-25), or — a client of the per-request
+    era sends none — its first request that is not part of the opening."""
+    if isinstance(message, types.JSONRPCNotification):
+        return message.method == "notifications/initialized"
+    return isinstance(message, types.JSONRPCRequest) and message.method not in _OPENING
+
+
+_OPENING = frozenset({"initialize", "server/discover", "ping"})
+
+
 class ActivatingReader:
-    """The server's read stream, activating `adapter` when Claude Code finishes the handshake
-    (`notifications/initialized`): from then on the session reads channel notifications, so principal messages may
-    be pushed to it as well."""
+    """The server's read stream, activating `adapter` when Claude Code finishes the handshake (`_past_handshake`):
+    from then on the session reads channel notifications, so principal messages may be pushed to it as well."""
 
     def __init__(self, inner: Any, adapter: HostAdapter) -> None:
         self._inner = inner
@@ -113,11 +123,7 @@ class ActivatingReader:
     async def receive(self) -> Any:
         item = await self._inner.receive()
         message = getattr(item, "message", None)
-        if (
-            self._adapter is not None
-            and isinstance(message, types.JSONRPCNotification)
-            and message.method == "notifications/initialized"
-        ):
+        if self._adapter is not None and _past_handshake(message):
             adapter, self._adapter = self._adapter, None
             await adapter.activate()
         return item
