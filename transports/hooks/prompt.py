@@ -5,26 +5,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from memesh.transports.hooks.inbox import declared_recipient
+from memesh.transports.hooks.inbox import declared_recipient, hook_caller, session_folder
 from memesh.transports.hooks.runner import Answer
 
 HOOK = "message-reminder"
 
 
-def handle(payload: dict[str, Any], host: str | None) -> Answer:
+def handle(payload: dict[str, Any], call: Any) -> Answer:
     answer = Answer()
-    recipient, problem = declared_recipient(host)
+    host, env, cwd = hook_caller(call)
+    recipient, problem = declared_recipient(host, env)
     if problem is not None:
         answer.record(HOOK, "error", reason=problem)
         return answer
     if recipient is None:  # nothing is recorded: most sessions declare no recipient, and this runs every prompt
         return answer
+    from datetime import UTC, datetime
+
     from memesh.app.database import StoreError
     from memesh.app.database import open_database as open_store
+    from memesh.context import CallContext
     from memesh.ops import message_reminders
-    from memesh.transports.hooks.context import call_context, project_of, session_cwd
+    from memesh.transports.hooks.context import project_of
 
-    project = project_of(session_cwd(payload))
+    project = project_of(session_folder(payload, cwd))
     try:
         store = open_store()
     except StoreError:
@@ -36,7 +40,7 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
             project=project,
             recipient=recipient,
             session_id=str(payload["session_id"]),
-            ctx=call_context(project, host),
+            ctx=CallContext(source_host=host or "", agent_view=True, now=datetime.now(UTC)),
         )
     finally:
         store.close()
