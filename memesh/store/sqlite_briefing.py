@@ -62,6 +62,21 @@ class SqliteBriefing(SqliteBase):
         )
         return [CandidateRow(*row) for row in self.conn.execute(sql, (project_tag, *excluded, limit))]
 
+    def product_work(self, project_tag: str, limit: int) -> list[tuple[CandidateRow, list[str]]]:
+        """Active trusted product_improvement memories carrying `project_tag` (what accepting an improvement
+        proposal creates), newest activity first, each with its priority:, implementation: and outcome: tags."""
+        sql = (
+            f"SELECT {_COLUMNS}, (SELECT group_concat(s.tag, char(10)) FROM tags s WHERE s.entity_id = e.id "
+            "AND (s.tag LIKE 'priority:%' OR s.tag LIKE 'implementation:%' OR s.tag LIKE 'outcome:%')) "
+            "FROM tags t CROSS JOIN entities e ON e.id = t.entity_id "
+            f"WHERE t.tag = ? AND {_TRUSTED_ACTIVE} AND e.type = 'product_improvement' "
+            "ORDER BY activity IS NULL, activity DESC, e.id DESC LIMIT ?"
+        )
+        return [
+            (CandidateRow(*row[:-1]), row[-1].split("\n") if row[-1] else [])
+            for row in self.conn.execute(sql, (project_tag, limit))
+        ]
+
     def global_candidates(self, exclude_types: Collection[str], limit: int) -> list[CandidateRow]:
         """Active trusted memories in the global namespace, newest first."""
         excluded = sorted(exclude_types)
