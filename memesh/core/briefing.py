@@ -110,6 +110,7 @@ class Briefing:
     level: str
     empty: bool
     injected_ids: list[int] = field(default_factory=list)
+    index_error: bool = False
 
     def as_output(self) -> dict[str, object]:
         return {
@@ -324,11 +325,14 @@ def assemble(inputs: Inputs) -> Briefing:
             "## Other projects (recent)",
             [(c.id, f"{_line(c)} ({safe_line(project_label(p), 60)})") for p, c in inputs.other_projects],
         )
-    index = briefing_index.build(label, inputs.index_candidates, inputs.now, window_full=inputs.index_window_full)
+    if inputs.index_error:
+        index = briefing_index.unreadable(label)
+    else:
+        index = briefing_index.build(label, inputs.index_candidates, inputs.now, window_full=inputs.index_window_full)
     index_ids: list[int] = []
     if level != "minimal":
         if inputs.index_error:
-            block.add_all(["- The durable-memory index could not be read this time (see `memesh doctor`)."])
+            block.add_all([briefing_index.UNREADABLE])
         else:
             injected = briefing_index.build(
                 label,
@@ -351,4 +355,5 @@ def assemble(inputs: Inputs) -> Briefing:
         level=level,
         empty=empty,
         injected_ids=list(dict.fromkeys([*shown, *index_ids])),
+        index_error=inputs.index_error,
     )

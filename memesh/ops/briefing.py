@@ -15,6 +15,7 @@ from memesh.core import briefing, briefing_index, handoff, scoring, task
 from memesh.errors import MemeshError
 from memesh.generated.tools.briefing_input import BriefingInput
 from memesh.generated.tools.briefing_output import BriefingOutput
+from memesh.store.errors import translate
 from memesh.store.sqlite_briefing import CandidateRow, Inbox
 
 # The newest memories a briefing ranks for the project's slots (decisions by date, the rest by score).
@@ -128,7 +129,13 @@ def gather(
         priority, implementation, outcome = briefing.product_work_states(tags)
         product_work.append(briefing.ProductWork(_candidate(row, {}), priority, implementation, outcome))
     durable = [r for r in window if r.type not in briefing_index.NOT_INDEXED]
-    index_rows, window_full = index_candidates(store, project, ctx, durable[: briefing_index.CANDIDATE_WINDOW])
+    index_error = False
+    try:
+        index_rows, window_full = index_candidates(store, project, ctx, durable[: briefing_index.CANDIDATE_WINDOW])
+    except Exception as exc:  # a failed read of the index costs the index, not the briefing (it says so instead)
+        if translate(exc) is None:
+            raise
+        index_rows, window_full, index_error = [], False, True
     # A window that filled up (evidence rows take room in it) means the counts past it are lower bounds.
     window_full = window_full or len(window) == briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
     inbox = None
@@ -149,6 +156,7 @@ def gather(
         other_projects=[(p, _candidate(r, snippets)) for p, r in others],
         index_candidates=index_rows,
         index_window_full=window_full,
+        index_error=index_error,
     )
 
 

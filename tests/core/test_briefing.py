@@ -174,3 +174,11 @@ def test_product_work_lines_share_the_4000_unit_block() -> None:
 def test_the_states_come_from_the_tags_and_default_to_unverified() -> None:
     assert b.product_work_states(["priority:p0", "implementation:verified"]) == ("p0", "verified", "unverified")
     assert b.product_work_states([]) == ("p1", "unverified", "unverified")
+
+
+def test_an_unreadable_index_says_so_and_never_shows_the_empty_state_line() -> None:
+    out = b.assemble(_inputs(level="standard", candidates=[_c(1)], index_error=True))
+    assert bi.UNREADABLE in out.text and "No durable memories" not in out.text
+    assert out.index.lines[1] == bi.UNREADABLE and out.index.shown == 0 and out.index_error
+    assert out.index.lines[-1].startswith("(index cost: 0 lines,")
+    assert bi.UNREADABLE not in b.assemble(_inputs(candidates=[_c(1)], index_error=True)).text  # minimal: no index

@@ -54,6 +54,8 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
             answer.record(HOOK, "error", reason=f"work-package notice: uncaught {type(exc).__name__}")
     finally:
         store.close()
+    if result.index_error:  # the block says so; doctor hears of it too
+        answer.record(HOOK, "error", reason="durable-memory index unreadable")
     import memesh
     from memesh import hook_outcomes
 
