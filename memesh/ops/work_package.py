@@ -307,16 +307,13 @@ def available_kinds(
     """Which kinds of package prepare could offer for `project` now, for the SessionStart notice at level full.
 
     digest is decided exactly as prepare decides it. transcript is a cheap look, reading no transcript: another
-    Claude Code session of `session_folder` (the workspace this session runs in, when it is the project's) modified in
-    the window and within the size limits, not yet represented by a proposal. prepare still reads the file and may
+    Claude Code session of `session_folder` (the folder this session runs in, whose identity `project` is) modified
+    in the window and within the size limits, not yet represented by a proposal. prepare still reads the file and may
     answer none_available (no visible turns, another recorded folder).
     """
     from memesh.adapters import transcripts
-    from memesh.adapters.project_git import project_for
 
     kinds = ["digest"] if _first_digest(store, project, ctx) is not None else []
-    if project_for(session_folder) != project:
-        return kinds
     for session_id in transcripts.recent_session_ids(session_folder, ctx.now):
         if session_id != current_session and not store.proposals_in_cluster(project, f"transcript:{session_id}"):
             kinds.append("transcript")

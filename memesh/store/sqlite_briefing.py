@@ -68,8 +68,9 @@ class SqliteBriefing(SqliteBase):
         sql = (
             f"SELECT {_COLUMNS}, (SELECT group_concat(s.tag, char(10)) FROM tags s WHERE s.entity_id = e.id "
             "AND (s.tag LIKE 'priority:%' OR s.tag LIKE 'implementation:%' OR s.tag LIKE 'outcome:%')) "
-            "FROM tags t CROSS JOIN entities e ON e.id = t.entity_id "
-            f"WHERE t.tag = ? AND {_TRUSTED_ACTIVE} AND e.type = 'product_improvement' "
+            # From the type index: a project has few improvements among thousands of tagged memories.
+            f"FROM entities e WHERE e.type = 'product_improvement' AND {_TRUSTED_ACTIVE} "
+            "AND EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = ?) "
             "ORDER BY activity IS NULL, activity DESC, e.id DESC LIMIT ?"
         )
         return [
