@@ -62,6 +62,22 @@ class SqliteBriefing(SqliteBase):
         )
         return [CandidateRow(*row) for row in self.conn.execute(sql, (project_tag, *excluded, limit))]
 
+    def product_work(self, project_tag: str, limit: int) -> list[tuple[CandidateRow, list[str]]]:
+        """Active trusted product_improvement memories carrying `project_tag` (what accepting an improvement
+        proposal creates), newest activity first, each with its priority:, implementation: and outcome: tags."""
+        sql = (
+            f"SELECT {_COLUMNS}, (SELECT group_concat(s.tag, char(10)) FROM tags s WHERE s.entity_id = e.id "
+            "AND (s.tag LIKE 'priority:%' OR s.tag LIKE 'implementation:%' OR s.tag LIKE 'outcome:%')) "
+            # From the type index: a project has few improvements among thousands of tagged memories.
+            f"FROM entities e WHERE e.type = 'product_improvement' AND {_TRUSTED_ACTIVE} "
+            "AND EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = ?) "
+            "ORDER BY activity IS NULL, activity DESC, e.id DESC LIMIT ?"
+        )
+        return [
+            (CandidateRow(*row[:-1]), row[-1].split("\n") if row[-1] else [])
+            for row in self.conn.execute(sql, (project_tag, limit))
+        ]
+
     def global_candidates(self, exclude_types: Collection[str], limit: int) -> list[CandidateRow]:
         """Active trusted memories in the global namespace, newest first."""
         excluded = sorted(exclude_types)

@@ -49,8 +49,15 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
                 answer.record(HOOK, "error", reason="briefing refused its input")
                 return answer
         session_memory.record_injected(store, str(payload["session_id"]), result.injected_ids, ctx=ctx)
+        try:
+            notice = work_package_notice(store, payload, result.level, host, ctx)
+        except Exception as exc:  # the notice is optional: the briefing still reaches the agent without it
+            notice = None
+            answer.record(HOOK, "error", reason=f"work-package notice: uncaught {type(exc).__name__}")
     finally:
         store.close()
+    if result.index_error:  # the block says so; doctor hears of it too
+        answer.record(HOOK, "error", reason="durable-memory index unreadable")
     import memesh
     from memesh import hook_outcomes
 
@@ -61,8 +68,9 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
         answer.record(HOOK, "skipped", reason="nothing to brief")
         return answer
     lines = [banner(result.entity_count, result.has_handoff, result.level), *([quiet] if quiet else [])]
+    context = result.text if notice is None else f"{result.text}\n\n{notice}"
     answer.output = {
-        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": result.text},
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context},
         "systemMessage": "\n".join(lines),
     }
     answer.record(HOOK, "notified", reason=f"{result.entity_count} memories injected")
@@ -73,3 +81,20 @@ def banner(count: int, has_handoff: bool, level: str) -> str:
     noun = "memory" if count == 1 else "memories"
     handoff = ", last session's handoff" if has_handoff else ""
     return f"memesh: {count} {noun}{handoff} loaded (briefing level {level})"
+
+
+def work_package_notice(store: Any, payload: dict[str, Any], level: str, host: str | None, ctx: Any) -> str | None:
+    """At level full, under Claude Code, the notice that a work package can be prepared for this project: after the
+    fence, outside the shared limit, and never part of the briefing tool's or the CLI's text."""
+    if level != "full" or host == "codex":
+        return None
+    from memesh.core import work_package as rules
+    from memesh.core.briefing_text import safe_line
+    from memesh.core.identity import project_label
+    from memesh.ops.work_package import available_kinds
+
+    project = ctx.project()
+    kinds = available_kinds(
+        store, project, ctx=ctx, session_folder=session_cwd(payload), current_session=str(payload["session_id"])
+    )
+    return rules.session_notice(project, safe_line(project_label(project), 80), kinds)
