@@ -4,7 +4,7 @@ A database of `--n` memories (default 10,000; a third in the benchmark's own git
 projects; decisions, lessons, patterns, notes and commits, some tagged file:<name>) is built once in a temporary
 folder. Then each case runs `--runs` times as a new process with hook JSON on stdin, exactly as the host runs it:
 - `python -c pass`, the floor;
-- `memesh-hook session-start` at level minimal (the default) and standard;
+- `memesh-hook session-start` at level minimal (the default), standard and full;
 - `memesh-hook pre-tool-use` before an Edit of a file with memories (pre-edit recall), and before a Bash command
   (the lesson guards);
 - `memesh-hook post-tool-use` after a Bash command that is not a commit (the common case);
@@ -230,10 +230,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         bash = json.dumps({"session_id": "bench", "cwd": cwd, "tool_name": "Bash", "tool_input": {"command": "ls -la"}})
         stop = json.dumps({"session_id": "bench", "cwd": cwd, "transcript_path": str(transcript(folder, project_dir))})
         standard = {**env, "MEMESH_BRIEFING": "standard"}
+        full = {**env, "MEMESH_BRIEFING": "full"}  # adds global memory, other projects and the work-package check
         cases = {
             "python -c pass": ([sys.executable, "-c", "pass"], b"", env),
             "session-start (minimal)": ([hook, "session-start"], start, env),
             "session-start (standard)": ([hook, "session-start"], start, standard),
+            "session-start (full)": ([hook, "session-start"], start, full),
             "session-start via bin/memesh-hook": (
                 [str(REPO_ROOT / "bin" / "memesh-hook"), "session-start"],
                 start,

@@ -178,6 +178,38 @@ def scan(workspace: Workspace, now: datetime, folder: Path | None = None) -> Sca
     return result
 
 
+def recent_session_ids(folder: str, now: datetime, projects: Path | None = None) -> list[str]:
+    """The ids of the sessions Claude Code keeps for `folder` that a scan would read (modified in the window, at most
+    8 MiB each, within the candidate and scan limits), newest first, from file metadata alone."""
+    try:
+        root = os.path.realpath(folder)
+    except (OSError, ValueError):
+        return []
+    directory = (projects or projects_dir()) / slug(root)
+    try:
+        if not stat.S_ISDIR(os.lstat(directory).st_mode):
+            return []
+        entries = [entry for entry in os.scandir(directory) if entry.name.endswith(".jsonl")]
+    except OSError:
+        return []
+    if len(entries) > MAX_CANDIDATES:
+        return []
+    cutoff = (now - timedelta(days=WINDOW_DAYS)).timestamp()
+    found: list[tuple[float, str]] = []
+    total = 0
+    for entry in entries:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_mtime >= cutoff and info.st_size <= SOURCE_MAX_BYTES:
+            total += info.st_size
+            found.append((info.st_mtime, entry.name.removesuffix(".jsonl")))
+    if total > SCAN_MAX_BYTES:
+        return []
+    return [session_id for _, session_id in sorted(found, reverse=True)]
+
+
 def _same_folder(recorded: str, root: str) -> bool:
     if os.path.normpath(recorded) == root:
         return True

@@ -24,6 +24,8 @@ FRESH = timedelta(hours=72)
 HANDOFF_STALE_AFTER = timedelta(days=14)
 FUTURE_SKEW = timedelta(minutes=5)
 LESSON_POOL = 5
+PRODUCT_WORK_POOL = 5
+PRODUCT_WORK_TYPE = "product_improvement"
 EXTRA_POOL = 5  # global memories, and other projects' recent ones, at full
 TITLE_UNITS = 120
 SNIPPET_UNITS = 160
@@ -47,6 +49,16 @@ class Candidate:
     snippet: str | None
     activity: str | None
     signals: scoring.Signals
+
+
+@dataclass(frozen=True)
+class ProductWork:
+    """An accepted product improvement: approved work whose implementation and outcome carry their own states."""
+
+    candidate: Candidate
+    priority: str
+    implementation: str
+    outcome: str
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,7 @@ class Inputs:
     inbox: Inbox | None = None
     candidates: Sequence[Candidate] = ()
     slots: int = 10
+    product_work: Sequence[ProductWork] = ()
     global_memories: Sequence[Candidate] = ()
     other_projects: Sequence[tuple[str, Candidate]] = ()
     index_candidates: Sequence[briefing_index.Candidate] = ()
@@ -97,6 +110,7 @@ class Briefing:
     level: str
     empty: bool
     injected_ids: list[int] = field(default_factory=list)
+    index_error: bool = False
 
     def as_output(self) -> dict[str, object]:
         return {
@@ -211,6 +225,33 @@ def choose(candidates: Sequence[Candidate], slots: int, now: datetime) -> tuple[
     return chosen, [lesson_by_id[i] for i in lesson_order][:LESSON_POOL]
 
 
+def product_work_states(tags: Sequence[str]) -> tuple[str, str, str]:
+    """(priority, implementation, outcome) from a product improvement's tags; a state no evidence has set yet is
+    `unverified`, as accepting an improvement records it."""
+    found = {"priority": "p1", "implementation": "unverified", "outcome": "unverified"}
+    for tag in tags:
+        key, _, value = tag.partition(":")
+        if key in found and value.strip():
+            found[key] = value.strip()
+    return found["priority"], found["implementation"], found["outcome"]
+
+
+def choose_product_work(work: Sequence[ProductWork]) -> list[ProductWork]:
+    """Up to five, most urgent priority first (p0 before p3; an unknown one last), then newest activity."""
+
+    def rank(item: ProductWork) -> tuple[str, tuple[int, float, int]]:
+        priority = item.priority if item.priority in ("p0", "p1", "p2", "p3") else "p9"
+        return priority, _activity_key(item.candidate)
+
+    return sorted(work, key=rank)[:PRODUCT_WORK_POOL]
+
+
+def _work_line(item: ProductWork) -> str:
+    states = f"{item.priority}; implementation: {item.implementation}; outcome: {item.outcome}"
+    c = item.candidate
+    return memory_line(MemoryLine(c.id, c.type, c.title, states), title_units=TITLE_UNITS, snippet_units=SNIPPET_UNITS)
+
+
 def _line(candidate: Candidate) -> str:
     return memory_line(
         MemoryLine(candidate.id, candidate.type, candidate.title, candidate.snippet),
@@ -270,7 +311,13 @@ def assemble(inputs: Inputs) -> Briefing:
         ("Recent activity", [c for c in chosen if c.type in briefing_index.EVIDENCE_TYPES]),
     ]
     shown: list[int] = []
-    for title, members in sections:
+    for title, members in sections[:2]:
+        shown += block.add_section(f"## {title} — {safe_line(label, 80)}", [(c.id, _line(c)) for c in members])
+    shown += block.add_section(
+        f"## Product work (accepted; not verified as built or effective) — {safe_line(label, 80)}",
+        [(w.candidate.id, _work_line(w)) for w in choose_product_work(inputs.product_work)],
+    )
+    for title, members in sections[2:]:
         shown += block.add_section(f"## {title} — {safe_line(label, 80)}", [(c.id, _line(c)) for c in members])
     if level == "full":
         shown += block.add_section("## Global memory", [(c.id, _line(c)) for c in inputs.global_memories])
@@ -278,11 +325,14 @@ def assemble(inputs: Inputs) -> Briefing:
             "## Other projects (recent)",
             [(c.id, f"{_line(c)} ({safe_line(project_label(p), 60)})") for p, c in inputs.other_projects],
         )
-    index = briefing_index.build(label, inputs.index_candidates, inputs.now, window_full=inputs.index_window_full)
+    if inputs.index_error:
+        index = briefing_index.unreadable(label)
+    else:
+        index = briefing_index.build(label, inputs.index_candidates, inputs.now, window_full=inputs.index_window_full)
     index_ids: list[int] = []
     if level != "minimal":
         if inputs.index_error:
-            block.add_all(["- The durable-memory index could not be read this time (see `memesh doctor`)."])
+            block.add_all([briefing_index.UNREADABLE])
         else:
             injected = briefing_index.build(
                 label,
@@ -305,4 +355,5 @@ def assemble(inputs: Inputs) -> Briefing:
         level=level,
         empty=empty,
         injected_ids=list(dict.fromkeys([*shown, *index_ids])),
+        index_error=inputs.index_error,
     )

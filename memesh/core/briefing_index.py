@@ -90,6 +90,15 @@ def empty_line(label: str) -> str:
     return f'- No durable memories (decisions, lessons, patterns, references) for "{safe_line(label)}" yet.'
 
 
+UNREADABLE = "- The durable-memory index could not be read this time (see `memesh doctor`)."
+
+
+def unreadable(label: str) -> Index:
+    """What stands for the index when reading it failed: it says so, and never claims there is nothing to list."""
+    lines, size = _with_footer([heading(label), UNREADABLE], 0)
+    return Index(lines=lines, shown=0, more=0, older=0, truncated=False, bytes=size, tokens=math.ceil(size / 4))
+
+
 def _section_bytes(lines: Sequence[str]) -> int:
     return sum(utf8_bytes(line) + 1 for line in lines)  # each line ends in a newline
 

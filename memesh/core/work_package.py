@@ -8,6 +8,7 @@ matches nothing the server would build now and stages nothing.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from itertools import pairwise
@@ -173,3 +174,28 @@ def cleaned_result(result: dict[str, Any]) -> dict[str, Any]:
         "observations": [clean_text(text) for text in result["observations"]],
         "tags": list(dict.fromkeys(clean_text(tag).strip() for tag in result["tags"])),
     }
+
+
+_KIND_WORDS: Final = {
+    "digest": "a digest package (one calendar week of this project's commits and session notes)",
+    "transcript": "a transcript package (the visible turns of a recent Claude Code session)",
+}
+
+
+def session_notice(project: str, label: str, kinds: list[str]) -> str | None:
+    """The work-package notice the Claude Code SessionStart hook adds at level full, after the fenced block and
+    outside its shared limit; None when no kind is available. It names the project id a prepare call needs and never
+    a path."""
+    offered = [kind for kind in _KIND_WORDS if kind in kinds]
+    if not offered:
+        return None
+    calls = " or ".join(
+        json.dumps({"action": "prepare", "project": project, "kind": kind}, ensure_ascii=False) for kind in offered
+    )
+    return (
+        f'MeMesh work package available for project "{label}": '
+        f"{' and '.join(_KIND_WORDS[kind] for kind in offered)} can be prepared. When the user's task allows, call "
+        f"the work_package tool with {calls}, then submit exactly one result bound to the returned package_id and "
+        'ref, or defer with reason "not_now". A submission only stages a proposal for human review; it changes no '
+        "memory."
+    )

@@ -15,10 +15,13 @@ from memesh.core import briefing, briefing_index, handoff, scoring, task
 from memesh.errors import MemeshError
 from memesh.generated.tools.briefing_input import BriefingInput
 from memesh.generated.tools.briefing_output import BriefingOutput
+from memesh.store.errors import translate
 from memesh.store.sqlite_briefing import CandidateRow, Inbox
 
 # The newest memories a briefing ranks for the project's slots (decisions by date, the rest by score).
 SLOT_WINDOW = 200
+# The newest accepted product improvements the product-work pool chooses its five from (by priority, then date).
+PRODUCT_WORK_WINDOW = 50
 # A scope identifier spelled as an absolute path: POSIX, Windows drive, or UNC.
 _ABSOLUTE_PATH = re.compile(r"^(?:/|\\|[A-Za-z]:[\\/])")
 
@@ -27,13 +30,14 @@ class BriefingStore(Protocol):
     def project_candidates(
         self, project_tag: str, exclude_types: Collection[str], limit: int
     ) -> list[CandidateRow]: ...
+    def product_work(self, project_tag: str, limit: int) -> list[tuple[CandidateRow, list[str]]]: ...
     def global_candidates(self, exclude_types: Collection[str], limit: int) -> list[CandidateRow]: ...
     def other_project_candidates(
         self, project_tag: str, exclude_types: Collection[str], limit: int
     ) -> list[tuple[str, CandidateRow]]: ...
     def first_observations(self, ids: Sequence[int]) -> dict[int, str]: ...
     def trusted_record(self, name: str, entity_type: str, project_tag: str) -> tuple[str, str | None, str] | None: ...
-    def inbox(self, project: str, recipient: str) -> Inbox: ...
+    def inbox(self, project: str, recipient: str, session: str | None) -> Inbox: ...
 
 
 def canonical_recipient(raw: str) -> Result[str, MemeshError]:
@@ -111,20 +115,32 @@ def gather(
     window = store.project_candidates(
         tag, {task.ENTITY_TYPE, handoff.HANDOFF_TYPE}, briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
     )
-    rows = window[:SLOT_WINDOW]
+    # Accepted product improvements are shown as product work, apart from the ranked slots.
+    rows = [r for r in window[:SLOT_WINDOW] if r.type != briefing.PRODUCT_WORK_TYPE]
+    work = store.product_work(tag, PRODUCT_WORK_WINDOW)
     extra: list[CandidateRow] = []
     others: list[tuple[str, CandidateRow]] = []
     if level == "full":
         extra = store.global_candidates(briefing_index.NOT_INDEXED, briefing.EXTRA_POOL)
         others = store.other_project_candidates(tag, briefing_index.NOT_INDEXED, briefing.EXTRA_POOL)
     snippets = store.first_observations([r.id for r in [*rows, *extra, *(row for _, row in others)]])
+    product_work = []
+    for row, tags in work:
+        priority, implementation, outcome = briefing.product_work_states(tags)
+        product_work.append(briefing.ProductWork(_candidate(row, {}), priority, implementation, outcome))
     durable = [r for r in window if r.type not in briefing_index.NOT_INDEXED]
-    index_rows, window_full = index_candidates(store, project, ctx, durable[: briefing_index.CANDIDATE_WINDOW])
+    index_error = False
+    try:
+        index_rows, window_full = index_candidates(store, project, ctx, durable[: briefing_index.CANDIDATE_WINDOW])
+    except Exception as exc:  # a failed read of the index costs the index, not the briefing (it says so instead)
+        if translate(exc) is None:
+            raise
+        index_rows, window_full, index_error = [], False, True
     # A window that filled up (evidence rows take room in it) means the counts past it are lower bounds.
     window_full = window_full or len(window) == briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
     inbox = None
     if recipient is not None:
-        counted = store.inbox(project, recipient)
+        counted = store.inbox(project, recipient, ctx.caller_session)  # a session sees what is meant for it
         inbox = briefing.Inbox(recipient, counted.unread, counted.known)
     return briefing.Inputs(
         project=project,
@@ -135,10 +151,12 @@ def gather(
         inbox=inbox,
         candidates=[_candidate(r, snippets) for r in rows],
         slots=slots,
+        product_work=product_work,
         global_memories=[_candidate(r, snippets) for r in extra],
         other_projects=[(p, _candidate(r, snippets)) for p, r in others],
         index_candidates=index_rows,
         index_window_full=window_full,
+        index_error=index_error,
     )
 
 

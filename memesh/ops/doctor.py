@@ -14,7 +14,7 @@ from returns.result import Failure, Result, Success
 
 import memesh
 from memesh import hook_outcomes
-from memesh.core import capture_liveness
+from memesh.core import capture_liveness, plugin_cache
 from memesh.core.briefing_text import redact_user_paths
 from memesh.core.clean import redact
 from memesh.errors import ErrorCode, MemeshError
@@ -45,6 +45,19 @@ def _install() -> dict[str, Any]:
     if missing:
         return _check("install", "Install", "fail", f"{detail}; not found: {', '.join(missing)} — reinstall memesh")
     return _check("install", "Install", "pass", f"{detail}; memesh-hook and memesh-mcp installed")
+
+
+def _plugin_caches() -> list[dict[str, Any]]:
+    """One `plugin-cache-<host>` check per host that has the plugin cached (none for a host without it)."""
+    from memesh.adapters import plugin_cache as caches
+
+    checks = []
+    for installed in caches.discover():
+        found = plugin_cache.verdict(installed, memesh.__version__)
+        title = f"Plugin cache ({plugin_cache.HOSTS[installed.host]})"
+        extra = {"fixable": True} if found.fixable else {}
+        checks.append(_check(plugin_cache.check_id(installed.host), title, found.status, found.detail, **extra))
+    return checks
 
 
 def _database(store: DoctorStore | None, reason: str) -> dict[str, Any]:
@@ -146,6 +159,7 @@ def run(open_store: Callable[[], DoctorStore], now: datetime) -> dict[str, Any]:
     )
     checks = [
         _install(),
+        *_plugin_caches(),
         database,
         _config(),
         _hooks(records, now),
@@ -160,13 +174,16 @@ def run(open_store: Callable[[], DoctorStore], now: datetime) -> dict[str, Any]:
 
 
 def fix(check_id: str, open_store: Callable[[], DoctorStore], now: datetime) -> Result[dict[str, Any], MemeshError]:
-    """Apply the repair of a current check; Failure(operation.failed) when none applies now, and
-    Failure(operation.permission-denied) when the file it must write cannot be written."""
+    """Apply the repair of a current check; Failure(operation.failed) when none applies now or a host's updater
+    fails, and Failure(operation.permission-denied) when the file it must write cannot be written."""
     from memesh.adapters import config_file
 
     before = next((c for c in run(open_store, now)["checks"] if c["id"] == check_id), None)
     if before is None or not before.get("fixable"):
         return Failure(MemeshError.failed(f'No repair applies to "{check_id}" right now; run doctor again to see why.'))
+    host = plugin_cache.host_of(check_id)
+    if host is not None:
+        return _refresh_plugin_cache(host, before, open_store, now)
     path = config_file.config_path()
     stamp = re.sub(r"[^0-9]", "", now.isoformat())[:14]
     try:
@@ -192,6 +209,35 @@ def fix(check_id: str, open_store: Callable[[], DoctorStore], now: datetime) -> 
                 "before": before,
                 "after": after,
                 "restartRequired": False,
+            }
+        )
+    )
+
+
+def _refresh_plugin_cache(
+    host: str, before: dict[str, Any], open_store: Callable[[], DoctorStore], now: datetime
+) -> Result[dict[str, Any], MemeshError]:
+    """Refresh one host's stale plugin cache through that host's own updater; the host must restart to read it."""
+    from memesh.adapters import plugin_cache as caches
+
+    label = plugin_cache.HOSTS[host]
+    installed = next((found for found in caches.discover() if found.host == host), None)
+    if installed is None:
+        return Failure(MemeshError.failed(f"{label} has no MeMesh plugin cache any more; run doctor again."))
+    commands = plugin_cache.refresh_commands(installed)
+    try:
+        caches.run_updater(commands)
+    except caches.UpdaterError as exc:
+        return Failure(MemeshError.failed(_scrub(f"{label}'s updater did not refresh the plugin cache: {exc}")))
+    check_id = plugin_cache.check_id(host)
+    after = next((c for c in run(open_store, now)["checks"] if c["id"] == check_id), None)
+    return Success(
+        _scrub(
+            {
+                "action": f"refreshed the {label} plugin cache: {' && '.join(' '.join(argv) for argv in commands)}",
+                "before": before,
+                "after": after,
+                "restartRequired": True,
             }
         )
     )

@@ -146,15 +146,21 @@ def _digest_packages(store: WorkPackageStore, project: str, ctx: CallContext) ->
     return found
 
 
+def _first_digest(store: WorkPackageStore, project: str, ctx: CallContext) -> rules.Package | None:
+    """The digest package prepare would return now: the oldest complete week no proposal has staged or claims."""
+    packages = _digest_packages(store, project, ctx)
+    held = store.pending_entity_sources(project)
+    staged = store.proposed_packages([package.id for package, _ in packages])
+    for package, _ in packages:
+        if package.id not in staged and not held.intersection(package.ref["source_ids"]):
+            return package
+    return None
+
+
 def _digest(store: WorkPackageStore, args: dict[str, Any], project: str, ctx: CallContext) -> Output:
     if args["action"] == "prepare":
-        packages = _digest_packages(store, project, ctx)
-        held = store.pending_entity_sources(project)
-        staged = store.proposed_packages([package.id for package, _ in packages])
-        for package, _ in packages:
-            if package.id not in staged and not held.intersection(package.ref["source_ids"]):
-                return _available(package)
-        return _none("calendar")
+        package = _first_digest(store, project, ctx)
+        return _none("calendar") if package is None else _available(package)
     ref = args["ref"]
     with store.transaction():  # BEGIN IMMEDIATE: two agents submitting at once are served one after the other
         prior = store.proposal_for_package(args["package_id"])
@@ -293,3 +299,23 @@ def _stage_transcript(
             )
         )
     return _staged(proposal_id)
+
+
+def available_kinds(
+    store: WorkPackageStore, project: str, *, ctx: CallContext, session_folder: str, current_session: str
+) -> list[str]:
+    """Which kinds of package prepare could offer for `project` now, for the SessionStart notice at level full.
+
+    digest is decided exactly as prepare decides it. transcript is a cheap look, reading no transcript: another
+    Claude Code session of `session_folder` (the folder this session runs in, whose identity `project` is) modified
+    in the window and within the size limits, not yet represented by a proposal. prepare still reads the file and may
+    answer none_available (no visible turns, another recorded folder).
+    """
+    from memesh.adapters import transcripts
+
+    kinds = ["digest"] if _first_digest(store, project, ctx) is not None else []
+    for session_id in transcripts.recent_session_ids(session_folder, ctx.now):
+        if session_id != current_session and not store.proposals_in_cluster(project, f"transcript:{session_id}"):
+            kinds.append("transcript")
+            break
+    return kinds

@@ -7,7 +7,6 @@ and keep only trusted, active rows, so a briefing reads a few hundred narrow row
 
 from __future__ import annotations
 
-import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -66,6 +65,22 @@ class SqliteBriefing(SqliteBase):
         )
         return [CandidateRow(*row) for row in self.conn.execute(sql, (project_tag, *excluded, limit))]
 
+    def product_work(self, project_tag: str, limit: int) -> list[tuple[CandidateRow, list[str]]]:
+        """Active trusted product_improvement memories carrying `project_tag` (what accepting an improvement
+        proposal creates), newest activity first, each with its priority:, implementation: and outcome: tags."""
+        sql = (
+            f"SELECT {_COLUMNS}, (SELECT group_concat(s.tag, char(10)) FROM tags s WHERE s.entity_id = e.id "
+            "AND (s.tag LIKE 'priority:%' OR s.tag LIKE 'implementation:%' OR s.tag LIKE 'outcome:%')) "
+            # From the type index: a project has few improvements among thousands of tagged memories.
+            f"FROM entities e WHERE e.type = 'product_improvement' AND {_TRUSTED_ACTIVE} "
+            "AND EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = ?) "
+            "ORDER BY activity IS NULL, activity DESC, e.id DESC LIMIT ?"
+        )
+        return [
+            (CandidateRow(*row[:-1]), row[-1].split("\n") if row[-1] else [])
+            for row in self.conn.execute(sql, (project_tag, limit))
+        ]
+
     def global_candidates(self, exclude_types: Collection[str], limit: int) -> list[CandidateRow]:
         """Active trusted memories in the global namespace, newest first."""
         excluded = sorted(exclude_types)
@@ -118,45 +133,13 @@ class SqliteBriefing(SqliteBase):
         row = self.conn.execute(sql, (name, entity_type, project_tag)).fetchone()
         return (row[0] or "", row[1], row[2]) if row else None
 
-    def inbox(self, project: str, recipient: str) -> Inbox:
-        """Unread deliveries for the recipient in the project (the message store's count), and whether that exact
-        id was ever seen there, so a typo'd recipient does not read as an empty, healthy inbox."""
+    def inbox(self, project: str, recipient: str, session: str | None = None) -> Inbox:
+        """Unread deliveries for the recipient in the project (the message store's count, as `session` sees it),
+        and whether that exact id was ever seen there, so a typo'd recipient does not read as an empty inbox."""
         return Inbox(
-            unread=self.unread_deliveries(recipient, project),
-            known=self.recipient_seen(recipient, project),
+            unread=self.unread_deliveries(recipient, project, session=session),  # type: ignore[attr-defined]
+            known=self.recipient_seen(recipient, project),  # type: ignore[attr-defined]
         )
-
-    # The two counts the briefing's recipient notice reads, here rather than with the rest of the message store so
-    # that the hooks' lean store has them.
-    def unread_deliveries(
-        self, recipient: str, project: str, *, session: str | None = None, now_ms: int | None = None
-    ) -> int:
-        """Deliveries waiting for `recipient` in `project` with no intake recorded yet.
-
-        Counts those addressed to the principal, and exact-session deliveries to a session registered under that
-        principal and live right now (connected, lease unexpired). A delivery meant for one session
-        (`intended_session`) counts only for that `session`. For the briefing's recipient notice.
-        """
-        now = int(time.time() * 1000) if now_ms is None else now_ms
-        row = self.conn.execute(
-            "SELECT COUNT(*) FROM agent_deliveries d WHERE d.project = ? AND ("
-            "(d.target_kind = 'principal' AND d.recipient = ?) OR (d.target_kind = 'session' AND d.recipient IN ("
-            "SELECT s.session_id FROM agent_sessions s WHERE s.project = d.project AND s.principal_id = ? "
-            "AND s.disconnected_at IS NULL AND s.lease_expires_at_ms > ?))) "
-            "AND (d.intended_session IS NULL OR d.intended_session = ?) "
-            "AND NOT EXISTS (SELECT 1 FROM agent_receipts r WHERE r.delivery_id = d.delivery_id AND r.kind = 'intake')",
-            (project, recipient, recipient, now, session),
-        ).fetchone()
-        return int(row[0])
-
-    def recipient_seen(self, recipient: str, project: str) -> bool:
-        """Whether this exact id was ever addressed in the project, or ever connected there as a session/principal."""
-        row = self.conn.execute(
-            "SELECT EXISTS (SELECT 1 FROM agent_deliveries WHERE project = ? AND recipient = ?) "
-            "OR EXISTS (SELECT 1 FROM agent_sessions WHERE project = ? AND (principal_id = ? OR session_id = ?))",
-            (project, recipient, project, recipient, recipient),
-        ).fetchone()
-        return bool(row[0])
 
     def record_session_memories(self, session_id: str, ids: Sequence[int], source: str, when: str) -> None:
         """Remember that these memories reached the session (injected at start, or recalled); first source wins."""

@@ -18,6 +18,21 @@ from memesh.store.sqlite_writes import SqliteWrites
 class HookStore(SqliteWrites, SqliteBriefing):
     """What the hooks' operations read and write (their narrow protocols say which methods)."""
 
+    # The briefing's recipient notice counts the recipient's inbox with two of the message store's reads. They use
+    # only the connection, so they are borrowed from SqliteMessages when a briefing names a recipient, rather than
+    # loading the message store's model for every hook.
+    def unread_deliveries(
+        self, recipient: str, project: str, *, session: str | None = None, now_ms: int | None = None
+    ) -> int:
+        from memesh.store.sqlite_messages import SqliteMessages
+
+        return SqliteMessages.unread_deliveries(self, recipient, project, session=session, now_ms=now_ms)  # type: ignore[arg-type]
+
+    def recipient_seen(self, recipient: str, project: str) -> bool:
+        from memesh.store.sqlite_messages import SqliteMessages
+
+        return SqliteMessages.recipient_seen(self, recipient, project)  # type: ignore[arg-type]
+
 
 def open_hook_store(path: Path | None = None) -> HookStore:
     """The database at `path` (default `paths.db_path()`) opened as `open_store` opens it, as a HookStore."""

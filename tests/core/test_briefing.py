@@ -139,3 +139,46 @@ def test_index_ids_are_part_of_the_injected_set_at_standard() -> None:
     out = b.assemble(_inputs(level="standard", index_candidates=rows))
     assert 7 in out.injected_ids and out.index.ids == [7]
     assert b.assemble(_inputs(level="minimal", index_candidates=rows)).index.ids == [7]
+
+
+def _work(entity_id: int, priority: str = "p1", title: str = "w", age: timedelta = timedelta(hours=1)) -> b.ProductWork:
+    return b.ProductWork(_c(entity_id, "product_improvement", title, age), priority, "unverified", "unverified")
+
+
+def test_accepted_product_work_shows_its_unverified_states_after_the_lessons() -> None:
+    out = b.assemble(_inputs(candidates=[_c(1, "lesson_learned")], product_work=[_work(2, "p0", "claims")]))
+    lines = out.text.splitlines()
+    head = lines.index("## Product work (accepted; not verified as built or effective) — myrepo")
+    assert lines.index("## Lessons — myrepo") < head
+    expected = "- [product_improvement] claims — p0; implementation: unverified; outcome: unverified [mem:2]"
+    assert lines[head + 1] == expected
+    assert out.entity_count == 2 and out.injected_ids == [1, 2]
+
+
+def test_product_work_takes_five_most_urgent_first_then_newest() -> None:
+    work = [_work(1, "p2"), _work(2, "p0", age=timedelta(days=3)), _work(3, "p0"), _work(4, "p3"), _work(5, "p1")]
+    work += [_work(6, "p3", age=timedelta(days=9)), _work(7, "urgent")]
+    chosen = [w.candidate.id for w in b.choose_product_work(work)]
+    assert chosen == [3, 2, 5, 1, 4]
+
+
+def test_product_work_lines_share_the_4000_unit_block() -> None:
+    filler = [_c(i, "decision", "d" * 110, age=timedelta(minutes=i)) for i in range(1, 25)]
+    work = [_work(100 + i, title="w" * 120) for i in range(5)]
+    out = b.assemble(_inputs(candidates=filler, product_work=work, slots=24))
+    saved = out.text.split("<memesh-memory>\n", 1)[1].rsplit("\n</memesh-memory>", 1)[0]
+    assert utf16_units(saved) <= b.BLOCK_UNITS
+    assert 0 < sum(1 for i in out.injected_ids if i >= 100) < 5  # the limit filled inside the product-work section
+
+
+def test_the_states_come_from_the_tags_and_default_to_unverified() -> None:
+    assert b.product_work_states(["priority:p0", "implementation:verified"]) == ("p0", "verified", "unverified")
+    assert b.product_work_states([]) == ("p1", "unverified", "unverified")
+
+
+def test_an_unreadable_index_says_so_and_never_shows_the_empty_state_line() -> None:
+    out = b.assemble(_inputs(level="standard", candidates=[_c(1)], index_error=True))
+    assert bi.UNREADABLE in out.text and "No durable memories" not in out.text
+    assert out.index.lines[1] == bi.UNREADABLE and out.index.shown == 0 and out.index_error
+    assert out.index.lines[-1].startswith("(index cost: 0 lines,")
+    assert bi.UNREADABLE not in b.assemble(_inputs(candidates=[_c(1)], index_error=True)).text  # minimal: no index

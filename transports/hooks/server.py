@@ -48,6 +48,8 @@ WARM_MODULES = (
     "memesh.transports.hooks.post_tool",
     "memesh.transports.hooks.stop",
     "memesh.transports.hooks.pre_compact",
+    "memesh.transports.hooks.prompt",
+    "memesh.transports.hooks.stop_gate",
     "memesh.app.hook_database",
     "memesh.app.gate",
     "memesh.adapters.config_file",

@@ -31,9 +31,17 @@ NOT_FORWARDED = ("TOKEN", "SECRET", "PASSWORD", "KEY", "AUTH", "CREDENTIAL")
 # Set to 0 / off / false / no: memesh-mcp serves no hooks, and memesh-hook never looks for a server.
 SWITCH = "MEMESH_HOOK_SERVER"
 # How long the client waits, in seconds: for the server's accept or refusal, then for the answer, by event. Each
-# is well below the timeout hooks/hooks.json gives the event (10 s, 10 s, 15 s, 30 s, 30 s).
+# is well below the timeout hooks/hooks.json gives the event (10 s; 15 s after a tool; 30 s for Stop and PreCompact).
 ACCEPT_TIMEOUT_S = 2.0
-ANSWER_TIMEOUT_S = {"session-start": 6.0, "pre-tool-use": 6.0, "post-tool-use": 9.0, "stop": 20.0, "pre-compact": 20.0}
+ANSWER_TIMEOUT_S = {
+    "session-start": 6.0,
+    "user-prompt-submit": 6.0,
+    "pre-tool-use": 6.0,
+    "post-tool-use": 9.0,
+    "stop": 20.0,
+    "stop-gate": 6.0,
+    "pre-compact": 20.0,
+}
 DEFAULT_ANSWER_TIMEOUT_S = 6.0
 
 

@@ -40,3 +40,17 @@ def test_hook_runs_recorded_beside_the_database_show_in_capture(memesh_process: 
     assert (hook["hook"], hook["writes"], hook["hosts"], hook["lastEntity"]) == (
         "post-commit", 1, ["codex"], "commit-abc1234",
     )  # fmt: skip
+
+
+def test_a_stale_plugin_cache_shows_as_its_own_row_in_text_and_json(memesh_process: Process) -> None:
+    home = Path(memesh_process.env["HOME"])
+    memesh_process.env.pop("CLAUDE_CONFIG_DIR", None)
+    memesh_process.env.pop("CODEX_HOME", None)
+    copy = home / ".codex" / "plugins" / "cache" / "memesh" / "memesh" / "0.0.1"
+    (copy / ".codex-plugin").mkdir(parents=True)
+    (copy / ".codex-plugin" / "plugin.json").write_text('{"name": "memesh", "version": "0.0.1"}')
+    text = memesh_process("doctor").out
+    assert "[warn] Plugin cache (Codex): Codex runs the plugin from a cached copy at 0.0.1" in text
+    assert "codex plugin marketplace upgrade memesh && codex plugin add memesh@memesh" in text
+    [row] = [c for c in json.loads(memesh_process("doctor", "--json").out)["checks"] if c["id"] == "plugin-cache-codex"]
+    assert row["status"] == "warn" and row["fixable"] is True

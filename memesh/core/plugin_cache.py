@@ -1,0 +1,75 @@
+"""Whether a plugin host's cached copy of the MeMesh plugin is behind this package, and how that host refreshes it.
+
+Claude Code and Codex run a plugin from their own cache (a copy of the plugin keyed by its version). Upgrading the
+package does not touch that copy: its hooks file and manifests stay as they were until the host's own updater
+refreshes it, and the host only reads the refreshed copy after a restart. Pure: discovery reads the files.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+HOSTS: Final = {"claude-code": "Claude Code", "codex": "Codex"}
+PLUGIN: Final = "memesh"
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:[-+.].*)?$")
+
+
+def check_id(host: str) -> str:
+    return f"plugin-cache-{host}"
+
+
+def host_of(check: str) -> str | None:
+    """The host a `plugin-cache-*` check id names, or None when it names none."""
+    host = check.removeprefix("plugin-cache-")
+    return host if check.startswith("plugin-cache-") and host in HOSTS else None
+
+
+def parse_version(text: str | None) -> tuple[int, int, int] | None:
+    found = _VERSION.match(text.strip()) if text else None
+    return (int(found[1]), int(found[2]), int(found[3])) if found else None
+
+
+@dataclass(frozen=True)
+class Installed:
+    """The plugin as one host has it cached: the marketplace it came from and the version of the cached copy (None
+    when the copy names none that can be read)."""
+
+    host: str
+    marketplace: str
+    version: str | None
+
+
+def refresh_commands(installed: Installed) -> list[list[str]]:
+    """The host's own updater, as argv lists run in order: refresh the marketplace, then the plugin from it."""
+    plugin, marketplace = f"{PLUGIN}@{installed.marketplace}", installed.marketplace
+    if installed.host == "codex":
+        return [["codex", "plugin", "marketplace", "upgrade", marketplace], ["codex", "plugin", "add", plugin]]
+    return [["claude", "plugin", "marketplace", "update", marketplace], ["claude", "plugin", "update", plugin]]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str  # pass | warn
+    detail: str
+    fixable: bool
+
+
+def verdict(installed: Installed, package_version: str) -> Verdict:
+    """pass when the cached copy is this package's version or newer; a fixable warn when it is older or unreadable."""
+    label = HOSTS[installed.host]
+    command = " && ".join(" ".join(argv) for argv in refresh_commands(installed))
+    fix = f'POST /v1/doctor/fix {{"id": "{check_id(installed.host)}"}}'
+    repair = f"repair: {fix}, or run `{command}`; then restart {label}"
+    cached, current = parse_version(installed.version), parse_version(package_version)
+    if cached is None:
+        return Verdict("warn", f"{label}'s plugin cache names no readable version ({repair})", True)
+    if current is not None and cached < current:
+        return Verdict(
+            "warn",
+            f"{label} runs the plugin from a cached copy at {installed.version}, older than memesh {package_version}: "
+            f"its hooks and manifests are the old ones ({repair})",
+            True,
+        )
+    return Verdict("pass", f"{label}'s plugin cache is at {installed.version} (memesh {package_version})", False)
