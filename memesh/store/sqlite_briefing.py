@@ -25,6 +25,9 @@ _COLUMNS = (
     f"e.id, e.name, e.type, e.title, {_ACTIVITY} AS activity, e.access_count, e.last_accessed_at, e.confidence, "
     "e.recall_hits, e.recall_misses"
 )
+# Newest activity first, by column number: naming the `activity` alias made SQLite evaluate its correlated subquery a
+# second time for the sort (2200 rows: 30 ms against 18 ms at 10k memories), and the order is the same.
+_BY_ACTIVITY = "5 IS NULL, 5 DESC, 1 DESC"
 
 
 class CandidateRow(NamedTuple):
@@ -61,7 +64,7 @@ class SqliteBriefing(SqliteBase):
             f"SELECT {_COLUMNS} FROM tags t CROSS JOIN entities e ON e.id = t.entity_id "
             f"WHERE t.tag = ? AND {_TRUSTED_ACTIVE} AND e.namespace != 'global' "
             f"AND e.type NOT IN ({_marks(excluded) or 'NULL'}) "
-            "ORDER BY activity IS NULL, activity DESC, e.id DESC LIMIT ?"
+            f"ORDER BY {_BY_ACTIVITY} LIMIT ?"
         )
         return [CandidateRow(*row) for row in self.conn.execute(sql, (project_tag, *excluded, limit))]
 
@@ -74,7 +77,7 @@ class SqliteBriefing(SqliteBase):
             # From the type index: a project has few improvements among thousands of tagged memories.
             f"FROM entities e WHERE e.type = 'product_improvement' AND {_TRUSTED_ACTIVE} "
             "AND EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = ?) "
-            "ORDER BY activity IS NULL, activity DESC, e.id DESC LIMIT ?"
+            f"ORDER BY {_BY_ACTIVITY} LIMIT ?"
         )
         return [
             (CandidateRow(*row[:-1]), row[-1].split("\n") if row[-1] else [])
