@@ -84,8 +84,8 @@ def accept_proposal(store: ReviewStore, proposal_id: int, *, ctx: CallContext) -
     """`{proposalId, digestEntityName, sourcesArchived, sourcesLinked, kind}` after applying the proposal in one
     transaction. Failure(resource.not-found) for no such proposal; Failure(operation.failed) for one that is not
     pending, whose sources changed since it was staged, or that can claim none of its sources (the last two are
-    marked rejected with the reason, so they do not stay in the queue), or a relation, guard or improvement one
-    naming a memory that is gone or archived (left pending: the memory may be brought back)."""
+    marked rejected with the reason, so they do not stay in the queue), or a relation with one end gone or archived
+    or an improvement with a source gone (left pending: the memory may be brought back)."""
     with store.transaction():
         found = store.proposal(proposal_id)
         if found is None:
@@ -314,7 +314,10 @@ def _changed(found: rules.Proposal, entities: list[Entity]) -> str | None:
 
 def _unavailable(
     found: rules.Proposal, wanted: list[tuple[int, str]], present: dict[int, Entity]
-) -> MemeshError | None:
+) -> MemeshError | str | None:
+    """None when every memory is there and active. When none is, the reason to mark the proposal rejected (it can
+    no longer claim any of its sources, as a digest whose sources were all forgotten); when only some are gone, a
+    refusal that leaves it pending (a forgotten memory remembered again makes it acceptable as staged)."""
     gone = [
         f"#{entity_id} ({name})"
         for entity_id, name in wanted
@@ -322,6 +325,8 @@ def _unavailable(
     ]
     if not gone:
         return None
+    if len(gone) == len(wanted):
+        return f"its memories are gone or archived: {', '.join(gone)}"
     return MemeshError.failed(
         f"proposal #{found.id}: {', '.join(gone)} no longer exists or is archived; nothing was changed", id=found.id
     )

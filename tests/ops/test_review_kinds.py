@@ -222,6 +222,23 @@ def test_a_relation_whose_end_is_gone_is_refused_and_stays_pending(
     assert proposals.show_proposal(graph, staged["proposal_id"]).unwrap()["status"] == "pending"
 
 
+def test_a_proposal_none_of_whose_memories_remain_is_refused_and_marked_rejected(
+    graph: SqliteStore, ctx: CallContext
+) -> None:
+    relation = _stage(graph, ctx, "relation", RELATION)
+    guard = _stage(graph, ctx, "guard", GUARD)
+    with graph.transaction():
+        for name in ("use-jwt", "no-jwt", "rm-build-lesson"):
+            graph.set_status(name, "archived")
+    before = _snapshot(graph)
+    for staged in (relation, guard):
+        error = proposals.accept_proposal(graph, staged["proposal_id"], ctx=ctx).failure()
+        assert error.code == ErrorCode.OPERATION_FAILED and "gone or archived" in error.message
+        shown = proposals.show_proposal(graph, staged["proposal_id"]).unwrap()
+        assert shown["status"] == "rejected" and "gone or archived" in shown["reason"]
+    assert _snapshot(graph) == before
+
+
 def test_accepting_a_pattern_links_its_sources_which_stay_active(graph: SqliteStore, ctx: CallContext) -> None:
     staged = _stage(graph, ctx, "pattern_emergent", PATTERN)
     out = proposals.accept_proposal(graph, staged["proposal_id"], ctx=ctx).unwrap()
