@@ -175,3 +175,23 @@ async def test_a_guard_accepted_over_http_fires_in_the_real_pre_tool_hook(home: 
     assert "Force-pushing main lost a day of work (lesson lesson-force-push)" in json.dumps(answer)
     hook_input["tool_input"] = {"command": "git push origin main"}
     assert hook() == ""
+
+
+def test_two_processes_staging_the_same_proposal_at_once_stage_one(home: Path) -> None:
+    body = {"project": PROJECT, "from": "no-jwt", "to": "use-jwt", "relation_type": "duplicates", "rationale": "Same."}
+    runs = [
+        subprocess.Popen(
+            [str(BIN / "memesh"), "kg", "propose", "relation", "--json"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=_env(home),
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    answers = [json.loads(run.communicate(json.dumps(body), timeout=60)[0]) for run in runs]
+    assert sorted(answer["created"] for answer in answers) == [False, False, False, True]
+    assert len({answer["proposal_id"] for answer in answers}) == 1
+    listed = json.loads(_memesh(home, "dream", "list", "--status", "all", "--json").stdout)
+    assert len(listed) == 1
