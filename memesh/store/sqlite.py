@@ -86,17 +86,19 @@ def open_readonly(path: Path | None = None) -> SqliteStore | None:
         return _reading(target, "mode=ro")
     except sqlite3.Error as exc:
         first = exc
-    log = Path(f"{target}-wal")
-    try:
-        pending = log.stat().st_size
-    except OSError:
-        pending = 0
-    if pending > 0:
-        message = (
-            f"cannot read the database at {target} where it is: its write-ahead log ({log.name}) holds changes "
-            "that only a writable location can read; open it once where it can be written, then try again"
-        )
-        raise StoreError(message, _cannot_open(message))
+    # An immutable read skips the write-ahead log (and a rollback journal a crash left): only safe when they are empty.
+    for log in (Path(f"{target}-wal"), Path(f"{target}-journal")):
+        try:
+            pending = log.stat().st_size
+        except OSError:
+            pending = 0
+        if pending > 0:
+            kind = "write-ahead log" if log.name.endswith("-wal") else "rollback journal"
+            message = (
+                f"cannot read the database at {target} where it is: its {kind} ({log.name}) holds changes that "
+                "only a writable location can read; open it once where it can be written, then try again"
+            )
+            raise StoreError(message, _cannot_open(message))
     try:
         return _reading(target, "mode=ro&immutable=1")
     except sqlite3.Error:

@@ -162,3 +162,10 @@ def test_apply_on_a_read_only_file_changes_nothing_and_says_so(folder: Path) -> 
     assert applied.returncode == 1 and "nothing was changed" in _one_line(applied.stderr)
     assert not (folder / "backups").exists()
     assert _run(folder).stdout.strip() == "project:tim  2 entities, 0 messages"
+
+
+def test_a_left_over_rollback_journal_is_refused_too(folder: Path) -> None:
+    (folder / "knowledge-graph.db-journal").write_bytes(b"\xd9\xd5\x05\xf9\x20\xa1\x63\xd7" + b"\0" * 504)
+    _read_only(folder)
+    done = _run(folder)
+    assert done.returncode == 1 and "rollback journal" in _one_line(done.stderr)
