@@ -157,8 +157,8 @@ def stage_pattern(store: StageStore, request: PatternProposalInput, *, ctx: Call
 
 def stage_guard(store: StageStore, request: GuardProposalInput, *, ctx: CallContext) -> Staged:
     """Failure(validation.bad-body) listing every way the guard is unusable (pattern too broad, an example it
-    contradicts, a credential in the pattern); Failure(operation.failed) for a lesson that is missing, archived or
-    not a lesson_learned."""
+    contradicts, a credential in the pattern); Failure(operation.failed) for a lesson that is missing, archived,
+    untrusted (its guard would never fire) or not a lesson_learned."""
     args = cast(dict[str, Any], request)
     project = normalized(args["project"])
     lesson_name = normalized(args["lesson"])
@@ -179,6 +179,12 @@ def stage_guard(store: StageStore, request: GuardProposalInput, *, ctx: CallCont
         if canonical_type(lesson.type) != LESSON_TYPE:
             message_ = f'"{lesson.name}" is a {lesson.type}, not a lesson_learned: only a lesson can carry a guard'
             return Failure(MemeshError.failed(message_))
+        if lesson.metadata.get("trust", "trusted") != "trusted":
+            refused = (
+                f'"{lesson.name}" is untrusted (imported without --trust): the PreToolUse hook takes guards from '
+                "trusted lessons only"
+            )
+            return Failure(MemeshError.failed(refused))
         spec = {
             "tool": guards.TOOL,
             "pattern": pattern,

@@ -162,7 +162,23 @@ def test_a_guard_that_would_misfire_is_refused_and_nothing_staged(
 def test_staging_refuses_missing_archived_or_wrong_kind_memories(graph: SqliteStore, ctx: CallContext) -> None:
     with graph.transaction():
         graph.set_status("keep-jwt", "archived")
+    with graph.transaction():
+        graph.save(
+            EntityWrite(
+                entity_id=None,
+                name="imported-lesson",
+                type="lesson_learned",
+                title=None,
+                namespace="personal",
+                status="active",
+                metadata={"trust": "untrusted"},
+                observations=("from a bundle",),
+                tags=(),
+                created_at="2026-11-24 10:00:00",
+            )
+        )
     cases = [
+        stage_proposal.stage_guard(graph, _admitted("guard", {**GUARD, "lesson": "imported-lesson"}), ctx=ctx),
         stage_proposal.stage_relation(graph, _admitted("relation", {**RELATION, "to": "nope"}), ctx=ctx),
         stage_proposal.stage_relation(graph, _admitted("relation", {**RELATION, "to": "keep-jwt"}), ctx=ctx),
         stage_proposal.stage_pattern(graph, _admitted("pattern_emergent", PATTERN), ctx=ctx),
