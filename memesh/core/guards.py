@@ -24,6 +24,9 @@ SPEC_EXAMPLES_MIN = 2
 # Commands no reasonable guard fires on: a pattern matching one would nag on routine work until the warnings are
 # ignored altogether.
 BENIGN_COMMANDS = ("ls", "git status", "git diff", "npm test", "echo ok", "cd ..")
+# A repeated group that itself repeats, like (a+)+ or (x*y*)*: the shape whose matching time can explode on a long
+# command (Python's re has no time limit), and the hook runs before every Bash command.
+_NESTED_REPEAT = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,\d*\})")
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ def check_spec(pattern: str, message: str, should_match: Sequence[str], should_n
         compiled = re.compile(pattern, re.IGNORECASE)
     except re.error as error:
         return [f"pattern: does not compile ({error})"]
+    if _NESTED_REPEAT.search(pattern):
+        problems.append("pattern: repeats a group that itself repeats, which can make matching hang")
     if compiled.search(""):
         problems.append("pattern: matches the empty command, so it would fire on every command")
     problems += [

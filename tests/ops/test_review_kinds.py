@@ -148,6 +148,7 @@ def test_the_schema_refuses_malformed_input_with_the_field_path(kind: str, body:
         ({"should_match": ["rm -rf build", "rm -rf dist"]}, "should_match.1: the pattern does not match it"),
         ({"should_not_match": ["rm -rf build", "ls"]}, "should_not_match.0: the pattern matches it"),
         ({"pattern": "rm -rf ((build)"}, "does not compile"),
+        ({"pattern": r"(rm\s+-rf\s*)+build"}, "can make matching hang"),
         ({"pattern": "ghp_" + "a" * 36}, "credential"),
     ],
 )
