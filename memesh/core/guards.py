@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings as python_warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,6 +38,13 @@ class Guard:
     message: str
 
 
+def _compile(pattern: str) -> re.Pattern[str]:
+    """The pattern compiled case-insensitively; re's FutureWarnings about odd sets stay out of a hook's stderr."""
+    with python_warnings.catch_warnings():
+        python_warnings.simplefilter("ignore")
+        return re.compile(pattern, re.IGNORECASE)
+
+
 def parse(entity_id: int, name: str, raw: str, first_observation: str) -> Guard | None:
     """The guard a memory carries, or None when it is not a usable one (a bad regex never breaks a command)."""
     try:
@@ -51,7 +59,7 @@ def parse(entity_id: int, name: str, raw: str, first_observation: str) -> Guard 
     if not pattern.strip() or len(pattern) > MAX_PATTERN:
         return None
     try:
-        compiled = re.compile(pattern, re.IGNORECASE)
+        compiled = _compile(pattern)
     except re.error:
         return None
     message = value.get("message") if isinstance(value.get("message"), str) else first_observation
@@ -74,7 +82,7 @@ def check_spec(pattern: str, message: str, should_match: Sequence[str], should_n
     if not SPEC_PATTERN_MIN <= len(pattern) <= SPEC_PATTERN_MAX:
         return [f"pattern: must be {SPEC_PATTERN_MIN}-{SPEC_PATTERN_MAX} characters"]
     try:
-        compiled = re.compile(pattern, re.IGNORECASE)
+        compiled = _compile(pattern)
     except re.error as error:
         return [f"pattern: does not compile ({error})"]
     if _NESTED_REPEAT.search(pattern):
