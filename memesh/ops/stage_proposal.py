@@ -88,6 +88,8 @@ def stage_relation(store: StageStore, request: RelationProposalInput, *, ctx: Ca
         if isinstance(found, MemeshError):
             return Failure(found)
         start, end = found[names[0]], found[names[1]]
+        if start.id == end.id:
+            return Failure(MemeshError.bad_body("to: must name another memory than from"))
         if any(r.to_name == end.name and r.type == relation_type for r in start.relations):
             message = f'"{start.name}" already {relation_type} "{end.name}"; there is nothing to review'
             return Failure(MemeshError.failed(message))
