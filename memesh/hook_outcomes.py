@@ -33,6 +33,8 @@ HOOKS = (
     "pre-edit",
     "pre-compact",
     "guard",
+    "message-reminder",
+    "message-gate",
 )
 OUTCOMES = ("wrote", "notified", "skipped", "error")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]+")

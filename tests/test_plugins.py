@@ -42,10 +42,10 @@ def test_the_codex_manifest_forwards_the_data_location_to_its_mcp_server() -> No
 def test_the_hooks_file_covers_the_events_setup_installs() -> None:
     hooks = _json("hooks/hooks.json")["hooks"]
     assert isinstance(hooks, dict)
-    for event, name, matcher, _ in EVENTS:
-        [group] = hooks[event]
-        assert group.get("matcher") == matcher
-        assert group["hooks"][0]["command"] == f'"${{CLAUDE_PLUGIN_ROOT}}/bin/memesh-hook" {name}'
+    shipped = [(event, g.get("matcher"), g["hooks"][0]["command"]) for event, groups in hooks.items() for g in groups]
+    assert shipped == [
+        (event, matcher, f'"${{CLAUDE_PLUGIN_ROOT}}/bin/memesh-hook" {name}') for event, name, matcher, _ in EVENTS
+    ]
 
 
 def test_the_launchers_are_executable_posix_scripts() -> None:

@@ -8,7 +8,7 @@ from typing import Any, Literal, NotRequired
 
 class HostAccept(TypedDict, closed=True):
     """
-    send to a session: the host's acceptance (not an acknowledgement by the recipient).
+    send: the host's acceptance (not an acknowledgement by the recipient): always for a session target; for a principal target when the router pushed it to one of that principal's live sessions.
     """
 
     session_id: str
@@ -99,7 +99,7 @@ class MessageOutput(TypedDict, closed=True):
     created_at: NotRequired[str]
     host_accept: NotRequired[HostAccept]
     """
-    send to a session: the host's acceptance (not an acknowledgement by the recipient).
+    send: the host's acceptance (not an acknowledgement by the recipient): always for a session target; for a principal target when the router pushed it to one of that principal's live sessions.
     """
     fallback: NotRequired[Fallback]
     registrations: NotRequired[list[Registration]]

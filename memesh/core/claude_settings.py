@@ -16,12 +16,16 @@ from typing import Any
 # Claude Code event → (the memesh-hook event, the tool matcher or None, timeout in seconds)
 EVENTS: tuple[tuple[str, str, str | None, int], ...] = (
     ("SessionStart", "session-start", None, 10),
+    ("UserPromptSubmit", "user-prompt-submit", None, 10),
     ("Stop", "stop", None, 30),
+    ("Stop", "stop-gate", None, 10),  # a separate entry (spec: "a separate Stop hook"), so it can block alone
     ("PreCompact", "pre-compact", None, 30),
     ("PostToolUse", "post-tool-use", "Bash", 15),
     ("PreToolUse", "pre-tool-use", "Edit|Write|MultiEdit|NotebookEdit|Bash", 10),
 )
-_OURS = re.compile(r"memesh-hook[\"']?\s+(?:session-start|stop|pre-compact|post-tool-use|pre-tool-use)\s*$")
+_OURS = re.compile(
+    r"memesh-hook[\"']?\s+(?:session-start|user-prompt-submit|stop|stop-gate|pre-compact|post-tool-use|pre-tool-use)\s*$"
+)
 
 
 class SettingsError(ValueError):
@@ -116,7 +120,7 @@ def wanted(hook_command: str) -> dict[str, list[dict[str, Any]]]:
         if matcher is not None:
             group["matcher"] = matcher
         group["hooks"] = [{"type": "command", "command": f"{_quote(hook_command)} {name}", "timeout": timeout}]
-        out[event] = [group]
+        out.setdefault(event, []).append(group)
     return out
 
 

@@ -76,10 +76,10 @@ class StoredMessage:
 class NewReceipt:
     delivery_id: str
     message_id: str
-    kind: str  # intake | ack | disposition | activation | dispatch | host_accept | host_reject
+    kind: str  # intake | ack | disposition | activation | dispatch | host_accept | host_reject | host_ack
     state: str | None
     detail: str | None
-    fact_source: str  # recipient | workflow | host
+    fact_source: str  # receipt | workflow | router | host
     actor: str | None
     session_id: str | None
     source_host: str | None
@@ -154,9 +154,11 @@ class SessionCard:
 class NativeOutcome:
     """What the router answered an exact-session delivery: accepted by the host, unavailable, or not reached."""
 
-    status: str  # accepted | unavailable | unreachable
+    status: str  # accepted | unavailable | unreachable | none (a principal push found no eligible session)
     generation: int | None = None
     reason: str = ""
+    receipt: dict[str, Any] | None = None  # the host fact the router recorded, when it did
+    session_id: str | None = None  # the session that was handed it (a principal push names the one it chose)
 
 
 class RouterPort(Protocol):
@@ -166,6 +168,23 @@ class RouterPort(Protocol):
         """Live registrations in `project`; None when the router cannot be reached."""
         ...
 
-    def deliver(self, project: str, session_id: str, envelope: str) -> NativeOutcome:
-        """Hand `envelope` to exactly `session_id`'s host and wait for its acceptance."""
+    def deliver(
+        self, project: str, session_id: str, envelope: str, *, message_id: str = "", delivery_id: str = ""
+    ) -> NativeOutcome:
+        """Hand `envelope` to exactly `session_id`'s host and wait for its acceptance (recorded by the router as a
+        fact of the delivery when its ids are given)."""
+        ...
+
+    def push(
+        self,
+        project: str,
+        principal_id: str,
+        intended_session: str | None,
+        envelope: str,
+        *,
+        message_id: str,
+        delivery_id: str,
+    ) -> NativeOutcome:
+        """Best effort: hand a principal message to one eligible live session of that principal (only
+        `intended_session` when given); "none" when there is no such session."""
         ...

@@ -33,7 +33,7 @@ class BriefingStore(Protocol):
     ) -> list[tuple[str, CandidateRow]]: ...
     def first_observations(self, ids: Sequence[int]) -> dict[int, str]: ...
     def trusted_record(self, name: str, entity_type: str, project_tag: str) -> tuple[str, str | None, str] | None: ...
-    def inbox(self, project: str, recipient: str) -> Inbox: ...
+    def inbox(self, project: str, recipient: str, session: str | None) -> Inbox: ...
 
 
 def canonical_recipient(raw: str) -> Result[str, MemeshError]:
@@ -124,7 +124,7 @@ def gather(
     window_full = window_full or len(window) == briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
     inbox = None
     if recipient is not None:
-        counted = store.inbox(project, recipient)
+        counted = store.inbox(project, recipient, ctx.caller_session)  # a session sees what is meant for it
         inbox = briefing.Inbox(recipient, counted.unread, counted.known)
     return briefing.Inputs(
         project=project,

@@ -10,7 +10,7 @@ from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
 from memesh.core import messages as rules
-from memesh.core.messages_model import NewMessage, NewReceipt, Receipt, SessionCard, StoredMessage
+from memesh.core.messages_model import NativeOutcome, NewMessage, NewReceipt, Receipt, SessionCard, StoredMessage
 from memesh.errors import ErrorCode, MemeshError
 from memesh.generated.tools.message_input import MessageInput
 from memesh.generated.tools.message_output import MessageOutput
@@ -75,8 +75,11 @@ def _canonical(fields: dict[str, Any]) -> Result[dict[str, Any], MemeshError]:
 # --- send ---------------------------------------------------------------------------------------------------------
 
 
-def send(store: MessageStore, fields: dict[str, Any], ctx: CallContext) -> Result[Output, MemeshError]:
-    """Store one message, delivery and event in one transaction; for a session target, then hand it to the host."""
+def send(
+    store: MessageStore, fields: dict[str, Any], ctx: CallContext, *, push: bool = True
+) -> Result[Output, MemeshError]:
+    """Store one message, delivery and event in one transaction; for a session target, then hand it to the host;
+    for a principal target, then offer it to one eligible live session of that principal (best effort)."""
     target_kind = fields.get("target_kind", "principal")
     if "intended_session" in fields and target_kind != "principal":
         return Failure(MemeshError.bad_body('intended_session: only with target_kind "principal"'))
@@ -116,7 +119,7 @@ def send(store: MessageStore, fields: dict[str, Any], ctx: CallContext) -> Resul
             stored = store.insert_message(_new_message(fields, request, payload, size=size, digest=digest, ctx=ctx))
     out = _sent(stored, created)
     if target_kind == "principal":
-        return Success(out)
+        return Success(_push(store, stored, out, ctx) if created and push else _with_acceptance(store, stored, out))
     return _deliver_natively(store, stored, out, fields, ctx)
 
 
@@ -180,20 +183,20 @@ def _deliver_natively(
     Every outcome is recorded as a fact of the delivery; the durable message stays for scoped recovery. Nothing is
     rerouted, and a failed native delivery is not replayed when the session later registers.
     """
-    accepted = next((r for r in store.receipts_of(stored.delivery_id) if r.kind == "host_accept"), None)
-    if accepted is not None:  # an exact retry of a send the host already accepted
-        return Success({**out, "host_accept": _acceptance(accepted)})
-    meta = {key: value for key, value in stored.routing().items() if key not in ("event_id", "payload_bytes")}
-    text = rules.envelope(meta, stored.payload or "null")
+    accepted = _with_acceptance(store, stored, out)
+    if "host_accept" in accepted:  # an exact retry of a send the host already accepted
+        return Success(accepted)
+    text = _envelope(stored)
     recovery = {"message_id": stored.message_id, "delivery_id": stored.delivery_id}
     too_large = rules.envelope_too_large(text)
     if too_large is not None:
         _fact(store, stored, "dispatch", "too_large", generation=None, ctx=ctx)
         return Failure(MemeshError(too_large.code, too_large.message, {**too_large.data, **recovery}))
-    outcome = ctx.router().deliver(stored.project, stored.recipient, text)
+    outcome = ctx.router().deliver(
+        stored.project, stored.recipient, text, message_id=stored.message_id, delivery_id=stored.delivery_id
+    )
     if outcome.status == "accepted":
-        receipt = _fact(store, stored, "host_accept", "accepted", generation=outcome.generation, ctx=ctx)
-        return Success({**out, "host_accept": _acceptance(receipt)})
+        return Success({**out, "host_accept": _acceptance(_host_fact(store, stored, outcome, ctx))})
     if outcome.status == "unreachable":
         _fact(store, stored, "dispatch", "router_unreachable", generation=None, ctx=ctx)
         return Failure(
@@ -204,15 +207,7 @@ def _deliver_natively(
                 recovery,
             )
         )
-    _fact(
-        store,
-        stored,
-        "host_reject",
-        "unavailable",
-        generation=outcome.generation,
-        ctx=ctx,
-        detail=outcome.reason or None,
-    )
+    _host_fact(store, stored, outcome, ctx)
     unavailable = MemeshError(
         ErrorCode.RECIPIENT_UNAVAILABLE,
         f"recipient_unavailable: session {stored.recipient!r} did not accept the message ({outcome.reason}); "
@@ -249,7 +244,7 @@ def _fallback(
         intended_session=refused.recipient,
         idempotency_key=f"{fields['idempotency_key']}#fallback",
     )
-    match send(store, again, ctx):
+    match send(store, again, ctx, push=False):  # the session just refused it: not offered to it again
         case Success(out):
             connected = card.live(int(ctx.now.timestamp() * 1000))
             fallback: dict[str, Any] = {
@@ -265,6 +260,56 @@ def _fallback(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def _push(store: MessageStore, stored: StoredMessage, out: Output, ctx: CallContext) -> Output:
+    """Offer a new principal message to one eligible live session of its principal through the router (only the
+    intended session when one is named). Best effort: the durable send has succeeded whatever happens here, and
+    nothing is recorded unless a session was handed the envelope (host_accept or host_reject)."""
+    text = _envelope(stored)
+    if rules.envelope_too_large(text) is not None:  # it waits in the inbox; only a session target must fit
+        return out
+    outcome = ctx.router().push(
+        stored.project,
+        stored.recipient,
+        stored.intended_session,
+        text,
+        message_id=stored.message_id,
+        delivery_id=stored.delivery_id,
+    )
+    if outcome.status not in ("accepted", "unavailable"):
+        return out
+    fact = _host_fact(store, stored, outcome, ctx)
+    return {**out, "host_accept": _acceptance(fact)} if outcome.status == "accepted" else out
+
+
+def _envelope(stored: StoredMessage) -> str:
+    meta = {key: value for key, value in stored.routing().items() if key not in ("event_id", "payload_bytes")}
+    return rules.envelope(meta, stored.payload or "null")
+
+
+def _with_acceptance(store: MessageStore, stored: StoredMessage, out: Output) -> Output:
+    """`out` with the host acceptance already recorded for this delivery, if any (an exact retry)."""
+    accepted = next((r for r in store.receipts_of(stored.delivery_id) if r.kind == "host_accept"), None)
+    return {**out, "host_accept": _acceptance(accepted.public())} if accepted is not None else out
+
+
+def _host_fact(store: MessageStore, stored: StoredMessage, outcome: NativeOutcome, ctx: CallContext) -> dict[str, Any]:
+    """The host's answer as a fact of the delivery: the router's record of it, or (a router that did not record
+    it) the sender's own."""
+    if outcome.receipt is not None:
+        return outcome.receipt
+    accepted = outcome.status == "accepted"
+    return _fact(
+        store,
+        stored,
+        "host_accept" if accepted else "host_reject",
+        "accepted" if accepted else "unavailable",
+        generation=outcome.generation,
+        ctx=ctx,
+        detail=None if accepted else outcome.reason or None,
+        session_id=outcome.session_id,
+    ).public()
+
+
 def _fact(
     store: MessageStore,
     stored: StoredMessage,
@@ -274,6 +319,7 @@ def _fact(
     generation: int | None,
     ctx: CallContext,
     detail: str | None = None,
+    session_id: str | None = None,
 ) -> Receipt:
     with store.transaction():
         return store.add_receipt(
@@ -285,7 +331,7 @@ def _fact(
                 detail=detail if detail is not None else (None if generation is None else f"generation {generation}"),
                 fact_source="router" if kind == "dispatch" else "host",
                 actor=None,
-                session_id=stored.recipient,
+                session_id=session_id or (stored.recipient if stored.target_kind == "session" else None),
                 source_host=ctx.source_host,
                 idempotency_key=None,
                 request_digest=None,
@@ -294,9 +340,15 @@ def _fact(
         )
 
 
-def _acceptance(receipt: Receipt) -> dict[str, Any]:
-    generation = int(receipt.detail.split()[-1]) if receipt.detail and receipt.detail[-1].isdigit() else 0
-    return {"session_id": receipt.session_id or "", "generation": generation, "accepted_at": receipt.created_at}
+def _acceptance(receipt: dict[str, Any]) -> dict[str, Any]:
+    detail = receipt.get("detail") or ""
+    words = detail.split()
+    generation = int(words[1]) if len(words) > 1 and words[0] == "generation" and words[1].isdigit() else 0
+    return {
+        "session_id": receipt.get("session_id") or "",
+        "generation": generation,
+        "accepted_at": receipt["created_at"],
+    }
 
 
 # --- discover, poll, fetch ----------------------------------------------------------------------------------------

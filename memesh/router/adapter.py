@@ -2,6 +2,11 @@
 
 A host integration (the Claude Code channel, a test host) supplies `accept(envelope) -> bool | str`: True when the
 host took the envelope in, or a reason it could not. The adapter never executes the payload.
+
+Two more facts an integration may report, only when its host really says so: `activate()` once the host is ready
+to take pushes (principal messages use only an activated session), and `host_ack(delivery_id)` when the host
+itself confirms, after accepting, that the envelope reached the session (a host-native ACK, recorded as its own
+fact; it is never the recipient's `ack`).
 """
 
 from __future__ import annotations
@@ -84,6 +89,17 @@ class HostAdapter:
             if verdict is not True:
                 answer["reason"] = str(verdict) if isinstance(verdict, str) else "the host declined"
             await self._write(answer)
+
+    async def activate(self) -> None:
+        """The host is ready for pushes: principal messages for this session's principal may now come here."""
+        await self._write({"op": "activate"})
+
+    async def host_ack(self, delivery_id: str, detail: str | None = None) -> None:
+        """The host confirmed that an envelope it accepted reached the session (its own native acknowledgement)."""
+        message: dict[str, Any] = {"op": "host_ack", "delivery_id": delivery_id}
+        if detail:
+            message["detail"] = detail
+        await self._write(message)
 
     async def _renew(self) -> None:
         while True:

@@ -52,16 +52,49 @@ class RouterClient:
         cards: list[dict[str, Any]] = answer.get("registrations", [])
         return cards
 
-    def deliver(self, project: str, session_id: str, envelope: str) -> NativeOutcome:
-        answer = self.request(
-            {"op": "deliver", "project": project, "session_id": session_id, "envelope": envelope},
-            timeout_s=wire.HOST_ACCEPT_TIMEOUT_S + 5.0,
-        )
+    def deliver(
+        self, project: str, session_id: str, envelope: str, *, message_id: str = "", delivery_id: str = ""
+    ) -> NativeOutcome:
+        request = {"op": "deliver", "project": project, "session_id": session_id, "envelope": envelope}
+        return self._native(request, message_id, delivery_id)
+
+    def push(
+        self,
+        project: str,
+        principal_id: str,
+        intended_session: str | None,
+        envelope: str,
+        *,
+        message_id: str,
+        delivery_id: str,
+    ) -> NativeOutcome:
+        request = {
+            "op": "push",
+            "project": project,
+            "principal_id": principal_id,
+            "intended_session": intended_session,
+            "envelope": envelope,
+        }
+        return self._native(request, message_id, delivery_id)
+
+    def _native(self, request: dict[str, Any], message_id: str, delivery_id: str) -> NativeOutcome:
+        if message_id and delivery_id:  # the router then records the host's answer as a fact of that delivery
+            request.update(message_id=message_id, delivery_id=delivery_id)
+        answer = self.request(request, timeout_s=wire.HOST_ACCEPT_TIMEOUT_S + 5.0)
         if isinstance(answer, str):
             return NativeOutcome("unreachable", reason=answer)
-        if answer.get("status") == "accepted":
-            return NativeOutcome("accepted", generation=answer.get("generation"))
-        return NativeOutcome("unavailable", generation=answer.get("generation"), reason=str(answer.get("reason", "")))
+        receipt = answer.get("receipt") if isinstance(answer.get("receipt"), dict) else None
+        session = answer.get("session_id") if isinstance(answer.get("session_id"), str) else None
+        status = answer.get("status")
+        if status == "none":
+            return NativeOutcome("none", reason=str(answer.get("reason", "")))
+        return NativeOutcome(
+            "accepted" if status == "accepted" else "unavailable",
+            generation=answer.get("generation"),
+            reason=str(answer.get("reason", "")),
+            receipt=receipt,
+            session_id=session,
+        )
 
     def ping(self) -> bool:
         answer = self.request({"op": "ping"}, timeout_s=2.0)

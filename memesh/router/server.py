@@ -26,6 +26,7 @@ from returns.result import Success
 
 from memesh import paths
 from memesh.core import messages as rules
+from memesh.core.messages_model import NewReceipt
 from memesh.model import iso_time
 from memesh.router import wire
 from memesh.router.client import RouterClient
@@ -52,7 +53,12 @@ class Session:
     generation: int
     lease_expires_at_ms: int
     writer: asyncio.StreamWriter
+    order: int = 0  # registration order across sessions: a principal push goes to the newest eligible one
+    activated: bool = False  # the adapter said its host takes pushes now: principal messages may use it
     pending: dict[str, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
+    # delivery id → message id and "its host_accept is recorded", for the deliveries this connection accepted:
+    # a host-native ACK is recorded only for one of them, and only after the acceptance.
+    accepted: dict[str, tuple[str, asyncio.Event]] = field(default_factory=dict)
 
     def live(self) -> bool:
         return self.lease_expires_at_ms > _now_ms() and not self.writer.is_closing()
@@ -80,6 +86,12 @@ class Router:
         self._store: SqliteStore | None = None
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def _later(self, work: Any) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _db(self, work: Any, *args: Any) -> Any:
         def run() -> Any:
@@ -129,10 +141,17 @@ class Router:
                     waiting = registered.pending.pop(str(request.get("delivery_ref")), None)
                     if waiting is not None and not waiting.done():
                         waiting.set_result(request)
+                elif op == "activate" and registered is not None:
+                    registered.activated = True
+                    await _send(writer, {"ok": True, "activated": True})
+                elif op == "host_ack" and registered is not None:
+                    self._later(self._host_ack(registered, request))
                 elif op == "discover":
                     await _send(writer, self._discover(request))
                 elif op == "deliver":
                     await _send(writer, await self._deliver(request))
+                elif op == "push":
+                    await _send(writer, await self._push(request))
                 elif op == "ping":
                     await _send(writer, {"ok": True})
                 else:
@@ -185,6 +204,7 @@ class Router:
             generation,
             lease,
             writer,
+            order=next(self._ids),
         )
         self.sessions[session.session_id] = session
         await _send(writer, {"ok": True, "generation": generation, "lease_expires_at_ms": lease})
@@ -209,32 +229,159 @@ class Router:
         """Hand the envelope to exactly this session's host and wait for its answer; never another session."""
         session = self.sessions.get(str(request.get("session_id")))
         if session is None:
-            return {"status": "unavailable", "reason": "no such session is connected"}
+            return await self._recorded(
+                request, None, {"status": "unavailable", "reason": "no such session is connected"}
+            )
         if session.project != request.get("project"):
-            return {"status": "unavailable", "reason": "that session is registered in another project"}
+            answer = {"status": "unavailable", "reason": "that session is registered in another project"}
+            return await self._recorded(request, None, answer)
+        return await self._hand(session, request)
+
+    async def _push(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A principal message to one eligible session of that principal, best effort: with an intended session
+        only that session (its current connection, never a later generation); else the newest eligible one.
+
+        Eligible: registered in this project under this principal, live, and activated. With none, nothing is
+        handed and nothing is recorded ("none"): the durable message waits for the recipient as always.
+        """
+        project, principal = request.get("project"), request.get("principal_id")
+        intended = request.get("intended_session")
+        candidates = [
+            s
+            for s in self.sessions.values()
+            if s.project == project
+            and s.principal_id == principal
+            and s.activated
+            and s.live()
+            and (intended is None or s.session_id == intended)
+        ]
+        if not candidates:
+            return {"status": "none", "reason": "no eligible live session of that principal"}
+        return await self._hand(max(candidates, key=lambda s: s.order), request)
+
+    async def _hand(self, session: Session, request: dict[str, Any]) -> dict[str, Any]:
+        """The envelope to this session's connection; its host's answer, recorded as a fact of the delivery."""
         if not session.live():
-            return {"status": "unavailable", "reason": "the session's lease expired", "generation": session.generation}
+            answer = {
+                "status": "unavailable",
+                "reason": "the session's lease expired",
+                "generation": session.generation,
+            }
+            return await self._recorded(request, session, answer)
         envelope = request.get("envelope")
         if not isinstance(envelope, str) or len(envelope.encode("utf-8")) > rules.ENVELOPE_LIMIT:
             return {"status": "unavailable", "reason": "the envelope does not fit the native limit"}
         ref = str(next(self._ids))
-        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        session.pending[ref] = answer
+        reply_to: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        session.pending[ref] = reply_to
+        delivery_id = request.get("delivery_id")
+        recorded = asyncio.Event()
+        if isinstance(delivery_id, str):  # before the envelope goes out: the host may ACK straight after accepting
+            session.accepted[delivery_id] = (str(request.get("message_id")), recorded)
+            while len(session.accepted) > MAX_REMEMBERED_ACCEPTS:
+                del session.accepted[next(iter(session.accepted))]
         try:
             await _send(session.writer, {"op": "deliver", "delivery_ref": ref, "envelope": envelope})
-            reply = await asyncio.wait_for(answer, wire.HOST_ACCEPT_TIMEOUT_S)
+            reply = await asyncio.wait_for(reply_to, wire.HOST_ACCEPT_TIMEOUT_S)
         except (TimeoutError, ConnectionError):
-            return {
-                "status": "unavailable",
-                "reason": "the host did not accept in time",
-                "generation": session.generation,
-            }
+            reply = {"op": "reject", "reason": "the host did not accept in time"}
         finally:
             session.pending.pop(ref, None)
         if reply.get("op") == "accept":
-            return {"status": "accepted", "generation": session.generation}
+            accepted = {"status": "accepted", "generation": session.generation, "session_id": session.session_id}
+            answer = await self._recorded(request, session, accepted)
+            recorded.set()
+            return answer
+        if isinstance(delivery_id, str):
+            session.accepted.pop(delivery_id, None)
         reason = str(reply.get("reason") or "the host rejected it")[:200]
-        return {"status": "unavailable", "reason": reason, "generation": session.generation}
+        refused = {
+            "status": "unavailable",
+            "reason": reason,
+            "generation": session.generation,
+            "session_id": session.session_id,
+        }
+        return await self._recorded(request, session, refused)
+
+    async def _recorded(
+        self, request: dict[str, Any], session: Session | None, answer: dict[str, Any]
+    ) -> dict[str, Any]:
+        """`answer` with the host fact it stands for written to the delivery (host_accept or host_reject), when the
+        request named the delivery; the sender records it itself when the answer carries no receipt."""
+        delivery_id, message_id = request.get("delivery_id"), request.get("message_id")
+        if not isinstance(delivery_id, str) or not isinstance(message_id, str):
+            return answer
+        accepted = answer["status"] == "accepted"
+        fact = _fact(
+            delivery_id,
+            message_id,
+            "host_accept" if accepted else "host_reject",
+            "accepted" if accepted else "unavailable",
+            session_id=session.session_id if session else str(request.get("session_id") or "") or None,
+            host_kind=session.host_kind if session else None,
+            detail=f"generation {session.generation}" if accepted and session else answer.get("reason"),
+        )
+        try:
+            receipt = await self._db(lambda s: s.add_receipt(fact))
+        except Exception:  # the sender records it instead: the answer stays true without the row
+            return answer
+        return {**answer, "receipt": receipt.public()}
+
+    async def _host_ack(self, session: Session, request: dict[str, Any]) -> None:
+        """A host-native ACK of a delivery this connection accepted: its own fact, after the host_accept."""
+        delivery_id = request.get("delivery_id")
+        known = session.accepted.get(delivery_id) if isinstance(delivery_id, str) else None
+        if known is None:
+            return  # not a delivery this connection accepted: nothing to vouch for
+        message_id, recorded = known
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(recorded.wait(), wire.HOST_ACCEPT_TIMEOUT_S + 5.0)
+        if not recorded.is_set():
+            return
+        detail = request.get("detail")
+        note = f"generation {session.generation}"
+        if isinstance(detail, str) and detail.strip():
+            note = f"{note}: {detail.strip()[:200]}"
+        fact = _fact(
+            str(delivery_id),
+            message_id,
+            "host_ack",
+            "acknowledged",
+            session_id=session.session_id,
+            host_kind=session.host_kind,
+            detail=note,
+        )
+        with contextlib.suppress(Exception):
+            await self._db(lambda s: s.add_receipt(fact))
+
+
+MAX_REMEMBERED_ACCEPTS = 1000
+
+
+def _fact(
+    delivery_id: str,
+    message_id: str,
+    kind: str,
+    state: str,
+    *,
+    session_id: str | None,
+    host_kind: str | None,
+    detail: str | None,
+) -> NewReceipt:
+    return NewReceipt(
+        delivery_id=delivery_id,
+        message_id=message_id,
+        kind=kind,
+        state=state,
+        detail=detail,
+        fact_source="host",
+        actor=None,
+        session_id=session_id,
+        source_host=host_kind,
+        idempotency_key=None,
+        request_digest=None,
+        created_at=_iso(),
+    )
 
 
 def _renew(store: SqliteStore, session: Session) -> None:

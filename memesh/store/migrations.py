@@ -270,4 +270,16 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
             WHERE relation_type != memesh_label(relation_type);
         """,
     ),
+    (
+        11,
+        "the Claude Code Stop gate's memory: which waiting message ids it already blocked a turn for, per session",
+        """
+        CREATE TABLE agent_stop_gate (
+            session_id TEXT NOT NULL,
+            message_id TEXT NOT NULL,
+            blocked_at TEXT NOT NULL,
+            PRIMARY KEY (session_id, message_id)
+        ) WITHOUT ROWID;
+        """,
+    ),
 )

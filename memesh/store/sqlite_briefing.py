@@ -114,11 +114,11 @@ class SqliteBriefing(SqliteBase):
         row = self.conn.execute(sql, (name, entity_type, project_tag)).fetchone()
         return (row[0] or "", row[1], row[2]) if row else None
 
-    def inbox(self, project: str, recipient: str) -> Inbox:
-        """Unread deliveries for the recipient in the project (the message store's count), and whether that exact
-        id was ever seen there, so a typo'd recipient does not read as an empty, healthy inbox."""
+    def inbox(self, project: str, recipient: str, session: str | None = None) -> Inbox:
+        """Unread deliveries for the recipient in the project (the message store's count, as `session` sees it),
+        and whether that exact id was ever seen there, so a typo'd recipient does not read as an empty inbox."""
         return Inbox(
-            unread=self.unread_deliveries(recipient, project),  # type: ignore[attr-defined]
+            unread=self.unread_deliveries(recipient, project, session=session),  # type: ignore[attr-defined]
             known=self.recipient_seen(recipient, project),  # type: ignore[attr-defined]
         )
 

@@ -169,23 +169,49 @@ class SqliteMessages(SqliteBase):
     def unread_deliveries(
         self, recipient: str, project: str, *, session: str | None = None, now_ms: int | None = None
     ) -> int:
-        """Deliveries waiting for `recipient` in `project` with no intake recorded yet.
+        """Deliveries waiting for `recipient` in `project` with no intake recorded yet (`_WAITING`).
 
         Counts those addressed to the principal, and exact-session deliveries to a session registered under that
-        principal and live right now (connected, lease unexpired). A delivery meant for one session
-        (`intended_session`) counts only for that `session`. For the briefing's recipient notice.
+        principal and live right now (connected, lease unexpired) — only to `session` itself when the caller is
+        one. A delivery meant for one session (`intended_session`) counts only for that `session`. For the
+        briefing's recipient notice and the hooks' reminders.
         """
         now = _now_ms() if now_ms is None else now_ms
         row = self.conn.execute(
-            "SELECT COUNT(*) FROM agent_deliveries d WHERE d.project = ? AND ("
-            "(d.target_kind = 'principal' AND d.recipient = ?) OR (d.target_kind = 'session' AND d.recipient IN ("
-            "SELECT s.session_id FROM agent_sessions s WHERE s.project = d.project AND s.principal_id = ? "
-            "AND s.disconnected_at IS NULL AND s.lease_expires_at_ms > ?))) "
-            "AND (d.intended_session IS NULL OR d.intended_session = ?) "
-            "AND NOT EXISTS (SELECT 1 FROM agent_receipts r WHERE r.delivery_id = d.delivery_id AND r.kind = 'intake')",
-            (project, recipient, recipient, now, session),
+            f"SELECT COUNT(*) FROM agent_deliveries d WHERE {_WAITING}",
+            (project, recipient, recipient, now, *[session] * 3),
         ).fetchone()
         return int(row[0])
+
+    def waiting_messages(
+        self, recipient: str, project: str, *, session: str | None, limit: int, now_ms: int | None = None
+    ) -> list[tuple[str, str]]:
+        """(message_id, sender) of the oldest `limit` deliveries `unread_deliveries` counts, oldest first."""
+        now = _now_ms() if now_ms is None else now_ms
+        rows = self.conn.execute(
+            "SELECT d.message_id, m.sender FROM agent_deliveries d "
+            f"JOIN agent_messages m ON m.message_id = d.message_id WHERE {_WAITING} ORDER BY d.id LIMIT ?",
+            (project, recipient, recipient, now, *[session] * 3, limit),
+        ).fetchall()
+        return [(str(row[0]), str(row[1])) for row in rows]
+
+    def gate_blocked_before(self, session_id: str, message_ids: list[str]) -> set[str]:
+        """Which of these message ids the Stop gate already blocked a turn for in this session."""
+        if not message_ids:
+            return set()
+        marks = ",".join("?" * len(message_ids))
+        rows = self.conn.execute(
+            f"SELECT message_id FROM agent_stop_gate WHERE session_id = ? AND message_id IN ({marks})",
+            (session_id, *message_ids),
+        ).fetchall()
+        return {str(row[0]) for row in rows}
+
+    def record_gate_blocks(self, session_id: str, message_ids: list[str], when: str) -> None:
+        """Remember that the Stop gate blocked a turn of this session for these ids (the caller's transaction)."""
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO agent_stop_gate (session_id, message_id, blocked_at) VALUES (?, ?, ?)",
+            [(session_id, message_id, when) for message_id in message_ids],
+        )
 
     def recipient_seen(self, recipient: str, project: str) -> bool:
         """Whether this exact id was ever addressed in the project, or ever connected there as a session/principal."""
@@ -393,6 +419,18 @@ class SqliteMessages(SqliteBase):
             changed += cursor.rowcount
         return changed
 
+
+# Deliveries waiting for a recipient (parameters: project, recipient, recipient, now_ms, session × 3): to the
+# principal, or to a live session registered under it (that caller's own session when it is one); meant for no one
+# session or for this caller's; no intake recorded yet.
+_WAITING = (
+    "d.project = ? AND ((d.target_kind = 'principal' AND d.recipient = ?) OR (d.target_kind = 'session' "
+    "AND d.recipient IN (SELECT s.session_id FROM agent_sessions s WHERE s.project = d.project "
+    "AND s.principal_id = ? AND s.disconnected_at IS NULL AND s.lease_expires_at_ms > ?) "
+    "AND (? IS NULL OR d.recipient = ?))) "
+    "AND (d.intended_session IS NULL OR d.intended_session = ?) "
+    "AND NOT EXISTS (SELECT 1 FROM agent_receipts r WHERE r.delivery_id = d.delivery_id AND r.kind = 'intake')"
+)
 
 # A payload may go only when its every delivery has an explicit ACK and a terminal disposition older than the cutoff.
 _PRUNABLE = (

@@ -20,7 +20,7 @@ def test_install_adds_every_event_and_keeps_other_settings_byte_for_byte() -> No
     assert edit.changed
     assert edit.text.startswith('{\n    "model": "opus",\n    "permissions": {"allow": ["Bash(ls:*)"]},\n  "hooks": ')
     hooks = json.loads(edit.text)["hooks"]
-    assert set(hooks) == {"SessionStart", "Stop", "PreCompact", "PostToolUse", "PreToolUse"}
+    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "PostToolUse", "PreToolUse"}
     assert hooks["Stop"][0]["hooks"][0]["command"] == "say done"  # the user's own hook stays, first
     assert hooks["Stop"][1]["hooks"][0]["command"] == f"{HOOK} stop"
     assert hooks["PostToolUse"][0]["matcher"] == "Bash"
@@ -35,7 +35,7 @@ def test_installing_twice_changes_nothing() -> None:
 def test_a_newer_path_replaces_the_old_entries() -> None:
     moved = cs.install(cs.install(USER_FILE, HOOK).text, "/new/bin/memesh-hook").text
     commands = [e["command"] for g in json.loads(moved)["hooks"]["Stop"] for e in g["hooks"]]
-    assert commands == ["say done", "/new/bin/memesh-hook stop"]
+    assert commands == ["say done", "/new/bin/memesh-hook stop", "/new/bin/memesh-hook stop-gate"]
 
 
 def test_uninstall_restores_the_file_exactly() -> None:

@@ -24,13 +24,30 @@ class FakeRouter:
     outcome: NativeOutcome = field(default_factory=lambda: NativeOutcome("accepted", generation=3))
     cards: list[dict[str, Any]] | None = field(default_factory=list)
     delivered: list[tuple[str, str, str]] = field(default_factory=list)
+    push_outcome: NativeOutcome = field(default_factory=lambda: NativeOutcome("none"))
+    pushed: list[tuple[str, str, str | None]] = field(default_factory=list)
 
     def discover(self, project: str, limit: int) -> list[dict[str, Any]] | None:
         return self.cards
 
-    def deliver(self, project: str, session_id: str, envelope: str) -> NativeOutcome:
+    def deliver(
+        self, project: str, session_id: str, envelope: str, *, message_id: str = "", delivery_id: str = ""
+    ) -> NativeOutcome:
         self.delivered.append((project, session_id, envelope))
         return self.outcome
+
+    def push(
+        self,
+        project: str,
+        principal_id: str,
+        intended_session: str | None,
+        envelope: str,
+        *,
+        message_id: str,
+        delivery_id: str,
+    ) -> NativeOutcome:
+        self.pushed.append((project, principal_id, intended_session))
+        return self.push_outcome
 
 
 @pytest.fixture
@@ -310,3 +327,64 @@ def test_a_message_meant_for_one_session_reminds_only_that_session(msg: Caller) 
     assert msg.store.unread_deliveries("reviewer", PROJECT) == 0
     assert msg.store.unread_deliveries("reviewer", PROJECT, session="sess-B") == 0
     assert msg.store.unread_deliveries("reviewer", PROJECT, session="sess-A") == 1
+
+
+# --- principal pushes (the router offers a principal message to one eligible live session) ------------------------
+
+
+def test_a_new_principal_message_is_offered_to_the_router_once(msg: Caller, router: FakeRouter) -> None:
+    router.push_outcome = NativeOutcome("accepted", generation=2, session_id="sess-A")
+    sent = msg.ok("message", send(msg, intended_session="sess-A"))
+    assert router.pushed == [(PROJECT, "reviewer", "sess-A")]
+    assert sent["host_accept"]["session_id"] == "sess-A" and sent["host_accept"]["generation"] == 2
+    again = msg.ok("message", send(msg, intended_session="sess-A"))  # an exact retry: not pushed again
+    assert router.pushed == [(PROJECT, "reviewer", "sess-A")] and again["host_accept"] == sent["host_accept"]
+    facts = msg.ok(
+        "message", {"action": "receipts", "project": PROJECT, "recipient": "reviewer", "message_id": sent["message_id"]}
+    )["receipts"]
+    assert [(f["kind"], f["fact_source"], f["session_id"]) for f in facts] == [("host_accept", "host", "sess-A")]
+
+
+@pytest.mark.parametrize(
+    ("outcome", "facts"),
+    [
+        (NativeOutcome("none", reason="no eligible live session of that principal"), []),
+        (NativeOutcome("unreachable", reason="no router socket"), []),
+        (NativeOutcome("unavailable", reason="busy", generation=1, session_id="sess-A"), ["host_reject"]),
+    ],
+)
+def test_a_principal_push_that_does_not_land_never_fails_the_send(
+    msg: Caller, router: FakeRouter, outcome: NativeOutcome, facts: list[str]
+) -> None:
+    router.push_outcome = outcome
+    sent = msg.ok("message", send(msg))
+    assert sent["created"] is True and "host_accept" not in sent
+    recorded = msg.ok(
+        "message", {"action": "receipts", "project": PROJECT, "recipient": "reviewer", "message_id": sent["message_id"]}
+    )["receipts"]
+    assert [f["kind"] for f in recorded] == facts
+
+
+def test_a_principal_message_too_large_for_the_native_limit_is_stored_and_not_pushed(
+    msg: Caller, router: FakeRouter
+) -> None:
+    sent = msg.ok("message", send(msg, payload="x" * 20_000))
+    assert sent["created"] is True and router.pushed == []
+
+
+def test_the_fallback_message_is_not_offered_back_to_the_session_that_refused_it(
+    msg: Caller, router: FakeRouter
+) -> None:
+    with msg.store.transaction():
+        msg.store.register_session(
+            session_id="sess-1",
+            principal_id="reviewer",
+            host_kind="claude-code",
+            project=PROJECT,
+            work_summary=None,
+            lease_expires_at_ms=0,
+            connected_at="2026-11-30T11:00:00.000Z",
+        )
+    router.outcome = NativeOutcome("unavailable", reason="busy")
+    msg.ok("message", send(msg, recipient="sess-1", target_kind="session", fallback_to_principal=True))
+    assert router.pushed == []

@@ -137,3 +137,17 @@ def test_the_principal_comes_from_memesh_recipient_else_an_owner_private_hosts_f
     assert principal_from_environment() == "reviewer"
     monkeypatch.setenv("MEMESH_RECIPIENT", "lead")
     assert principal_from_environment() == "lead"
+
+
+def test_the_channel_activates_once_the_client_is_past_its_opening() -> None:
+    from mcp import types
+
+    from memesh.transports.mcp.channel import _past_handshake
+
+    def request(method: str) -> types.JSONRPCRequest:
+        return types.JSONRPCRequest(jsonrpc="2.0", id=1, method=method)
+
+    assert _past_handshake(types.JSONRPCNotification(jsonrpc="2.0", method="notifications/initialized"))
+    assert not _past_handshake(types.JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled"))
+    assert not any(_past_handshake(request(m)) for m in ("initialize", "server/discover", "ping"))
+    assert _past_handshake(request("tools/list"))  # a per-request-era client sends no initialized notification

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, TextIO
+from typing import Any
 
 DISPLAY_CHARS = 500
 SHOWN_OBSERVATIONS = 3
@@ -177,27 +177,3 @@ def task_lines(output: Mapping[str, Any], label: str) -> list[str]:
     if not changed:
         return [f'No change — "{label}" already said exactly that.']
     return [f'Updated {", ".join(changed)} for "{label}".', *fields]
-
-
-class ProgressBar:
-    """`\rReindexing  1500/3000 [#####     ]`, redrawn in place on a terminal."""
-
-    WIDTH = 10
-
-    def __init__(self, label: str, stream: TextIO) -> None:
-        self.label = label
-        self.stream = stream
-        self.drawn = False
-
-    def __call__(self, done: int, total: int) -> None:
-        filled = self.WIDTH * done // total if total else self.WIDTH
-        bar = "#" * filled + " " * (self.WIDTH - filled)
-        self.stream.write(f"\r{self.label}  {done:>{len(str(total))}}/{total} [{bar}]")
-        self.stream.flush()
-        self.drawn = True
-
-    def finish(self) -> None:
-        """End the bar's line, if one was drawn."""
-        if self.drawn:
-            self.stream.write("\n")
-            self.stream.flush()

@@ -40,6 +40,8 @@ EVENTS: dict[str, tuple[str, str, str]] = {
     "pre-compact": ("pre_compact", "hooks/stop.input", "pre-compact"),
     "post-tool-use": ("post_tool", "hooks/tool_use.input", "post-commit"),
     "pre-tool-use": ("pre_tool", "hooks/tool_use.input", "pre-edit"),
+    "stop-gate": ("stop_gate", "hooks/stop.input", "message-gate"),
+    "user-prompt-submit": ("prompt", "hooks/prompt.input", "message-reminder"),
 }
 
 

@@ -3,12 +3,13 @@ memories were injected, so a [mem:id] citation later in the session credits them
 
 from __future__ import annotations
 
-import os
+from dataclasses import replace
 from typing import Any
 
 from returns.result import Failure, Success
 
 from memesh.transports.hooks.context import call_context, project_of, session_cwd
+from memesh.transports.hooks.inbox import declared_recipient
 from memesh.transports.hooks.runner import Answer
 
 HOOK = "session-start"
@@ -23,12 +24,13 @@ def handle(payload: dict[str, Any], host: str | None) -> Answer:
 
     answer = Answer()
     project = project_of(session_cwd(payload))
-    ctx = call_context(project, host)
+    # The session's own id: what is meant for one session (intended_session) is counted only for it.
+    ctx = replace(call_context(project, host), caller_session=str(payload["session_id"]))
     request: dict[str, Any] = {"project": project}
-    recipient = os.environ.get("MEMESH_RECIPIENT", "").strip()
+    recipient, problem = declared_recipient(host)  # MEMESH_RECIPIENT, or Claude Code's hosts/claude.json
     if recipient:
         request["recipient"] = recipient
-    if isinstance(gate.admit("tools/briefing.input", request), Failure):
+    if problem is not None or isinstance(gate.admit("tools/briefing.input", request), Failure):
         request.pop("recipient", None)
         answer.record(HOOK, "error", reason="MEMESH_RECIPIENT is not a valid recipient")
     limit = config.effective_session_limit(config.read_or_defaults())

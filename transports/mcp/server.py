@@ -139,9 +139,10 @@ async def serve_streams(
         # Inside a Claude Code session with a declared recipient, also its host adapter on the local router.
         adapter = await channel.start(writer)
         experimental: dict[str, dict[str, Any]] | None = {channel.CAPABILITY: {}} if adapter is not None else None
+        stream: Any = reader if adapter is None else channel.ActivatingReader(reader, adapter)
         try:
             await server.run(
-                reader, writer, server.create_initialization_options(experimental_capabilities=experimental)
+                stream, writer, server.create_initialization_options(experimental_capabilities=experimental)
             )
         finally:
             if adapter is not None:

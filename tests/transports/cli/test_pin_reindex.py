@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memesh.transports.cli import render
-
 if TYPE_CHECKING:
     from tests.transports.cli.conftest import Cli
 
@@ -69,18 +67,20 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_a_terminal_sees_a_progress_bar_on_stderr(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_terminal_sees_the_progress_line_on_stderr_erased_before_the_answer(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cli.ok("remember", "--name", "a", "--type", "t", "--obs", "x")
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     assert cli.ok("reindex", "--fts").out == "Keyword index rebuilt (1 entities).\n"
-    assert terminal.getvalue() == "\rReindexing  1/1 [##########]\n"
+    # The same progress line as import and backup: counted, then erased so the answer stands alone.
+    assert terminal.getvalue() == "\r\x1b[KReindexing: 1/1 (100%)\r\x1b[K"
 
 
-def test_the_progress_bar_fills_in_proportion() -> None:
-    stream = io.StringIO()
-    bar = render.ProgressBar("Reindexing", stream)
-    bar(1500, 3000)
-    bar(3000, 3000)
-    bar.finish()
-    assert stream.getvalue() == "\rReindexing  1500/3000 [#####     ]\rReindexing  3000/3000 [##########]\n"
+def test_a_pipe_sees_no_progress_line(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    cli.ok("remember", "--name", "a", "--type", "t", "--obs", "x")
+    piped = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", piped)
+    assert cli.ok("reindex", "--fts").out == "Keyword index rebuilt (1 entities).\n"
+    assert piped.getvalue() == ""

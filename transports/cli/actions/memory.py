@@ -276,13 +276,14 @@ def pin(name: str, *, pinned: bool, as_json: bool) -> int:
 
 
 def reindex(*, fts: bool, as_json: bool) -> int:
-    """`memesh reindex --fts`: rebuild the keyword index, with a progress bar when a person is watching stderr."""
+    """`memesh reindex --fts`: rebuild the keyword index, with the progress line when a person is watching stderr."""
     if not fts:
         return usage("say which index to rebuild: memesh reindex --fts (the keyword index is the only one)")
-    progress = render.ProgressBar("Reindexing", sys.stderr) if sys.stderr.isatty() else None
-    result = on_store(lambda store: Success(store.rebuild_index(progress)))
-    if progress is not None:
-        progress.finish()
+    from memesh.transports.cli.progress import Progress
+
+    progress = Progress().counting("Reindexing")  # shown only on a terminal's stderr, erased before the answer
+    result = on_store(lambda store: Success(store.rebuild_index(progress.step)))
+    progress.clear()
     return report(
         result.map(lambda count: {"entities": count}),
         as_json=as_json,
