@@ -84,8 +84,8 @@ def accept_proposal(store: ReviewStore, proposal_id: int, *, ctx: CallContext) -
     """`{proposalId, digestEntityName, sourcesArchived, sourcesLinked, kind}` after applying the proposal in one
     transaction. Failure(resource.not-found) for no such proposal; Failure(operation.failed) for one that is not
     pending, whose sources changed since it was staged, or that can claim none of its sources (the last two are
-    marked rejected with the reason, so they do not stay in the queue), or a relation with one end gone or archived
-    or an improvement with a source gone (left pending: the memory may be brought back)."""
+    marked rejected with the reason, so they do not stay in the queue), or a relation or improvement with some but
+    not all of its memories gone or archived (left pending: a memory may be brought back)."""
     with store.transaction():
         found = store.proposal(proposal_id)
         if found is None:
@@ -242,15 +242,20 @@ def _accept_transcript(store: ReviewStore, found: rules.Proposal, ctx: CallConte
     }
 
 
-def _accept_improvement(store: ReviewStore, found: rules.Proposal, ctx: CallContext) -> dict[str, Any] | MemeshError:
+def _accept_improvement(
+    store: ReviewStore, found: rules.Proposal, ctx: CallContext
+) -> dict[str, Any] | str | MemeshError:
     """One team-scoped product_improvement linked to every source by learned-from; the sources stay active."""
     source_ids = found.entity_source_ids
     sources = store.entities_by_id(source_ids)
-    unavailable = [sid for sid in source_ids if sid not in sources or sources[sid].status != "active"]
-    if unavailable or not source_ids:
-        listed = ", ".join(f"#{sid}" for sid in unavailable)
-        # Left pending: a forgotten source remembered again makes the proposal acceptable as staged.
-        return MemeshError.failed(f"proposal #{found.id}: source memories are missing or archived: {listed}")
+    if not source_ids:
+        return f"proposal #{found.id} names no source memories"
+    # Every source gone: it can claim none of them, so it is marked rejected (as a digest is). Some gone: left
+    # pending, since a forgotten source remembered again makes the proposal acceptable as staged.
+    named = [(sid, getattr(sources.get(sid), "name", "?")) for sid in source_ids]
+    missing = _unavailable(found, named, sources)
+    if missing is not None:
+        return missing
     payload = found.proposed
     improvement = payload.get("improvement") or {}
     name = _fresh_name(store, str(payload.get("name", "product-improvement")), "improvement", found.id)

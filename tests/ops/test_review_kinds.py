@@ -409,3 +409,29 @@ def test_a_disabled_or_other_tool_guard_never_fires() -> None:
     assert guards.parse(1, "l", '{"pattern": "rm -rf build", "enabled": false}', "obs") is None
     assert guards.parse(1, "l", '{"pattern": "rm -rf build", "tool": "Edit"}', "obs") is None
     assert guards.parse(1, "l", str(base).replace("'", '"'), "obs") is not None
+
+
+def test_an_improvement_none_of_whose_sources_remain_is_marked_rejected(graph: SqliteStore, ctx: CallContext) -> None:
+    def propose(title: str, sources: list[str]) -> int:
+        body = {
+            "action": "propose",
+            "project": TEST_PROJECT,
+            "source_names": sources,
+            "title": title,
+            "problem": "Auth keeps changing.",
+            "proposed_change": "Write the decision down once.",
+            "verification_scenario": "A month without a new auth decision.",
+            "success_criteria": ["One auth decision"],
+        }
+        proposal_id: int = call("improvement", graph, body, ctx).unwrap()["proposal_id"]
+        return proposal_id
+
+    both = propose("Both gone", ["use-jwt", "no-jwt"])
+    one = propose("One gone", ["use-jwt", "keep-jwt"])
+    with graph.transaction():
+        graph.set_status("use-jwt", "archived")
+        graph.set_status("no-jwt", "archived")
+    for proposal_id, status in ((both, "rejected"), (one, "pending")):
+        error = proposals.accept_proposal(graph, proposal_id, ctx=ctx).failure()
+        assert error.code == ErrorCode.OPERATION_FAILED and "use-jwt" in error.message
+        assert proposals.show_proposal(graph, proposal_id).unwrap()["status"] == status
