@@ -19,7 +19,14 @@ APPLIED: Final = "applied"
 REJECTED: Final = "rejected"
 STATUSES: Final = (PENDING, APPLIED, REJECTED)
 PRODUCT_IMPROVEMENT: Final = "product_improvement"
+PATTERN_EMERGENT: Final = "pattern_emergent"
+RELATION: Final = "relation"
+GUARD: Final = "guard"
 PREVIEW_CHARS = 120
+# Markers an accepted additive proposal writes onto a source memory (a pattern's evidence link, a lesson's guard).
+# They do not change what a reviewer of another proposal over the same memory was shown, so they are left out of
+# its fingerprint: accepting a pattern must not make a pending digest over the same evidence look changed.
+REVIEW_MARKERS: Final = frozenset({"evidence_for", "guard"})
 
 Kind = Literal["digest", "pattern_emergent", "relation", "guard", "product_improvement"]
 
@@ -89,7 +96,7 @@ def fingerprint(entity: Entity) -> str:
             "title": entity.title,
             "namespace": entity.namespace,
             "created_at": entity.created_at,
-            "metadata": entity.metadata,
+            "metadata": {key: value for key, value in entity.metadata.items() if key not in REVIEW_MARKERS},
             "observations": entity.observations,
             "tags": sorted(entity.tags),
         }
@@ -98,9 +105,36 @@ def fingerprint(entity: Entity) -> str:
 
 def shown_kind(proposal: Proposal) -> str:
     """The review kind: the row's kind column, with a digest payload typed pattern_emergent shown as one."""
-    if proposal.kind == "digest" and proposal.proposed.get("type") == "pattern_emergent":
-        return "pattern_emergent"
+    if proposal.kind == "digest" and proposal.proposed.get("type") == PATTERN_EMERGENT:
+        return PATTERN_EMERGENT
     return proposal.kind
+
+
+def relation_line(payload: dict[str, Any]) -> str:
+    """`a —type→ b`, the relation a relation proposal creates, in the direction it creates it."""
+    ends = [(payload.get(end) or {}).get("name") for end in ("from", "to")]
+    if not all(isinstance(name, str) for name in ends):
+        return "(unreadable relation proposal)"
+    return f"{ends[0]} —{payload.get('relation_type', '?')}→ {ends[1]}"
+
+
+def guard_line(payload: dict[str, Any]) -> str:
+    """`guard (Bash) on <lesson>`: what a guard proposal patches."""
+    lesson = payload.get("source_lesson") or {}
+    shown = lesson.get("title") or lesson.get("name")
+    return f"guard ({(payload.get('guard') or {}).get('tool', '?')}) on {shown}" if shown else "(unreadable guard)"
+
+
+def _name_and_preview(proposal: Proposal) -> tuple[str, Any]:
+    payload = proposal.proposed
+    if proposal.kind == RELATION:
+        return relation_line(payload), payload.get("rationale")
+    if proposal.kind == GUARD:
+        return guard_line(payload), (payload.get("guard") or {}).get("message")
+    observations = payload.get("observations")
+    first = observations[0] if isinstance(observations, list) and observations else None
+    name = payload.get("title") if proposal.kind == PRODUCT_IMPROVEMENT else None
+    return str(name or payload.get("name") or ""), first
 
 
 def source_count(proposal: Proposal) -> int:
@@ -111,15 +145,13 @@ def source_count(proposal: Proposal) -> int:
 
 def summary(proposal: Proposal) -> dict[str, Any]:
     """One line of the review queue (GET /v1/dream/proposals, `memesh dream list`)."""
-    observations = proposal.proposed.get("observations")
-    first = observations[0] if isinstance(observations, list) and observations else None
-    name = proposal.proposed.get("title") if proposal.kind == PRODUCT_IMPROVEMENT else None
+    name, first = _name_and_preview(proposal)
     return {
         "id": proposal.id,
         "project": proposal.project,
         "cluster_key": proposal.cluster_key,
         "source_count": source_count(proposal),
-        "digest_name": str(name or proposal.proposed.get("name") or ""),
+        "digest_name": name,
         "digest_observations_preview": str(first)[:PREVIEW_CHARS] if first is not None else None,
         "status": proposal.status,
         "created_at": proposal.created_at,
@@ -187,3 +219,32 @@ def nothing_to_claim(review: SourceReview, total: int) -> str:
 def collision_safe_name(proposed: str, taken: bool, kind: str, proposal_id: int) -> str:
     """A fresh name for the accepted memory: a proposal never merges into a memory someone else wrote."""
     return f"{proposed} ({kind} #{proposal_id})" if taken else proposed
+
+
+def review_block(proposal: Proposal) -> dict[str, Any]:
+    """The exact commands a person runs to review a staged proposal (an agent never applies or rejects)."""
+    pending = proposal.status == PENDING
+    review: dict[str, Any] = {
+        "required": True,
+        "authority": "human",
+        "state": "pending" if pending else "settled",
+        "inspect": f"memesh dream show {proposal.id}",
+    }
+    if pending:
+        review["accept"] = f"memesh dream accept {proposal.id}"
+        review["reject"] = f"memesh dream reject {proposal.id} --reason <text>"
+    return review
+
+
+def staged_answer(proposal: Proposal, *, created: bool) -> dict[str, Any]:
+    """What staging a pattern, relation or guard proposal answers: the proposal and how to review it."""
+    name, _ = _name_and_preview(proposal)
+    return {
+        "proposal_id": proposal.id,
+        "kind": shown_kind(proposal),
+        "status": proposal.status,
+        "created": created,
+        "name": name,
+        "source_ids": proposal.entity_source_ids,
+        "review": review_block(proposal),
+    }

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
+from memesh.core import guards
 from memesh.core import proposals as rules
 from memesh.core.clean import clean_text
 from memesh.errors import ErrorCode, MemeshError
@@ -83,7 +84,8 @@ def accept_proposal(store: ReviewStore, proposal_id: int, *, ctx: CallContext) -
     """`{proposalId, digestEntityName, sourcesArchived, sourcesLinked, kind}` after applying the proposal in one
     transaction. Failure(resource.not-found) for no such proposal; Failure(operation.failed) for one that is not
     pending, whose sources changed since it was staged, or that can claim none of its sources (the last two are
-    marked rejected with the reason, so they do not stay in the queue)."""
+    marked rejected with the reason, so they do not stay in the queue), or a relation or improvement with some but
+    not all of its memories gone or archived (left pending: a memory may be brought back)."""
     with store.transaction():
         found = store.proposal(proposal_id)
         if found is None:
@@ -93,6 +95,12 @@ def accept_proposal(store: ReviewStore, proposal_id: int, *, ctx: CallContext) -
         outcome: dict[str, Any] | str | MemeshError
         if found.kind == rules.PRODUCT_IMPROVEMENT:
             outcome = _accept_improvement(store, found, ctx)
+        elif found.kind == rules.RELATION:
+            outcome = _accept_relation(store, found)
+        elif found.kind == rules.GUARD:
+            outcome = _accept_guard(store, found, ctx)
+        elif rules.shown_kind(found) == rules.PATTERN_EMERGENT and isinstance(found.source_ids, list):
+            outcome = _accept_pattern(store, found, ctx)
         elif found.kind == "digest" and found.source_kind == "transcript":
             outcome = _accept_transcript(store, found, ctx)
         elif found.kind == "digest":
@@ -105,7 +113,8 @@ def accept_proposal(store: ReviewStore, proposal_id: int, *, ctx: CallContext) -
             return Failure(MemeshError.failed(f"proposal #{found.id} was not applied: {outcome}", id=found.id))
         if isinstance(outcome, MemeshError):
             return Failure(outcome)
-        store.settle(found.id, rules.APPLIED, sqlite_time(ctx.now), entity=outcome["digestEntityName"])
+        written = outcome.pop("appliedEntity", outcome["digestEntityName"])
+        store.settle(found.id, rules.APPLIED, sqlite_time(ctx.now), entity=written)
     return Success(outcome)
 
 
@@ -233,15 +242,20 @@ def _accept_transcript(store: ReviewStore, found: rules.Proposal, ctx: CallConte
     }
 
 
-def _accept_improvement(store: ReviewStore, found: rules.Proposal, ctx: CallContext) -> dict[str, Any] | MemeshError:
+def _accept_improvement(
+    store: ReviewStore, found: rules.Proposal, ctx: CallContext
+) -> dict[str, Any] | str | MemeshError:
     """One team-scoped product_improvement linked to every source by learned-from; the sources stay active."""
     source_ids = found.entity_source_ids
     sources = store.entities_by_id(source_ids)
-    unavailable = [sid for sid in source_ids if sid not in sources or sources[sid].status != "active"]
-    if unavailable or not source_ids:
-        listed = ", ".join(f"#{sid}" for sid in unavailable)
-        # Left pending: a forgotten source remembered again makes the proposal acceptable as staged.
-        return MemeshError.failed(f"proposal #{found.id}: source memories are missing or archived: {listed}")
+    if not source_ids:
+        return f"proposal #{found.id} names no source memories"
+    # Every source gone: it can claim none of them, so it is marked rejected (as a digest is). Some gone: left
+    # pending, since a forgotten source remembered again makes the proposal acceptable as staged.
+    named = [(sid, getattr(sources.get(sid), "name", "?")) for sid in source_ids]
+    missing = _unavailable(found, named, sources)
+    if missing is not None:
+        return missing
     payload = found.proposed
     improvement = payload.get("improvement") or {}
     name = _fresh_name(store, str(payload.get("name", "product-improvement")), "improvement", found.id)
@@ -292,3 +306,153 @@ def _accept_improvement(store: ReviewStore, found: rules.Proposal, ctx: CallCont
         "sourcesLinked": len(source_ids),
         "kind": rules.PRODUCT_IMPROVEMENT,
     }
+
+
+def _changed(found: rules.Proposal, entities: list[Entity]) -> str | None:
+    """The reason to refuse when any of these memories is not what the reviewer was shown, else None."""
+    changed = [e.id for e in entities if found.fingerprints.get(str(e.id)) not in (None, rules.fingerprint(e))]
+    if not changed:
+        return None
+    ids = ", ".join(f"#{source_id}" for source_id in changed)
+    return f"memories changed since the proposal was staged ({ids}); stage it again to review what they say now"
+
+
+def _unavailable(
+    found: rules.Proposal, wanted: list[tuple[int, str]], present: dict[int, Entity]
+) -> MemeshError | str | None:
+    """None when every memory is there and active. When none is, the reason to mark the proposal rejected (it can
+    no longer claim any of its sources, as a digest whose sources were all forgotten); when only some are gone, a
+    refusal that leaves it pending (a forgotten memory remembered again makes it acceptable as staged)."""
+    gone = [
+        f"#{entity_id} ({name})"
+        for entity_id, name in wanted
+        if getattr(present.get(entity_id), "status", None) != "active"
+    ]
+    if not gone:
+        return None
+    if len(gone) == len(wanted):
+        return f"its memories are gone or archived: {', '.join(gone)}"
+    return MemeshError.failed(
+        f"proposal #{found.id}: {', '.join(gone)} no longer exists or is archived; nothing was changed", id=found.id
+    )
+
+
+def _accept_relation(store: ReviewStore, found: rules.Proposal) -> dict[str, Any] | str | MemeshError:
+    """One relation between the two memories, nothing else: no new memory, nothing archived (a supersedes relation
+    accepted here does not archive its target, unlike one written with remember)."""
+    payload = found.proposed
+    ends = [payload.get("from") or {}, payload.get("to") or {}]
+    if not all(isinstance(end.get("id"), int) and isinstance(end.get("name"), str) for end in ends):
+        return f"proposal #{found.id} carries no readable relation"
+    present = store.entities_by_id([end["id"] for end in ends])
+    missing = _unavailable(found, [(end["id"], end["name"]) for end in ends], present)
+    if missing is not None:
+        return missing
+    start, end = present[ends[0]["id"]], present[ends[1]["id"]]
+    changed = _changed(found, [start, end])
+    if changed is not None:
+        return changed
+    relation_type = str(payload.get("relation_type"))
+    # Already there (someone wrote it while this was pending) is agreement, not an error.
+    store.create_relation(start.name, end.name, relation_type)
+    return {
+        "proposalId": found.id,
+        "digestEntityName": f"{start.name} —{relation_type}→ {end.name}",
+        "sourcesArchived": 0,
+        "sourcesLinked": 0,
+        "kind": rules.RELATION,
+        "appliedEntity": None,
+    }
+
+
+def _accept_guard(store: ReviewStore, found: rules.Proposal, ctx: CallContext) -> dict[str, Any] | str | MemeshError:
+    """The lesson's own metadata.guard set to the reviewed guard (what the PreToolUse Bash hook reads); no memory
+    is created."""
+    payload = found.proposed
+    spec = payload.get("guard") or {}
+    lesson_ref = payload.get("source_lesson") or {}
+    lesson_id = lesson_ref.get("id")
+    if not isinstance(lesson_id, int):
+        return f"proposal #{found.id} names no lesson"
+    present = store.entities_by_id([lesson_id])
+    missing = _unavailable(found, [(lesson_id, str(lesson_ref.get("name")))], present)
+    if missing is not None:
+        return missing
+    lesson = present[lesson_id]
+    changed = _changed(found, [lesson])
+    if changed is not None:
+        return changed
+    if lesson.metadata.get("guard") != payload.get("replaces"):
+        return f"lesson {lesson.name} got another guard since the proposal was staged; stage it again to replace it"
+    pattern, message = spec.get("pattern"), spec.get("message")
+    should_match, should_not_match = spec.get("should_match"), spec.get("should_not_match")
+    if not (isinstance(pattern, str) and isinstance(message, str)):
+        return f"proposal #{found.id} carries no readable guard"
+    if not (isinstance(should_match, list) and isinstance(should_not_match, list)):
+        return f"proposal #{found.id} carries no readable guard"
+    # Checked again now: a guard accepted months after staging must still hold.
+    problems = guards.check_spec(pattern, message, should_match, should_not_match)
+    if problems:
+        return f"the guard is not usable: {'; '.join(problems[:3])}"
+    guard = guards.accepted_guard(
+        pattern, message, should_match, should_not_match, proposal_id=found.id, accepted_at=iso_time(ctx.now)
+    )
+    store.update_metadata(lesson.id, {**lesson.metadata, "guard": guard})
+    return {
+        "proposalId": found.id,
+        "digestEntityName": f"guard on {lesson.name}",
+        "sourcesArchived": 0,
+        "sourcesLinked": 0,
+        "kind": rules.GUARD,
+        "appliedEntity": lesson.name,
+    }
+
+
+def _accept_pattern(store: ReviewStore, found: rules.Proposal, ctx: CallContext) -> dict[str, Any] | str:
+    """Create the pattern memory and link each source still there to it with evidence_for (relation and the
+    source's metadata.evidence_for); the sources stay active."""
+    sources = store.entities_by_id(found.entity_source_ids)
+    review = rules.review_sources(found, sources)
+    total = len(found.entity_source_ids)
+    if review.changed:
+        ids = ", ".join(f"#{source_id}" for source_id in review.changed)
+        return f"sources changed since the proposal was staged ({ids}); stage it again to review what they say now"
+    # A source another digest summarised is archived: like a forgotten one, it is no longer evidence to link.
+    missing = review.missing + review.already_compacted
+    if not review.claimable:
+        return f"none of the {total} source memories still exist"
+    name = _fresh_name(store, str(found.proposed.get("name", "pattern")), "pattern", found.id)
+    linked = [entity.id for entity in review.claimable]
+    pattern_id = _create(
+        store,
+        name=name,
+        entity_type=rules.PATTERN_EMERGENT,
+        observations=list(found.proposed.get("observations", [])),
+        tags=_tags(found),
+        metadata={
+            "source_ids": linked,
+            "proposal_id": found.id,
+            "cluster_key": found.cluster_key,
+            "project": found.project,
+            "signal_score": 0.9,
+            "dreamed_at": iso_time(ctx.now),
+            "kind": rules.PATTERN_EMERGENT,
+            **({"sources_refused": sorted(missing)} if missing else {}),
+        },
+        ctx=ctx,
+    )
+    for entity in review.claimable:
+        earlier = entity.metadata.get("evidence_for")
+        evidence_for = [item for item in earlier if isinstance(item, int)] if isinstance(earlier, list) else []
+        store.update_metadata(entity.id, {**entity.metadata, "evidence_for": [*evidence_for, pattern_id]})
+        store.create_relation(entity.name, name, "evidence_for")
+    out: dict[str, Any] = {
+        "proposalId": found.id,
+        "digestEntityName": name,
+        "sourcesArchived": 0,
+        "sourcesLinked": len(linked),
+        "kind": rules.PATTERN_EMERGENT,
+    }
+    if missing:
+        out["sourcesMissing"] = len(missing)
+    return out

@@ -6,6 +6,7 @@ copy (migrations, indexes and triggers included) and reports those counts, so th
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -17,7 +18,7 @@ from returns.result import Failure, Result, Success
 
 from memesh import paths
 from memesh.errors import MemeshError
-from memesh.store.errors import StoreError
+from memesh.store.errors import StoreError, translate
 from memesh.store.sqlite import open_readonly, open_store
 from memesh.store.sqlite_projects import RenameRefused
 
@@ -95,8 +96,14 @@ def apply(old: str, new: str, now: datetime, path: Path | None = None) -> Result
     target = path or paths.db_path()
     if not target.is_file():
         return Failure(MemeshError.failed(f"{NO_DATABASE}: nothing to rename"))
-    store = open_store(target)
     try:
+        store = open_store(target)
+    except StoreError as exc:
+        return Failure(MemeshError.failed(f"the database cannot be opened for writing, so nothing was changed: {exc}"))
+    try:
+        # SQLite opens a file it may not write read-only without a word; find out before writing a backup.
+        if store.read_only or not os.access(target, os.W_OK):
+            return Failure(MemeshError.failed("the database cannot be written here, so nothing was changed"))
         backup = target.parent / "backups" / f"kg-before-rename-project-{now.strftime('%Y%m%dT%H%M%SZ')}.db"
         try:
             store.backup_to(backup)
@@ -107,6 +114,11 @@ def apply(old: str, new: str, now: datetime, path: Path | None = None) -> Result
                 counts = store.rename_project(project_name(old), project_name(new))
         except RenameRefused as exc:
             return Failure(MemeshError.failed(f"the rename was rolled back: {exc}"))
+        except Exception as exc:  # a database failure mid-rename: rolled back, said in one line
+            error = translate(exc)
+            if error is None:
+                raise
+            return Failure(MemeshError.failed(f"the rename was rolled back, nothing was changed: {error.message}"))
     finally:
         store.close()
     return Success(

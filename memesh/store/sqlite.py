@@ -18,7 +18,7 @@ from memesh.store.sqlite_health import SqliteHealth
 from memesh.store.sqlite_insights import SqliteInsights
 from memesh.store.sqlite_memory_files import SqliteMemoryFiles
 from memesh.store.sqlite_messages import SqliteMessages
-from memesh.store.sqlite_open import open_as, opening_error
+from memesh.store.sqlite_open import cannot_open_error, open_as, opening_error
 from memesh.store.sqlite_projects import SqliteProjects
 from memesh.store.sqlite_proposals import SqliteProposals
 from memesh.store.sqlite_search import SqliteSearch
@@ -31,19 +31,53 @@ def open_store(path: Path | None = None) -> SqliteStore:
 
 
 def open_readonly(path: Path | None = None) -> SqliteStore | None:
-    """The database at `path` opened read-only, unmigrated (nothing is written to it); None when there is none."""
+    """The database at `path` opened read-only, unmigrated (nothing is written to it); None when there is none.
+
+    Where the file or its folder cannot be written (a backup, a read-only mount), a database in WAL mode cannot be
+    read the usual way (SQLite needs its -shm). Then, with no write-ahead log beside it or an empty one, the file is
+    read as immutable (nothing in the log to miss); with a non-empty log it is refused rather than read without
+    the changes still in it. The store's `open_mode` says which way it was opened ("ro" or "immutable").
+    """
     target = path or paths.db_path()
     if not target.is_file():
         return None
     try:
-        conn = sqlite3.connect(
-            f"{target.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
-        )
+        return _reading(target, "mode=ro")
+    except sqlite3.Error as exc:
+        first = exc
+    # An immutable read skips the write-ahead log (and a rollback journal a crash left): only safe when they are empty.
+    for log in (Path(f"{target}-wal"), Path(f"{target}-journal")):
+        try:
+            pending = log.stat().st_size
+        except OSError:
+            pending = 0
+        if pending > 0:
+            kind = "write-ahead log" if log.name.endswith("-wal") else "rollback journal"
+            message = (
+                f"cannot read the database at {target} where it is: its {kind} ({log.name}) holds changes that "
+                "only a writable location can read; open it once where it can be written, then try again"
+            )
+            raise StoreError(message, cannot_open_error(message))
+    try:
+        return _reading(target, "mode=ro&immutable=1")
+    except sqlite3.Error:
+        raise StoreError(f"cannot read the database at {target}: {first}", opening_error(first)) from first
+
+
+def _reading(target: Path, options: str) -> SqliteStore:
+    """A read-only connection with `options`, proven by a first read (closed again when that read fails)."""
+    conn = sqlite3.connect(
+        f"{target.resolve().as_uri()}?{options}", uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
+    )
+    try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot read the database at {target}: {exc}", opening_error(exc)) from exc
-    return SqliteStore(conn)
+    except sqlite3.Error:
+        conn.close()
+        raise
+    store = SqliteStore(conn, read_only=True)
+    store.open_mode = "immutable" if "immutable=1" in options else "ro"
+    return store
 
 
 class SqliteStore(

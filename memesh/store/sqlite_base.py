@@ -64,6 +64,7 @@ class SqliteBase:
     def __init__(self, conn: sqlite3.Connection, *, read_only: bool = False) -> None:
         self.conn = conn
         self.read_only = read_only  # opened read-only: reads work, the first write is refused (SQLITE_READONLY)
+        self.open_mode = "ro" if read_only else "rw"  # "immutable" when read as a file nothing else changes
         self._depth = 0
 
     def configure(self) -> None:

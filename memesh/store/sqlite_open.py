@@ -27,10 +27,10 @@ def opening_error(exc: BaseException) -> MemeshError:
     error = translate(exc)
     if error is not None and error.data.get("store") not in (None, "database", "io"):
         return error
-    return _cannot_open(f"cannot open the database: {why(exc)}")
+    return cannot_open_error(f"cannot open the database: {why(exc)}")
 
 
-def _cannot_open(message: str) -> MemeshError:
+def cannot_open_error(message: str) -> MemeshError:
     return MemeshError(ErrorCode.INTERNAL, message, {"store": "cannot-open"})
 
 
@@ -40,9 +40,8 @@ def open_as(kind: type[S], path: Path | None = None) -> S:
     target = path or paths.db_path()
     problem = paths.db_path_problem() if path is None else None
     if problem is not None:
-        raise StoreError(
-            f"cannot open the database at {target}: {problem}", _cannot_open(f"cannot open the database: {problem}")
-        )
+        message = f"cannot open the database: {problem}"
+        raise StoreError(f"cannot open the database at {target}: {problem}", cannot_open_error(message))
     try:
         paths.ensure_private_dir(target.parent)
         if not target.exists():

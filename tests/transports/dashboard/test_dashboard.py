@@ -222,6 +222,41 @@ def test_a_proposal_is_inspected_accepted_and_another_rejected(tab: Tab) -> None
     assert tab.errors == []
 
 
+@pytest.mark.needs_routes("/v1/dream/proposals")
+def test_a_guard_proposal_shows_its_pattern_before_it_is_accepted(tab: Tab) -> None:
+    from memesh.app import gate
+    from memesh.context import CallContext
+    from memesh.ops import stage_proposal
+    from memesh.store.sqlite import open_store
+
+    remember(tab.server, name="lesson-force-push", type="lesson_learned", observations=["It lost a day of work"])
+    body = {
+        "project": "web",
+        "lesson": "lesson-force-push",
+        "pattern": r"git\s+push\b.*--force",
+        "message": "Force-pushing main lost a day of work",
+        "should_match": ["git push origin main --force", "git push -u x --force"],
+        "should_not_match": ["git push origin main", "git pull --force"],
+    }
+    store = open_store(tab.server.db)
+    try:
+        admitted = gate.admit("proposals/guard.input", body).unwrap()
+        stage_proposal.stage_guard(store, admitted, ctx=CallContext(source_host="test", agent_view=False)).unwrap()
+    finally:
+        store.close()
+    tab.open("review")
+    tab.page.wait_for_selector("#proposal-list .proposal")
+    assert "guard (Bash) on lesson-force-push" in tab.page.locator("#proposal-list .proposal").first.inner_text()
+    tab.page.locator("#proposal-list .proposal").first.click()
+    tab.page.wait_for_selector(".proposal-payload")
+    assert "git\\\\s+push" in tab.page.locator(".proposal-payload").inner_text()
+    tab.shot("review-guard")
+    tab.page.click("#accept")
+    tab.page.wait_for_selector("#review-result .notice")
+    assert "guard on lesson-force-push" in tab.page.locator("#review-result .notice").inner_text()
+    assert tab.errors == []
+
+
 @pytest.mark.needs_routes("/v1/doctor")
 def test_doctor_runs_its_checks_and_repairs_only_on_request(tab: Tab) -> None:
     config = tab.server.home / ".memesh" / "config.json"

@@ -4,6 +4,7 @@ server that fails after taking a hook never blocks the agent nor runs the hook t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -300,8 +301,13 @@ def _request(path: str, **changes: bytes) -> bytes:
         finally:
             if fd is not None:
                 os.close(fd)
-        sock.sendall(wire.MAGIC + wire.framed(*fields.values()))
-        return sock.recv(1)
+        # Refused before the request was read (a peer of another user): the answer may still be waiting.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            sock.sendall(wire.MAGIC + wire.framed(*fields.values()))
+        try:
+            return sock.recv(1)
+        except ConnectionResetError:
+            return b""
 
 
 def test_the_socket_is_owner_only_and_named_by_the_database(folder: Path) -> None:
@@ -342,7 +348,8 @@ def test_a_peer_of_another_user_is_refused_both_ways(folder: Path, monkeypatch: 
         with left, right:
             assert server._peer_uid(left) in (None, os.getuid())
         monkeypatch.setattr(server, "_peer_uid", lambda _sock: os.getuid() + 1)
-        assert _request(hooks.path) == wire.REFUSE
+        assert _request(hooks.path) in (wire.REFUSE, b"")  # refused at once, maybe before reading the request
+        assert not (folder / "hook-outcomes.jsonl").exists()  # nothing ran
         assert client.delegate("session-start", b"{}") is None
         monkeypatch.undo()
         if os.getuid() == 0:  # a socket file another user owns is never connected to

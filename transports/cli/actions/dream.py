@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from memesh.core.proposals import relation_line
 from memesh.errors import MemeshError
 from memesh.ops import proposals
 from memesh.transports.cli.actions.memory import cli_context, on_store, report
@@ -49,11 +50,33 @@ def _detail(shown: dict[str, Any]) -> str:
         lines.append(
             f"Reviewed: {shown['reviewed_at']}" + (f"    Reason: {shown['reason']}" if shown["reason"] else "")
         )
-    lines += ["", f"Proposed memory: {payload.get('name')} [{payload.get('type')}]"]
-    if payload.get("title"):
-        lines.append(f"Title: {payload['title']}")
-    lines += [f"  - {text}" for text in payload.get("observations", [])]
-    lines.append(f"Tags: {', '.join(payload.get('tags', []))}")
+    if shown["kind"] == "relation":
+        lines += ["", f"Proposed relation: {relation_line(payload)}", f"Why: {payload.get('rationale')}"]
+        lines.append("Accepting creates this one relation and changes nothing else.")
+    elif shown["kind"] == "guard":
+        guard = payload.get("guard") or {}
+        lesson = payload.get("source_lesson") or {}
+        lines += [
+            "",
+            f"Proposed guard on lesson {lesson.get('name')} (a warning before a matching {guard.get('tool')} command)",
+            f"Pattern (case-insensitive): {guard.get('pattern')}",
+            f"Warning: {guard.get('message')}",
+            *(f"  matches:        {example}" for example in guard.get("should_match", [])),
+            *(f"  does not match: {example}" for example in guard.get("should_not_match", [])),
+        ]
+        if payload.get("replaces"):
+            lines.append(f"Replaces the lesson's current guard: {json.dumps(payload['replaces'], ensure_ascii=False)}")
+        lines.append("Accepting writes this guard into the lesson's metadata; no memory is created.")
+    else:
+        lines += ["", f"Proposed memory: {payload.get('name')} [{payload.get('type')}]"]
+        if payload.get("title"):
+            lines.append(f"Title: {payload['title']}")
+        lines += [f"  - {text}" for text in payload.get("observations", [])]
+        lines.append(f"Tags: {', '.join(payload.get('tags', []))}")
+        if shown["kind"] == "pattern_emergent":
+            lines.append(
+                "Accepting creates this memory and links each source to it (evidence_for); sources stay active."
+            )
     sources = shown["source_ids"]
     if isinstance(sources, dict):
         coverage = sources.get("coverage") or {}
@@ -79,7 +102,8 @@ def accept(proposal_id: int, *, as_json: bool) -> int:
 
 
 def _accepted(out: dict[str, Any]) -> str:
-    line = f"Accepted proposal #{out['proposalId']}: created {out['digestEntityName']} ({out['kind']})"
+    done = {"relation": "related", "guard": "set a"}.get(out["kind"], "created")
+    line = f"Accepted proposal #{out['proposalId']}: {done} {out['digestEntityName']} ({out['kind']})"
     if out["sourcesArchived"]:
         line += f"; archived {out['sourcesArchived']} source memories"
     if out["sourcesLinked"]:

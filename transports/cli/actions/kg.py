@@ -1,14 +1,19 @@
-"""`memesh kg` once parsed: backfill and rename-project, printed for a person or as JSON."""
+"""`memesh kg` once parsed: backfill, rename-project and propose, printed for a person or as JSON."""
 
 from __future__ import annotations
 
+import json
+import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from returns.result import Failure, Result, Success
+
 from memesh.core.backfill import Options
-from memesh.errors import MemeshError
+from memesh.errors import ErrorCode, MemeshError
 from memesh.ops import rename_project
-from memesh.transports.cli.actions.memory import on_store, report
+from memesh.transports.cli.actions.memory import cli_context, on_store, report
 from memesh.transports.cli.exits import OK, dumps, fail
 
 
@@ -93,4 +98,51 @@ def _renamed(out: dict[str, Any]) -> str:
         lines.append("Run again with --apply to write it (the database is backed up first).")
     else:
         lines += [f"Backup: {out['backup']}", f"Restore (with every memesh process stopped): {out['restore']}"]
+    return "\n".join(lines)
+
+
+PROPOSAL_INPUT_MAX_BYTES = 256 * 1024
+
+
+def _stdin_object() -> Result[dict[str, Any], MemeshError]:
+    """The one JSON object on stdin; stdin is never waited on at a terminal."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return Failure(MemeshError.bad_body("this command reads one JSON object on stdin"))
+    data = sys.stdin.buffer.read(PROPOSAL_INPUT_MAX_BYTES + 1)
+    if len(data) > PROPOSAL_INPUT_MAX_BYTES:
+        return Failure(MemeshError(ErrorCode.PAYLOAD_TOO_LARGE, "the input on stdin is over 256 KiB"))
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return Failure(MemeshError.bad_body(f"the input on stdin is not JSON: {exc}"))
+    if not isinstance(value, dict):
+        return Failure(MemeshError.bad_body("the input on stdin must be one JSON object"))
+    return Success(value)
+
+
+def propose(kind: str, *, as_json: bool) -> int:
+    from memesh.app import gate
+    from memesh.ops import stage_proposal
+
+    operations: dict[str, Callable[..., Result[dict[str, Any], MemeshError]]] = {
+        "pattern_emergent": stage_proposal.stage_pattern,
+        "relation": stage_proposal.stage_relation,
+        "guard": stage_proposal.stage_guard,
+    }
+    operation = operations[kind]
+    ctx = cli_context()
+    result = (
+        _stdin_object()
+        .bind(lambda body: gate.admit(f"proposals/{kind}.input", body))
+        .bind(lambda admitted: on_store(lambda store: operation(store, admitted, ctx=ctx)))
+    )
+    return report(result, as_json=as_json, text=_staged)
+
+
+def _staged(out: dict[str, Any]) -> str:
+    lead = "Staged" if out["created"] else "Already staged"
+    lines = [f"{lead} proposal #{out['proposal_id']} ({out['kind']}, {out['status']}): {out['name']}"]
+    review = out["review"]
+    if review["state"] == "pending":
+        lines.append(f"A person reviews it: {review['inspect']}, then {review['accept']} or {review['reject']}")
     return "\n".join(lines)

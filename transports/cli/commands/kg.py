@@ -1,12 +1,18 @@
-"""Declarations of `memesh kg backfill-relations` and `memesh kg rename-project`: graph maintenance (flags, help)."""
+"""Declarations of `memesh kg backfill-relations`, `memesh kg rename-project` and `memesh kg propose`: graph
+maintenance and staging proposals for review (flags, help)."""
 
 from __future__ import annotations
 
-from cyclopts import App
+from typing import Annotated, Literal
+
+from cyclopts import App, Parameter
 
 from memesh.transports.cli.params import Switch
 
-kg = App(name="kg", help="Knowledge-graph maintenance: backfill relations, rename or merge a project.")
+kg = App(
+    name="kg",
+    help="Knowledge-graph maintenance: backfill relations, rename or merge a project, stage a proposal for review.",
+)
 
 
 @kg.command(name="backfill-relations")
@@ -93,3 +99,28 @@ def rename_project(
     from memesh.transports.cli.actions import kg as actions
 
     return actions.rename(from_, to, apply=apply, as_json=json_)
+
+
+ProposalKind = Annotated[
+    Literal["pattern_emergent", "relation", "guard"], Parameter(help="pattern_emergent, relation or guard.")
+]
+
+
+@kg.command(name="propose")
+def propose(kind: ProposalKind, /, *, json_: Switch = False) -> int:
+    """Stage a pattern_emergent, relation or guard proposal for human review, from one JSON object on stdin.
+    Nothing is applied: a person accepts or rejects it with `memesh dream` (or the dashboard). The same proposal
+    while it is pending is reported, not staged twice.
+
+    relation: {"project", "from", "to", "relation_type": contradicts|supersedes|duplicates, "rationale"}.
+    pattern_emergent: {"project", "source_names": [2-100 memories], "name", "observations": [...], "tags": [...]}.
+    guard: {"project", "lesson", "pattern", "message", "should_match": [...], "should_not_match": [...]}.
+
+    Parameters
+    ----------
+    json_
+        Print the result as JSON.
+    """
+    from memesh.transports.cli.actions import kg as actions
+
+    return actions.propose(kind, as_json=json_)
