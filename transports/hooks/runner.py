@@ -68,11 +68,18 @@ EVENTS: dict[str, tuple[str, str, str]] = {
 
 
 def detect_host(env: Mapping[str, str]) -> str | None:
-    """Which host ran the hook, from the environment each one sets; None when it cannot be told."""
-    if env.get("CODEX_THREAD_ID") or env.get("CODEX_HOME") or env.get("CODEX_SANDBOX"):
+    """Which host ran the hook, from the environment each one sets; None when it cannot be told.
+
+    What a running Codex sets for its commands (CODEX_THREAD_ID, CODEX_SANDBOX) wins, then what Claude Code sets;
+    CODEX_HOME comes last: it is a user's setting a shell profile exports, so a Claude Code session started from that
+    shell carries it too, and reading it first would take Claude Code for Codex (and turn its message gate off).
+    """
+    if env.get("CODEX_THREAD_ID") or env.get("CODEX_SANDBOX"):
         return "codex"
     if env.get("CLAUDECODE") or env.get("CLAUDE_PROJECT_DIR") or env.get("CLAUDE_PLUGIN_ROOT"):
         return "claude-code"
+    if env.get("CODEX_HOME"):
+        return "codex"
     return None
 
 

@@ -134,6 +134,12 @@ def test_the_stop_gate_does_not_run_under_codex_or_without_a_recipient(hook_env:
     assert _blocked(_gate(hook_env, "s1"))  # the Codex run did not spend this session's one hold
 
 
+def test_a_codex_home_exported_by_the_shell_does_not_turn_claude_codes_gate_off(reviewer: HookEnv) -> None:
+    # CODEX_HOME is a user's setting a shell profile exports; Claude Code started from that shell still holds the turn.
+    meant = _send(reviewer, "k1")
+    assert meant in _blocked(_gate(reviewer, "s1", CODEX_HOME=str(reviewer.home / ".codex")))
+
+
 def test_under_claude_code_the_channel_config_names_the_recipient(hook_env: HookEnv) -> None:
     hosts = hook_env.home / ".memesh" / "hosts"
     hosts.mkdir(parents=True)
