@@ -70,16 +70,19 @@ EVENTS: dict[str, tuple[str, str, str]] = {
 def detect_host(env: Mapping[str, str]) -> str | None:
     """Which host ran the hook, from the environment each one sets; None when it cannot be told.
 
-    What a running Codex sets for its commands (CODEX_THREAD_ID, CODEX_SANDBOX) wins, then what Claude Code sets;
-    CODEX_HOME comes last: it is a user's setting a shell profile exports, so a Claude Code session started from that
-    shell carries it too, and reading it first would take Claude Code for Codex (and turn its message gate off).
+    What a running Codex sets for its commands (CODEX_THREAD_ID, CODEX_SANDBOX) wins; then what only Claude Code
+    sets (CLAUDECODE, CLAUDE_PROJECT_DIR); then CODEX_HOME, a user's setting a shell profile may export, so it cannot
+    outrank Claude Code's own marks (it had turned Claude Code's message gate off); CLAUDE_PLUGIN_ROOT last, since a
+    host loading the plugin's shared hook file may set it too.
     """
     if env.get("CODEX_THREAD_ID") or env.get("CODEX_SANDBOX"):
         return "codex"
-    if env.get("CLAUDECODE") or env.get("CLAUDE_PROJECT_DIR") or env.get("CLAUDE_PLUGIN_ROOT"):
+    if env.get("CLAUDECODE") or env.get("CLAUDE_PROJECT_DIR"):
         return "claude-code"
     if env.get("CODEX_HOME"):
         return "codex"
+    if env.get("CLAUDE_PLUGIN_ROOT"):
+        return "claude-code"
     return None
 
 

@@ -123,5 +123,6 @@ def test_under_codex_the_same_hook_adds_no_notice(hook_env: HookEnv) -> None:
     _week_of_commits(hook_env)
     hook_env.env["MEMESH_BRIEFING"] = "full"
     hook_env.env["CODEX_HOME"] = str(hook_env.home / ".codex")
+    del hook_env.env["CLAUDECODE"]  # Codex runs the plugin's hook file: no Claude Code mark, CODEX_HOME set
     context = _session_start(hook_env)
     assert "## Recent activity" in context and NOTICE not in context
