@@ -18,7 +18,7 @@ from memesh.store.sqlite_health import SqliteHealth
 from memesh.store.sqlite_insights import SqliteInsights
 from memesh.store.sqlite_memory_files import SqliteMemoryFiles
 from memesh.store.sqlite_messages import SqliteMessages
-from memesh.store.sqlite_open import cannot_open_error, open_as, opening_error
+from memesh.store.sqlite_open import cannot_open_error, open_as, opening_error, owner_only
 from memesh.store.sqlite_projects import SqliteProjects
 from memesh.store.sqlite_proposals import SqliteProposals
 from memesh.store.sqlite_search import SqliteSearch
@@ -75,6 +75,7 @@ def _reading(target: Path, options: str) -> SqliteStore:
     except sqlite3.Error:
         conn.close()
         raise
+    owner_only(target)  # like every open: a read-only one too (spec: kg rename-project's listing and dry run)
     store = SqliteStore(conn, read_only=True)
     store.open_mode = "immutable" if "immutable=1" in options else "ro"
     return store

@@ -61,7 +61,28 @@ def open_as(kind: type[S], path: Path | None = None) -> S:
         if unwritable and (read_only := _open_read_only(kind, target)) is not None:
             return read_only
         raise StoreError(f"cannot use the database at {target}: {exc}", opening_error(exc)) from exc
+    owner_only(target)
     return store
+
+
+SIDE_FILES = ("", "-wal", "-shm", "-journal")
+
+
+def owner_only(target: Path) -> None:
+    """Take group and other access off the database and the files SQLite keeps beside it, as every open does (a
+    read-only one included) once the file is known to be MeMesh's: a database made by an older version, copied with
+    a permissive umask or restored from a backup stops being readable by other accounts. The owner's own bits are
+    kept (a read-only backup stays read-only). Where the mode cannot be changed (another owner's file, a read-only
+    mount), it is left as it is: the open itself decides what can be done there.
+    """
+    for suffix in SIDE_FILES:
+        path = Path(f"{target}{suffix}")
+        try:
+            mode = path.stat().st_mode & 0o7777
+            if mode & 0o077:
+                path.chmod(mode & 0o700)
+        except OSError:
+            continue
 
 
 def _open_read_only(kind: type[S], target: Path) -> S | None:
@@ -85,6 +106,7 @@ def _open_read_only(kind: type[S], target: Path) -> S | None:
             conn.close()
             return None
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        owner_only(target)
         return kind(conn, read_only=True)
     return None
 

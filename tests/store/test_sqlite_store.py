@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from memesh.model import EntityWrite, Filters
+from memesh.store.errors import StoreError
 from memesh.store.migrations import MIGRATIONS
-from memesh.store.sqlite import SqliteStore, open_store
+from memesh.store.sqlite import SqliteStore, open_readonly, open_store
 
 
 def _write(name: str, observations: tuple[str, ...] = ("o",)) -> EntityWrite:
@@ -70,6 +71,36 @@ def test_an_existing_folder_keeps_the_mode_its_owner_gave_it(tmp_path: Path) -> 
     open_store(folder / "knowledge-graph.db").close()
     assert _mode(folder) == 0o755
     assert _mode(folder / "knowledge-graph.db") == 0o600
+
+
+def test_every_open_takes_group_and_other_access_off_the_database_files(tmp_path: Path) -> None:
+    db = tmp_path / "knowledge-graph.db"
+    store = open_store(db)
+    with store.transaction():
+        store.save(_write("m"))
+    store.close()
+    # A copy made with a permissive umask, or an older version's files: readable by every account.
+    sides = [db, Path(f"{db}-wal"), Path(f"{db}-shm")]
+    for path in sides:
+        path.touch()
+        path.chmod(0o664)
+    open_store(db).close()
+    assert [_mode(path) for path in sides if path.exists()] == [0o600] * len([p for p in sides if p.exists()])
+    # A read-only open (kg rename-project's listing) does it too, and keeps the owner's own bits: read-only stays so.
+    db.chmod(0o444)
+    reader = open_readonly(db)
+    assert reader is not None
+    reader.close()
+    assert _mode(db) == 0o400
+
+
+def test_a_file_that_is_not_a_memesh_database_keeps_its_mode(tmp_path: Path) -> None:
+    foreign = tmp_path / "other.db"
+    foreign.write_bytes(b"not sqlite at all" * 100)
+    foreign.chmod(0o644)
+    with pytest.raises(StoreError):
+        open_store(foreign)
+    assert _mode(foreign) == 0o644
 
 
 def test_the_journal_is_in_wal_mode(fresh_db: SqliteStore) -> None:
