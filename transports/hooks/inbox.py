@@ -5,33 +5,23 @@ stay quiet (spec, `message`)."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from memesh.context import CallContext
+    from memesh.transports.hooks.runner import Answer, HookCall
+
 RECIPIENT_ENV = "MEMESH_RECIPIENT"
 
 
-def hook_caller(call: object) -> tuple[str | None, Mapping[str, str], str]:
-    """(host, environment, working directory) of one hook run, from what the runner hands a handler: the host's name,
-    or an object carrying `host`, `env` and `cwd` (a runner that serves hooks for other processes passes theirs)."""
-    host = getattr(call, "host", call)
-    env = getattr(call, "env", None)
-    cwd = getattr(call, "cwd", None)
-    return (
-        host if isinstance(host, str) else None,
-        env if env is not None else os.environ,
-        cwd if isinstance(cwd, str) and cwd else os.getcwd(),  # noqa: PTH109 (a str, as hosts send it)
-    )
+class InboxRead(Protocol):
+    """A reminder operation of `memesh.ops.message_reminders`: its text, or None when nothing waits."""
 
-
-def session_folder(payload: dict[str, object], cwd: str) -> str:
-    """The session's folder: the payload's `cwd` when absolute, else the hook's working directory."""
-    from pathlib import Path
-
-    named = payload.get("cwd")
-    return named if isinstance(named, str) and Path(named).is_absolute() else cwd
+    def __call__(
+        self, store: Any, *, project: str, recipient: str, session_id: str, ctx: CallContext
+    ) -> str | None: ...
 
 
 def declared_recipient(host: str | None, env: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
@@ -51,3 +41,29 @@ def declared_recipient(host: str | None, env: Mapping[str, str] | None = None) -
 
         return claude_principal() or None, None
     return None, None
+
+
+def waiting_text(payload: dict[str, Any], call: HookCall, answer: Answer, hook: str, read: InboxRead) -> str | None:
+    """What `read` says of the messages waiting for this session's declared recipient in its project; None — and
+    nothing recorded — when no recipient is declared (most sessions: these hooks run on every prompt and stop).
+    A refused recipient or an unreadable database is recorded as an error outcome and reads as nothing waiting."""
+    recipient, problem = declared_recipient(call.host, call.env)
+    if problem is not None:
+        answer.record(hook, "error", reason=problem)
+        return None
+    if recipient is None:
+        return None
+    from memesh.app.database import StoreError, open_database
+    from memesh.transports.hooks.context import call_context, project_of, session_cwd
+
+    project = project_of(session_cwd(payload, call))
+    try:
+        store = open_database()
+    except StoreError:
+        answer.record(hook, "error", reason="database unreadable")
+        return None
+    try:
+        session_id = str(payload["session_id"])
+        return read(store, project=project, recipient=recipient, session_id=session_id, ctx=call_context(project, call))
+    finally:
+        store.close()

@@ -6,47 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from memesh.transports.hooks.inbox import declared_recipient, hook_caller, session_folder
-from memesh.transports.hooks.runner import Answer
+from memesh.transports.hooks.inbox import waiting_text
+from memesh.transports.hooks.runner import Answer, HookCall
 
 HOOK = "message-gate"
 
 
-def handle(payload: dict[str, Any], call: Any) -> Answer:
+def handle(payload: dict[str, Any], call: HookCall) -> Answer:
     answer = Answer()
-    host, env, cwd = hook_caller(call)
-    if host != "claude-code":  # the gate is Claude Code's: Codex loads the same hooks file, and it must not block
+    if call.host != "claude-code":  # the gate is Claude Code's: Codex loads the same hooks file, and it must not block
         return answer
-    recipient, problem = declared_recipient(host, env)
-    if problem is not None:
-        answer.record(HOOK, "error", reason=problem)
-        return answer
-    if recipient is None:
-        return answer
-    from datetime import UTC, datetime
-
-    from memesh.app.database import StoreError
-    from memesh.app.database import open_database as open_store
-    from memesh.context import CallContext
     from memesh.ops import message_reminders
-    from memesh.transports.hooks.context import project_of
 
-    project = project_of(session_folder(payload, cwd))
-    try:
-        store = open_store()
-    except StoreError:
-        answer.record(HOOK, "error", reason="database unreadable")
-        return answer
-    try:
-        reason = message_reminders.stop_gate(
-            store,
-            project=project,
-            recipient=recipient,
-            session_id=str(payload["session_id"]),
-            ctx=CallContext(source_host=host, agent_view=True, now=datetime.now(UTC)),
-        )
-    finally:
-        store.close()
+    reason = waiting_text(payload, call, answer, HOOK, message_reminders.stop_gate)
     if reason is None:
         return answer
     answer.output = {"decision": "block", "reason": reason}
