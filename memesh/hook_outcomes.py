@@ -96,7 +96,7 @@ def read_records(path: Path | None = None) -> list[dict[str, Any]]:
     for raw in data.decode("utf-8", "replace").splitlines():
         try:
             entry = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(entry, dict) and entry.get("hook") in HOOKS and entry.get("outcome") in OUTCOMES:
             out.append(entry)
@@ -116,7 +116,7 @@ def liveness_notice(version: str, now: datetime) -> str | None:
     grace_path, lock = folder / GRACE_FILE, folder / NOTICE_LOCK
     try:
         stored = json.loads(grace_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         stored = None
     state = capture_liveness.grace_state(stored if isinstance(stored, dict) else None, version, now)
     try:

@@ -75,7 +75,7 @@ def read_envelope(data: bytes) -> Result[Envelope, MemeshError]:
         )
     try:
         raw = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return _bad(f"the envelope is not JSON: {exc}")
     if not isinstance(raw, dict):
         return _bad("the envelope must be a JSON object")

@@ -49,7 +49,7 @@ def parse(entity_id: int, name: str, raw: str, first_observation: str) -> Guard 
     """The guard a memory carries, or None when it is not a usable one (a bad regex never breaks a command)."""
     try:
         value = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(value, dict) or not isinstance(value.get("pattern"), str):
         return None

@@ -70,7 +70,7 @@ def read_input(data: bytes) -> Result[dict[str, Any], MemeshError]:
         return Failure(MemeshError(ErrorCode.PAYLOAD_TOO_LARGE, "the input on stdin is over 8 MiB"))
     try:
         value = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return Failure(MemeshError.bad_body(f"the input on stdin is not JSON: {exc}"))
     if not isinstance(value, dict):
         return Failure(MemeshError.bad_body("the input on stdin must be one JSON object"))
@@ -125,7 +125,7 @@ def _arguments(raw: Any) -> dict[str, Any]:
     if isinstance(raw, str):
         try:
             parsed = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             return {}  # cut-off arguments: the call still counts, its paths do not
         return parsed if isinstance(parsed, dict) else {}
     return {}
@@ -145,7 +145,7 @@ def _tool_error(content: Any) -> str | Literal[False] | None:
     text = _text(content)
     try:
         body = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     if not isinstance(body, dict):
         return False

@@ -34,7 +34,7 @@ def _unquote(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] == '"':
         try:
             parsed = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return value[1:-1]
         return parsed if isinstance(parsed, str) else value[1:-1]
     if len(value) >= 2 and value[0] == value[-1] == "'":

@@ -56,7 +56,7 @@ def parse(lines: Iterable[str]) -> Session:
             continue
         try:
             entry = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             session.malformed_lines += 1
             continue
         if not isinstance(entry, dict) or entry.get("isSidechain") is True:

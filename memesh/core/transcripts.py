@@ -48,7 +48,7 @@ def _lines(data: bytes) -> list[Any]:
             continue
         try:
             entries.append(json.loads(line))
-        except ValueError:
+        except (ValueError, RecursionError):
             continue  # one torn line (a session still being written) must not lose the rest
     return entries
 
@@ -63,7 +63,7 @@ def recorded_cwd(data: bytes) -> str | None:
         line_end = len(data) if line_end < 0 else line_end
         try:
             entry = json.loads(data[line_start:line_end].decode("utf-8", "replace"))
-        except ValueError:
+        except (ValueError, RecursionError):
             entry = None
         if isinstance(entry, dict) and isinstance(entry.get("cwd"), str) and entry["cwd"]:
             return str(entry["cwd"])

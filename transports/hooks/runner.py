@@ -89,7 +89,7 @@ def detect_host(env: Mapping[str, str]) -> str | None:
 def _decode(data: bytes) -> dict[str, Any] | None:
     try:
         value = json.loads(data.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 

@@ -63,6 +63,7 @@ def test_capture_turn_stores_a_decision_and_skips_chatter(memesh_process: Proces
     [
         (("capture-turn", "--session", "s"), "not json"),
         (("capture-turn", "--session", "s"), "[1, 2]"),
+        (("capture-turn", "--session", "s"), "[" * 100_000 + "]" * 100_000),  # past the parser's depth: no traceback
         (("capture-turn", "--session", "s"), '{"user": "x"}'),
         (("capture-session", "--session", "s"), '{"messages": "all"}'),
         (("capture-turn", "--session", "bad id"), '{"user": "", "assistant": "We decided."}'),

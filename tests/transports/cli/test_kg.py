@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memesh.store.sqlite import open_store
-from tests.transports.cli.conftest import Cli
+from tests.transports.cli.conftest import Cli, Process
 
 
 def _tags(db: Path, name: str) -> list[str]:
@@ -108,3 +108,11 @@ def test_rename_project_carries_messages_and_its_dry_run_moves_none(
     assert cli.ok("kg", "rename-project", "--json").json()["projects"] == [
         {"project": new, "entities": 0, "messages": 1}
     ]
+
+
+@pytest.mark.parametrize("stdin", ["not json", "[1, 2]", "[" * 100_000 + "]" * 100_000])
+def test_kg_propose_refuses_what_is_not_one_json_object_in_one_line(memesh_process: Process, stdin: str) -> None:
+    # The last is valid JSON nested past what the parser can follow: it was a traceback ("failed unexpectedly").
+    done = memesh_process("kg", "propose", "guard", stdin=stdin)
+    assert done.code == 1 and done.out == ""
+    assert done.err.startswith("Error: ") and "unexpectedly" not in done.err and len(done.err.splitlines()) == 1

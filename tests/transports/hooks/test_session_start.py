@@ -48,7 +48,8 @@ def test_the_level_comes_from_the_environment(hook_env: HookEnv) -> None:
 
 
 def test_malformed_stdin_is_an_error_outcome_not_a_block(hook_env: HookEnv) -> None:
-    for bad in (b"{not json", b"[1, 2]", b"\xff\xfe", b""):
+    # The last: valid JSON nested past what the parser can follow (it raised RecursionError: a traceback, exit 1).
+    for bad in (b"{not json", b"[1, 2]", b"\xff\xfe", b"", b"[" * 100_000 + b"]" * 100_000):
         run = hook_env.run("SessionStart", bad)
         assert run.returncode == 0 and run.stdout == ""
         assert hook_env.outcomes()[-1]["outcome"] == "error"

@@ -113,7 +113,7 @@ def _stdin_object() -> Result[dict[str, Any], MemeshError]:
         return Failure(MemeshError(ErrorCode.PAYLOAD_TOO_LARGE, "the input on stdin is over 256 KiB"))
     try:
         value = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return Failure(MemeshError.bad_body(f"the input on stdin is not JSON: {exc}"))
     if not isinstance(value, dict):
         return Failure(MemeshError.bad_body("the input on stdin must be one JSON object"))

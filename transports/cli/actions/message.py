@@ -58,7 +58,7 @@ def send(flags: dict[str, Any]) -> int:
     if flags["content_type"] == "application/json":
         try:
             payload = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             return fail(MemeshError.bad_body("payload: stdin is not valid JSON"), as_json=as_json)
     arguments = _arguments("send", flags)
     assert isinstance(arguments, dict)  # send's recipient is a required flag
