@@ -30,7 +30,7 @@ class Runtime:
         self.db_path = db_path
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._open: list[Database] = []
+        self._open: list[tuple[threading.Thread, Database]] = []
         self._generation = 0
         # Waiting message polls look again only when the newest event id grows, read once for all of them.
         self.high_water = HighWater(self._newest_event)
@@ -40,8 +40,14 @@ class Runtime:
         if getattr(local, "generation", -1) != self._generation or getattr(local, "store", None) is None:
             store = open_database(self.db_path)  # StoreError when it will not open: translated by `guarded`
             with self._lock:
-                self._open.append(store)
+                # A worker thread idle for a while ends (anyio stops it) and a new one opens its own connection:
+                # close the connections of threads that have ended, so a long-running server does not gather them.
+                ended = [kept for thread, kept in self._open if not thread.is_alive()]
+                self._open = [(thread, kept) for thread, kept in self._open if thread.is_alive()]
+                self._open.append((threading.current_thread(), store))
                 local.store, local.generation = store, self._generation
+            for kept in ended:
+                kept.close()
         stored: Database = local.store
         return stored
 
@@ -68,5 +74,5 @@ class Runtime:
         with self._lock:
             stores, self._open = self._open, []
             self._generation += 1
-        for store in stores:
+        for _thread, store in stores:
             store.close()

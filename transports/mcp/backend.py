@@ -1,4 +1,9 @@
-"""The MCP server's one store connection, shared by tool calls that run one at a time in worker threads."""
+"""The MCP server's store: one connection per worker thread, so tool calls run side by side.
+
+SQLite in WAL mode lets readers run beside a writer, and each write takes the write lock itself (`BEGIN IMMEDIATE`
+with the busy timeout), as the HTTP server's connections do. One shared connection behind a lock made every call wait
+for the one before it — a message send waiting up to 10 s for a host's acceptance held up every recall meanwhile.
+"""
 
 from __future__ import annotations
 
@@ -37,9 +42,12 @@ class Backend:
         # that this process still runs the version installed on disk.
         self._notifier = notifier
         self._stale = stale
-        # One connection, one transaction at a time: SqliteStore tracks its transaction depth without locking.
+        # A connection per worker thread (each SqliteStore tracks its own transaction depth); the lock guards the list
+        # of open ones, which `close` closes and a later call replaces (the generation tells a thread its is closed).
+        self._local = threading.local()
         self._lock = threading.Lock()
-        self._store: SqliteStore | None = None
+        self._open: list[tuple[threading.Thread, SqliteStore]] = []
+        self._generation = 0
         self._open_error = ""
         # A waiting message poll looks again only when the newest event id grows (memesh.app.waiting).
         self.high_water = HighWater(self._newest_event)
@@ -49,21 +57,35 @@ class Backend:
         The update check starts here too, on its own thread."""
         if self._notifier is not None:
             self._notifier.start()
-        with self._lock:
-            self._ensure_store()
+        self._ensure_store()
 
     def _ensure_store(self) -> SqliteStore | None:
-        # A failed open is retried on the next call: the folder may only have been missing for a moment.
-        if self._store is None:
-            try:
-                self._store = open_store(self._path)
-            except StoreError as exc:  # the log (stderr, this machine) names the file; the client is told why only
-                self._open_error = exc.reason
-                log.error("%s", exc)
-            except Exception as exc:  # whatever else goes wrong opening it, the server stays up to say so
-                self._open_error = short_reason(exc)
-                log.exception("cannot open the database")
-        return self._store
+        """This thread's connection, opened on first use. A failed open is retried on the next call: the folder may
+        only have been missing for a moment."""
+        local = self._local
+        store: SqliteStore | None = getattr(local, "store", None)
+        if store is not None and getattr(local, "generation", -1) == self._generation:
+            return store
+        try:
+            store = open_store(self._path)
+        except StoreError as exc:  # the log (stderr, this machine) names the file; the client is told why only
+            self._open_error = exc.reason
+            log.error("%s", exc)
+            return None
+        except Exception as exc:  # whatever else goes wrong opening it, the server stays up to say so
+            self._open_error = short_reason(exc)
+            log.exception("cannot open the database")
+            return None
+        with self._lock:
+            # A worker thread idle for a while ends (anyio stops it) and a new one opens its own connection: close
+            # the connections of threads that have ended, so a long session does not gather them.
+            ended = [kept for thread, kept in self._open if not thread.is_alive()]
+            self._open = [(thread, kept) for thread, kept in self._open if thread.is_alive()]
+            self._open.append((threading.current_thread(), store))
+            local.store, local.generation = store, self._generation
+        for kept in ended:
+            kept.close()
+        return store
 
     def call(self, name: str, arguments: dict[str, Any] | None, ctx: CallContext) -> types.CallToolResult:
         """Run tool `name` and map its Result; never raises (a failure of any kind is an isError result)."""
@@ -73,15 +95,14 @@ class Backend:
         self, name: str, arguments: dict[str, Any] | None, ctx: CallContext
     ) -> Result[Any, MemeshError] | types.CallToolResult:
         """The tool's Result, or the isError answer when the store or the tool itself broke."""
-        with self._lock:
-            store = self._ensure_store()
-            if store is None:
-                return tool_error(f"MeMesh cannot use its database: {self._open_error}")
-            try:
-                return dispatch.call(name, store, arguments, ctx, nulls_mean_absent=True)
-            except Exception as exc:
-                log.exception("tool %r raised", name)
-                return unexpected_failure(name, exc)
+        store = self._ensure_store()
+        if store is None:
+            return tool_error(f"MeMesh cannot use its database: {self._open_error}")
+        try:
+            return dispatch.call(name, store, arguments, ctx, nulls_mean_absent=True)
+        except Exception as exc:
+            log.exception("tool %r raised", name)
+            return unexpected_failure(name, exc)
 
     def answer(self, name: str, outcome: Result[Any, MemeshError] | types.CallToolResult) -> types.CallToolResult:
         if isinstance(outcome, types.CallToolResult):
@@ -100,13 +121,16 @@ class Backend:
         return answer
 
     def _newest_event(self) -> int:
-        with self._lock:
-            store = self._ensure_store()
+        store = self._ensure_store()
+        try:
             return store.message_high_water() if store is not None else 0
+        except Exception:  # a database that broke meanwhile: the poll itself reports why
+            return 0
 
     def close(self) -> None:
-        """Close the connection, if one was opened."""
+        """Close every connection opened (a later call opens a fresh one)."""
         with self._lock:
-            if self._store is not None:
-                self._store.close()
-                self._store = None
+            stores, self._open = self._open, []
+            self._generation += 1
+        for _thread, store in stores:
+            store.close()
