@@ -1,13 +1,8 @@
-"""What the HTTP handlers share: the database, one connection per worker thread, opened on first use.
-
-SQLite in WAL mode lets readers run beside a writer, and each write takes the write lock itself (`BEGIN IMMEDIATE`
-with a 30 s busy timeout), so requests run concurrently on their own connections instead of queueing behind one.
-"""
+"""What the HTTP handlers share: the database, one connection per worker thread (`memesh.app.connections`)."""
 
 from __future__ import annotations
 
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -15,6 +10,7 @@ from typing import TypeVar
 import anyio.to_thread
 from returns.result import Failure, Result
 
+from memesh.app.connections import ThreadConnections
 from memesh.app.database import Database, StoreError, open_database
 from memesh.app.dispatch import guarded
 from memesh.app.waiting import HighWater
@@ -28,28 +24,13 @@ class Runtime:
 
     def __init__(self, db_path: Path | None) -> None:
         self.db_path = db_path
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._open: list[tuple[threading.Thread, Database]] = []
-        self._generation = 0
+        self._connections = ThreadConnections(lambda: open_database(self.db_path))
         # Waiting message polls look again only when the newest event id grows, read once for all of them.
         self.high_water = HighWater(self._newest_event)
 
     def _store(self) -> Database:
-        local = self._local
-        if getattr(local, "generation", -1) != self._generation or getattr(local, "store", None) is None:
-            store = open_database(self.db_path)  # StoreError when it will not open: translated by `guarded`
-            with self._lock:
-                # A worker thread idle for a while ends (anyio stops it) and a new one opens its own connection:
-                # close the connections of threads that have ended, so a long-running server does not gather them.
-                ended = [kept for thread, kept in self._open if not thread.is_alive()]
-                self._open = [(thread, kept) for thread, kept in self._open if thread.is_alive()]
-                self._open.append((threading.current_thread(), store))
-                local.store, local.generation = store, self._generation
-            for kept in ended:
-                kept.close()
-        stored: Database = local.store
-        return stored
+        """This worker thread's connection; a StoreError when it will not open (translated by `guarded`)."""
+        return self._connections.get()
 
     def _on_store(self, work: Callable[[Database], Result[T, MemeshError]]) -> Result[T, MemeshError]:
         try:
@@ -71,8 +52,4 @@ class Runtime:
 
     def close(self) -> None:
         """Close every connection (a later request opens a fresh one)."""
-        with self._lock:
-            stores, self._open = self._open, []
-            self._generation += 1
-        for _thread, store in stores:
-            store.close()
+        self._connections.close()

@@ -1,14 +1,9 @@
-"""The MCP server's store: one connection per worker thread, so tool calls run side by side.
-
-SQLite in WAL mode lets readers run beside a writer, and each write takes the write lock itself (`BEGIN IMMEDIATE`
-with the busy timeout), as the HTTP server's connections do. One shared connection behind a lock made every call wait
-for the one before it — a message send waiting up to 10 s for a host's acceptance held up every recall meanwhile.
-"""
+"""The MCP server's store: a connection per worker thread (`memesh.app.connections`), so tool calls run side by
+side — one shared connection behind a lock made a message send waiting up to 10 s for a host hold up every recall."""
 
 from __future__ import annotations
 
 import logging
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +12,7 @@ from returns.result import Result
 
 from memesh.adapters.update_check import StaleProcessCheck, UpdateNotifier
 from memesh.app import dispatch
+from memesh.app.connections import ThreadConnections
 from memesh.app.database import Database as SqliteStore
 from memesh.app.database import StoreError
 from memesh.app.database import open_database as open_store
@@ -29,7 +25,7 @@ log = logging.getLogger("memesh.mcp")
 
 
 class Backend:
-    """Opens the store once and runs tool calls on it; a lock keeps the single connection to one call at a time."""
+    """Runs tool calls on the worker thread's own connection to the store, and maps their Results."""
 
     def __init__(
         self,
@@ -42,12 +38,7 @@ class Backend:
         # that this process still runs the version installed on disk.
         self._notifier = notifier
         self._stale = stale
-        # A connection per worker thread (each SqliteStore tracks its own transaction depth); the lock guards the list
-        # of open ones, which `close` closes and a later call replaces (the generation tells a thread its is closed).
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._open: list[tuple[threading.Thread, SqliteStore]] = []
-        self._generation = 0
+        self._connections = ThreadConnections(lambda: open_store(self._path))
         self._open_error = ""
         # A waiting message poll looks again only when the newest event id grows (memesh.app.waiting).
         self.high_water = HighWater(self._newest_event)
@@ -62,12 +53,8 @@ class Backend:
     def _ensure_store(self) -> SqliteStore | None:
         """This thread's connection, opened on first use. A failed open is retried on the next call: the folder may
         only have been missing for a moment."""
-        local = self._local
-        store: SqliteStore | None = getattr(local, "store", None)
-        if store is not None and getattr(local, "generation", -1) == self._generation:
-            return store
         try:
-            store = open_store(self._path)
+            return self._connections.get()
         except StoreError as exc:  # the log (stderr, this machine) names the file; the client is told why only
             self._open_error = exc.reason
             log.error("%s", exc)
@@ -76,16 +63,6 @@ class Backend:
             self._open_error = short_reason(exc)
             log.exception("cannot open the database")
             return None
-        with self._lock:
-            # A worker thread idle for a while ends (anyio stops it) and a new one opens its own connection: close
-            # the connections of threads that have ended, so a long session does not gather them.
-            ended = [kept for thread, kept in self._open if not thread.is_alive()]
-            self._open = [(thread, kept) for thread, kept in self._open if thread.is_alive()]
-            self._open.append((threading.current_thread(), store))
-            local.store, local.generation = store, self._generation
-        for kept in ended:
-            kept.close()
-        return store
 
     def call(self, name: str, arguments: dict[str, Any] | None, ctx: CallContext) -> types.CallToolResult:
         """Run tool `name` and map its Result; never raises (a failure of any kind is an isError result)."""
@@ -129,8 +106,4 @@ class Backend:
 
     def close(self) -> None:
         """Close every connection opened (a later call opens a fresh one)."""
-        with self._lock:
-            stores, self._open = self._open, []
-            self._generation += 1
-        for _thread, store in stores:
-            store.close()
+        self._connections.close()

@@ -6,25 +6,13 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-import pytest
 from returns.result import Success
 
 from memesh.transports.http.runtime import Runtime
+from tests.descriptors import needs_proc, open_to
 
 
-def _open_to(db: Path) -> int:
-    """How many descriptors of this process are open on the database file."""
-    count = 0
-    for fd in Path("/proc/self/fd").iterdir():
-        try:
-            if fd.readlink() == db:
-                count += 1
-        except OSError:
-            continue
-    return count
-
-
-@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts descriptors through /proc")
+@needs_proc
 def test_the_connection_of_a_worker_thread_that_ended_is_closed(tmp_path: Path) -> None:
     db = tmp_path / "k.db"
     runtime = Runtime(db)
@@ -37,7 +25,7 @@ def test_the_connection_of_a_worker_thread_that_ended_is_closed(tmp_path: Path) 
             worker.start()
             worker.join()
         assert seen == [0] * 6
-        assert _open_to(db) <= 2  # the newest connection, none of the five ended threads' before it
+        assert open_to(db) <= 2  # the newest connection, none of the five ended threads' before it
     finally:
         runtime.close()
-    assert _open_to(db) == 0
+    assert open_to(db) == 0

@@ -17,6 +17,7 @@ from memesh.router.adapter import HostAdapter
 from memesh.router.client import RouterClient
 from memesh.router.server import serve
 from memesh.transports.mcp.backend import Backend
+from tests.descriptors import needs_proc, open_to
 
 PROJECT = "demo~" + "4" * 32
 
@@ -101,19 +102,7 @@ async def test_a_send_waiting_for_a_slow_host_does_not_hold_up_a_recall(folder: 
             await router
 
 
-def _open_to(db: Path) -> int:
-    """How many descriptors of this process are open on the database file."""
-    count = 0
-    for fd in Path("/proc/self/fd").iterdir():
-        try:
-            if fd.readlink() == db:
-                count += 1
-        except OSError:
-            continue
-    return count
-
-
-@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts descriptors through /proc")
+@needs_proc
 def test_the_connection_of_a_worker_thread_that_ended_is_closed(tmp_path: Path) -> None:
     db = tmp_path / "k.db"
     backend = Backend(db)
@@ -123,7 +112,7 @@ def test_the_connection_of_a_worker_thread_that_ended_is_closed(tmp_path: Path) 
             worker = threading.Thread(target=backend.call, args=("recall", {"query": "x"}, ctx))
             worker.start()
             worker.join()
-        assert _open_to(db) <= 2  # the newest connection (and none of the ended threads' five before it)
+        assert open_to(db) <= 2  # the newest connection (and none of the ended threads' five before it)
     finally:
         backend.close()
-    assert _open_to(db) == 0
+    assert open_to(db) == 0
