@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -9,7 +10,10 @@ from typing import TYPE_CHECKING
 from memesh.context import CallContext
 
 if TYPE_CHECKING:
-    from memesh.transports.hooks.runner import HookCall
+    from collections.abc import Iterator
+
+    from memesh.app.hook_database import HookDatabase
+    from memesh.transports.hooks.runner import Answer, HookCall
 
 
 def session_cwd(payload: dict[str, object], call: HookCall) -> str:
@@ -47,3 +51,21 @@ def local_path(call: HookCall, text: str) -> Path:
     """A path the host named, relative ones taken from the hook's working directory (never the server's)."""
     path = Path(text).expanduser()
     return path if path.is_absolute() or not call.cwd else Path(call.cwd, path)
+
+
+@contextmanager
+def hook_store(answer: Answer, hook: str) -> Iterator[HookDatabase | None]:
+    """The hooks' store for the block, closed after it; None — recorded as hook `hook`'s error outcome — when the
+    database will not open. Imported on use: a hook that leaves early never loads the store."""
+    from memesh.app.hook_database import StoreError, open_hook_database
+
+    try:
+        store = open_hook_database()
+    except StoreError:
+        answer.record(hook, "error", reason="database unreadable")
+        yield None
+        return
+    try:
+        yield store
+    finally:
+        store.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from typing import Any
 
-from memesh.transports.hooks.context import call_context, project_of, session_cwd
+from memesh.transports.hooks.context import call_context, hook_store, project_of, session_cwd
 from memesh.transports.hooks.runner import Answer, HookCall
 
 HOOK = "post-commit"
@@ -52,8 +52,6 @@ def handle(payload: dict[str, Any], call: HookCall) -> Answer:
         return answer
     # Only a commit pays for the rest: most Bash calls end above.
     from memesh.adapters import config_file as config
-    from memesh.app.hook_database import StoreError
-    from memesh.app.hook_database import open_hook_database as open_store
     from memesh.ops import capture
 
     if not config.effective_auto_capture(config.read_or_defaults(), call.env):
@@ -68,12 +66,9 @@ def handle(payload: dict[str, Any], call: HookCall) -> Answer:
     full_hash, body, files = _details(cwd, line.short_hash)
     memory = commits.memory(line, full_hash, body, files, project)
     session_id = payload.get("session_id")
-    try:
-        store = open_store()
-    except StoreError:
-        answer.record(HOOK, "error", reason="database unreadable")
-        return answer
-    try:
+    with hook_store(answer, HOOK) as store:
+        if store is None:
+            return answer
         done = capture.capture_commit(
             store,
             memory,
@@ -81,7 +76,5 @@ def handle(payload: dict[str, Any], call: HookCall) -> Answer:
             commit={"hash": full_hash or line.short_hash, "branch": line.branch},
             ctx=call_context(project, call),
         )
-    finally:
-        store.close()
     answer.record(HOOK, done.outcome, reason=done.reason, entity=done.entity)
     return answer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memesh.transports.hooks.context import call_context, local_path, project_of, session_cwd
+from memesh.transports.hooks.context import call_context, hook_store, local_path, project_of, session_cwd
 from memesh.transports.hooks.runner import Answer, HookCall
 from memesh.transports.hooks.session import read_session
 
@@ -13,8 +13,6 @@ HOOK = "pre-compact"
 
 def handle(payload: dict[str, Any], call: HookCall) -> Answer:
     from memesh.adapters import config_file as config
-    from memesh.app.hook_database import StoreError
-    from memesh.app.hook_database import open_hook_database as open_store
     from memesh.core import snapshots
     from memesh.core.identity import project_label
     from memesh.ops import capture
@@ -31,14 +29,9 @@ def handle(payload: dict[str, Any], call: HookCall) -> Answer:
     project = project_of(cwd)
     session_id = str(payload["session_id"])
     derived = snapshots.derive(session_id, session.tool_calls, cwd, project_label(project))
-    try:
-        store = open_store()
-    except StoreError:
-        answer.record(HOOK, "error", reason="database unreadable")
-        return answer
-    try:
+    with hook_store(answer, HOOK) as store:
+        if store is None:
+            return answer
         done = capture.capture_snapshots(store, project, session_id, derived, call_context(project, call))
-    finally:
-        store.close()
     answer.record(HOOK, done.outcome, reason=done.reason, entity=done.entity)
     return answer

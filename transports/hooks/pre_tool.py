@@ -8,7 +8,7 @@ import posixpath
 from pathlib import Path
 from typing import Any
 
-from memesh.transports.hooks.context import project_of, session_cwd
+from memesh.transports.hooks.context import hook_store, project_of, session_cwd
 from memesh.transports.hooks.runner import Answer, HookCall
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
@@ -36,8 +36,6 @@ def _context(text: str) -> dict[str, Any]:
 
 
 def _pre_edit(payload: dict[str, Any], call: HookCall) -> Answer:
-    from memesh.app.hook_database import StoreError
-    from memesh.app.hook_database import open_hook_database as open_store
     from memesh.core.briefing_text import FENCE_TAG, memory_line
     from memesh.ops import session_memory
     from memesh.transports.hooks.context import call_context
@@ -54,12 +52,9 @@ def _pre_edit(payload: dict[str, Any], call: HookCall) -> Answer:
         return answer
     project = project_of(cwd)
     session_id = payload.get("session_id")
-    try:
-        store = open_store()
-    except StoreError:
-        answer.record("pre-edit", "error", reason="database unreadable")
-        return answer
-    try:
+    with hook_store(answer, "pre-edit") as store:
+        if store is None:
+            return answer
         found = session_memory.file_memories(
             store,
             project,
@@ -67,8 +62,6 @@ def _pre_edit(payload: dict[str, Any], call: HookCall) -> Answer:
             session_id=session_id if isinstance(session_id, str) else None,
             ctx=call_context(project, call, host=False),
         ).unwrap()
-    finally:
-        store.close()
     if not found:
         answer.record("pre-edit", "skipped", reason="no memories for this file")
         return answer
@@ -80,8 +73,6 @@ def _pre_edit(payload: dict[str, Any], call: HookCall) -> Answer:
 
 
 def _guard(payload: dict[str, Any]) -> Answer:
-    from memesh.app.hook_database import StoreError
-    from memesh.app.hook_database import open_hook_database as open_store
     from memesh.ops import session_memory
 
     answer = Answer()
@@ -89,15 +80,10 @@ def _guard(payload: dict[str, Any]) -> Answer:
     if not isinstance(command, str) or not command.strip():
         answer.record("guard", "skipped", reason="no command")
         return answer
-    try:
-        store = open_store()
-    except StoreError:
-        answer.record("guard", "error", reason="database unreadable")
-        return answer
-    try:
+    with hook_store(answer, "guard") as store:
+        if store is None:
+            return answer
         warnings = session_memory.guard_warnings(store, command).unwrap()
-    finally:
-        store.close()
     if not warnings:
         answer.record("guard", "skipped", reason="no guard matched")
         return answer

@@ -8,7 +8,7 @@ from typing import Any
 
 from returns.result import Failure, Success
 
-from memesh.transports.hooks.context import call_context, project_of, session_cwd
+from memesh.transports.hooks.context import call_context, hook_store, project_of, session_cwd
 from memesh.transports.hooks.inbox import declared_recipient
 from memesh.transports.hooks.runner import Answer, HookCall
 
@@ -18,8 +18,6 @@ HOOK = "session-start"
 def handle(payload: dict[str, Any], call: HookCall) -> Answer:
     from memesh.adapters import config_file as config
     from memesh.app import gate
-    from memesh.app.hook_database import StoreError
-    from memesh.app.hook_database import open_hook_database as open_store
     from memesh.ops import briefing, session_memory
 
     answer = Answer()
@@ -37,12 +35,9 @@ def handle(payload: dict[str, Any], call: HookCall) -> Answer:
     limit = config.effective_session_limit(config.read_or_defaults(), call.env)
     if limit.row != str(limit.value):  # an adjusted value says why, once per session, for doctor
         answer.record(HOOK, "notified", reason=f"sessionLimit {limit.row}")
-    try:
-        store = open_store()
-    except StoreError:
-        answer.record(HOOK, "error", reason="database unreadable")
-        return answer
-    try:
+    with hook_store(answer, HOOK) as store:
+        if store is None:
+            return answer
         match briefing.build(store, request, ctx=ctx):  # type: ignore[arg-type]
             case Success(result):
                 pass
@@ -55,8 +50,6 @@ def handle(payload: dict[str, Any], call: HookCall) -> Answer:
         except Exception as exc:  # the notice is optional: the briefing still reaches the agent without it
             notice = None
             answer.record(HOOK, "error", reason=f"work-package notice: uncaught {type(exc).__name__}")
-    finally:
-        store.close()
     if result.index_error:  # the block says so; doctor hears of it too
         answer.record(HOOK, "error", reason="durable-memory index unreadable")
     import memesh

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from memesh.transports.hooks.context import call_context, local_path, project_of, session_cwd
+from memesh.transports.hooks.context import call_context, hook_store, local_path, project_of, session_cwd
 from memesh.transports.hooks.runner import Answer, HookCall
 from memesh.transports.hooks.session import read_session
 
@@ -16,8 +16,6 @@ NOTE_READS_PER_STOP = 100
 
 def handle(payload: dict[str, Any], call: HookCall) -> Answer:
     from memesh.adapters import config_file as config
-    from memesh.app.hook_database import StoreError
-    from memesh.app.hook_database import open_hook_database as open_store
     from memesh.core import snapshots
     from memesh.core.identity import project_label
     from memesh.ops import capture, session_memory
@@ -31,12 +29,9 @@ def handle(payload: dict[str, Any], call: HookCall) -> Answer:
     session = read_session(local_path(call, str(payload["transcript_path"])))
     last = payload.get("last_assistant_message")
     reply = last if isinstance(last, str) and last.strip() else (session.last_reply if session else None)
-    try:
-        store = open_store()
-    except StoreError:
-        answer.record("handoff-capture", "error", reason="database unreadable")
-        return answer
-    try:
+    with hook_store(answer, "handoff-capture") as store:
+        if store is None:
+            return answer
         if session is None and reply is None:
             answer.record("handoff-capture", "error", reason="transcript unreadable")
         else:
@@ -60,8 +55,6 @@ def handle(payload: dict[str, Any], call: HookCall) -> Answer:
             answer.record("citation-credit", "wrote", reason=f"{len(credited)} cited memories credited")
         else:
             answer.record("citation-credit", "skipped", reason="no new citation of an injected or recalled memory")
-    finally:
-        store.close()
     return answer
 
 
