@@ -17,6 +17,7 @@ from typing import Any, Final, Literal
 from returns.result import Failure, Result, Success
 
 from memesh.core.clean import clean_text
+from memesh.core.json_input import json_object
 from memesh.errors import ErrorCode, MemeshError
 
 INPUT_MAX_BYTES: Final = 8 * 1024 * 1024
@@ -66,15 +67,7 @@ def check_session_id(session: str) -> Result[str, MemeshError]:
 
 def read_input(data: bytes) -> Result[dict[str, Any], MemeshError]:
     """The stdin JSON object, or a refusal: over 8 MiB, not UTF-8 JSON, or not an object."""
-    if len(data) > INPUT_MAX_BYTES:
-        return Failure(MemeshError(ErrorCode.PAYLOAD_TOO_LARGE, "the input on stdin is over 8 MiB"))
-    try:
-        value = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        return Failure(MemeshError.bad_body(f"the input on stdin is not JSON: {exc}"))
-    if not isinstance(value, dict):
-        return Failure(MemeshError.bad_body("the input on stdin must be one JSON object"))
-    return Success(value)
+    return json_object(data, max_bytes=INPUT_MAX_BYTES, limit="8 MiB")
 
 
 def session_messages(body: dict[str, Any]) -> Result[list[Any], MemeshError]:

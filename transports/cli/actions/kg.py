@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Result
 
 from memesh.core.backfill import Options
-from memesh.errors import ErrorCode, MemeshError
+from memesh.errors import MemeshError
 from memesh.ops import rename_project
 from memesh.transports.cli.actions.memory import cli_context, on_store, report
 from memesh.transports.cli.exits import OK, dumps, fail
@@ -108,16 +107,10 @@ def _stdin_object() -> Result[dict[str, Any], MemeshError]:
     """The one JSON object on stdin; stdin is never waited on at a terminal."""
     if sys.stdin is None or sys.stdin.isatty():
         return Failure(MemeshError.bad_body("this command reads one JSON object on stdin"))
+    from memesh.core.json_input import json_object
+
     data = sys.stdin.buffer.read(PROPOSAL_INPUT_MAX_BYTES + 1)
-    if len(data) > PROPOSAL_INPUT_MAX_BYTES:
-        return Failure(MemeshError(ErrorCode.PAYLOAD_TOO_LARGE, "the input on stdin is over 256 KiB"))
-    try:
-        value = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        return Failure(MemeshError.bad_body(f"the input on stdin is not JSON: {exc}"))
-    if not isinstance(value, dict):
-        return Failure(MemeshError.bad_body("the input on stdin must be one JSON object"))
-    return Success(value)
+    return json_object(data, max_bytes=PROPOSAL_INPUT_MAX_BYTES, limit="256 KiB")
 
 
 def propose(kind: str, *, as_json: bool) -> int:
