@@ -12,13 +12,22 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from returns.result import Failure, Success
+from returns.result import Failure, Result, Success
 
-from memesh.app.dispatch import call
+from memesh.app import dispatch
+from memesh.app.resources import Resources
 from memesh.context import CallContext
+from memesh.errors import MemeshError
 from memesh.store.sqlite import SqliteStore, open_store
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def call(
+    name: str, store: SqliteStore, arguments: Any, ctx: CallContext, *, nulls_mean_absent: bool = False
+) -> Result[Any, MemeshError]:
+    """The tool called `name` through the one door, on a database the benchmark holds open."""
+    return dispatch.call(name, Resources.over(store), arguments, ctx, nulls_mean_absent=nulls_mean_absent)
 
 
 def percentile(samples: Sequence[float], fraction: float) -> float:

@@ -25,11 +25,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from _common import emit_json, machine, machine_line, median, ms
+from _common import call, emit_json, machine, machine_line, median, ms
 
 from memesh.adapters.project_git import project_for
 from memesh.adapters.transcripts import slug
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.model import EntityWrite, sqlite_time
 from memesh.store.sqlite import SqliteStore, open_store

@@ -17,9 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import emit_json, machine, machine_line, median, ms, percentile
+from _common import call, emit_json, machine, machine_line, median, ms, percentile
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.router.adapter import HostAdapter
 from memesh.router.client import RouterClient

@@ -153,7 +153,7 @@ WRITER = """
 import sys, time
 from pathlib import Path
 from memesh.context import CallContext
-from memesh.app.dispatch import call
+from _common import call
 from memesh.store.sqlite import open_store
 db, prefix, count, project = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 store = open_store(Path(db))

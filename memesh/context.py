@@ -1,4 +1,8 @@
-"""What a transport tells an operation about the call: the clock, who is writing, and who will read the answer."""
+"""What a transport tells an operation about the call: the clock, who is writing, and who will read the answer.
+
+A plain value: what it holds that reaches outside (the current project, the router, the owner's quota setting) is
+given by the composition root (`memesh.app.resources.Resources.context`); nothing here runs git or opens a socket.
+"""
 
 from __future__ import annotations
 
@@ -25,20 +29,20 @@ def clean_host(name: str | None, default: str) -> str:
     return cleaned or default
 
 
-def _current_project() -> str:
-    from memesh.adapters.project_git import current_project  # runs git: only when an operation needs the project
-
-    return current_project()
+class NotGiven(LookupError):
+    """An operation asked the call context for something its transport did not give (a bug in that transport)."""
 
 
-def _default_router() -> RouterPort:
-    from memesh.router.client import RouterClient  # only the message tool talks to the router
-
-    return RouterClient.default()
+def _no_project() -> str:
+    raise NotGiven("this call has no current project: build its context with Resources.context")
 
 
-def _quota_from_environment() -> str | None:
-    return os.environ.get("MEMESH_AGENT_MESSAGE_STORAGE_QUOTA_BYTES")
+def _no_router() -> RouterPort:
+    raise NotGiven("this call has no router: build its context with Resources.context")
+
+
+def _no_quota() -> str | None:
+    return None
 
 
 def _new_token() -> str:
@@ -76,12 +80,12 @@ class CallContext:
     source_host: str
     agent_view: bool
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
-    project: Callable[[], str] = _current_project
+    project: Callable[[], str] = _no_project
     # The message tool: the caller's own session (MCP and CLI read it from the environment; HTTP has none), how
     # to reach the local router, the owner's raw quota setting, and fresh random tokens for ids and cursors.
     caller_session: str | None = None
-    router: Callable[[], RouterPort] = _default_router
-    message_quota: Callable[[], str | None] = _quota_from_environment
+    router: Callable[[], RouterPort] = _no_router
+    message_quota: Callable[[], str | None] = _no_quota
     new_token: Callable[[], str] = _new_token
     workspace_roots: Callable[[], list[str] | None] | None = None
     environment: Mapping[str, str] | None = None

@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 from returns.result import Result
 
-from memesh.app.dispatch import call
+from memesh.app.resources import local_router
 from memesh.context import CallContext
 from memesh.errors import MemeshError
 from memesh.store.sqlite import SqliteStore, open_store
+from tests.calls import call
 
 # No test reaches the package index: servers started by tests (and their children) skip the update check.
 os.environ["MEMESH_UPDATE_CHECK"] = "0"
@@ -33,12 +34,16 @@ def fresh_db(tmp_path: Path) -> Iterator[SqliteStore]:
 
 @pytest.fixture
 def ctx() -> CallContext:
-    return CallContext(source_host="test-host", agent_view=False, now=NOW, project=lambda: TEST_PROJECT)
+    return CallContext(
+        source_host="test-host", agent_view=False, now=NOW, project=lambda: TEST_PROJECT, router=local_router
+    )
 
 
 @pytest.fixture
 def agent_ctx() -> CallContext:
-    return CallContext(source_host="test-host", agent_view=True, now=NOW, project=lambda: TEST_PROJECT)
+    return CallContext(
+        source_host="test-host", agent_view=True, now=NOW, project=lambda: TEST_PROJECT, router=local_router
+    )
 
 
 @pytest.fixture

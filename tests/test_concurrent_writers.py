@@ -90,8 +90,8 @@ def test_eight_mcp_servers_and_the_cli_writing_at_once_lose_nothing(tmp_path: Pa
             f"cli-{i}" for i in range(CLI_WRITES)
         }
         assert names == expected
-        from memesh.app.dispatch import call
         from memesh.context import CallContext
+        from tests.calls import call
 
         ctx = CallContext(source_host="test", agent_view=False)
         # recall finds each one: every memory is in the keyword index, and its name finds it first.

@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.errors import ErrorCode
 from memesh.schema import validation
 from memesh.schema.files import SCHEMA_DIR
 from memesh.store.sqlite import SqliteStore
+from tests.calls import call
 
 SCHEMA_FILES = sorted(SCHEMA_DIR.rglob("*.json"))
 SCHEMA_NAMES = [str(path.relative_to(SCHEMA_DIR).with_suffix("")) for path in SCHEMA_FILES]

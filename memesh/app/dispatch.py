@@ -1,7 +1,9 @@
-"""The one path from decoded arguments to an operation's Result, shared by every transport.
+"""The one door: the only path from a transport's decoded arguments to an operation's Result.
 
-Arguments pass the gate (`memesh.app.gate`) once, against the tool's schema file; operations never re-validate.
-A database failure raised inside an operation is translated here, in one place, into the spec's codes.
+Arguments pass the gate (`memesh.app.gate`) once, against the operation's input schema; operations never
+re-validate. The operation gets what its registry entry `uses` from the composition root (`memesh.app.resources`).
+A database failure raised inside an operation — or when its database will not open — is translated here, in one
+place, into the spec's codes.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from typing import Any, TypeVar, cast
 from returns.result import Failure, Result, Success
 
 from memesh.app import gate
-from memesh.app.registry import BY_NAME, Tool
+from memesh.app.registry import BY_NAME, Op
+from memesh.app.resources import Resources
 from memesh.context import CallContext
 from memesh.errors import MemeshError
 from memesh.store.errors import translate
@@ -36,22 +39,22 @@ def guarded(work: Callable[[], Result[T, MemeshError]]) -> Result[T, MemeshError
 
 
 def run(
-    tool: Tool[S, I, O], store: S, arguments: Any, ctx: CallContext, *, nulls_mean_absent: bool = False
+    op: Op[S, I, O], resources: Resources, arguments: Any, ctx: CallContext, *, nulls_mean_absent: bool = False
 ) -> Result[O, MemeshError]:
-    """Admit `arguments` for `tool` through the gate and run its operation on `store`."""
-    match gate.admit(tool.input_schema, {} if arguments is None else arguments, nulls_mean_absent=nulls_mean_absent):
+    """Admit `arguments` for `op` through the gate and run its operation on what it uses of `resources`."""
+    match gate.admit(op.input_schema, {} if arguments is None else arguments, nulls_mean_absent=nulls_mean_absent):
         case Failure() as refused:
             return refused
         case Success(admitted):
             request = cast(I, admitted)
-    return guarded(lambda: tool.load()(store, request, ctx=ctx))
+    return guarded(lambda: op.load()(op.uses(resources), request, ctx=ctx))
 
 
 def call(
-    name: str, store: Any, arguments: Any, ctx: CallContext, *, nulls_mean_absent: bool = False
+    name: str, resources: Resources, arguments: Any, ctx: CallContext, *, nulls_mean_absent: bool = False
 ) -> Result[Any, MemeshError]:
     """Validate `arguments` for the tool called `name` and run it; Failure(validation.bad-body) for an unknown tool."""
     tool = BY_NAME.get(name)
     if tool is None:
         return Failure(MemeshError.bad_body(f"Unknown tool: {name}"))
-    return run(tool, store, arguments, ctx, nulls_mean_absent=nulls_mean_absent)
+    return run(tool, resources, arguments, ctx, nulls_mean_absent=nulls_mean_absent)

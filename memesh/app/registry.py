@@ -1,10 +1,13 @@
-"""The single list of tools: name → schema files, behaviour hints and operation. Every transport iterates it, so a
-tool cannot be added to one surface and forgotten on another.
+"""The registry: every operation a transport may call is an `Op` (its schema files, what it uses, the loader of its
+code), and the 12 MCP tools are `Tool`s (an `Op` plus the hints MCP clients read). Every transport iterates these
+entries, so an operation cannot be added to one surface and forgotten on another; the other entries live in
+`memesh.app.operations`, grouped like the transports' handlers.
 
-Each entry is typed with its store protocol, generated input and output: `dispatch.run(REMEMBER, store, …)` is
-checked by mypy all the way into `memesh.ops.remember.remember`. An operation is reached by an explicit import inside
-its loader, run on the tool's first call: a CLI command runs one tool, and importing every operation (with the core
-rules each one pulls in) would make every command pay for all of them at start-up.
+Each entry is typed with what it uses, its generated input and output: `dispatch.run(REMEMBER, resources, …)` is
+checked by mypy all the way into `memesh.ops.remember.remember`, and the store adapter is checked against the
+operation's store protocol. An operation is reached by an explicit import inside its loader, run on its first call:
+a CLI command runs one operation, and importing every one (with the core rules each pulls in) would make every
+command pay for all of them at start-up.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from returns.result import Result
 
+from memesh.app.resources import the_store
 from memesh.context import CallContext
-from memesh.errors import MemeshError
+from memesh.errors import ErrorCode, MemeshError
 
 if TYPE_CHECKING:
+    from memesh.app.resources import Resources, Store
     from memesh.generated.tools.briefing_input import BriefingInput
     from memesh.generated.tools.briefing_output import BriefingOutput
     from memesh.generated.tools.export_input import ExportInput
@@ -58,36 +63,73 @@ S_contra = TypeVar("S_contra", contravariant=True)
 I_contra = TypeVar("I_contra", contravariant=True)
 O_co = TypeVar("O_co", covariant=True)
 S = TypeVar("S")
-I = TypeVar("I")  # noqa: E741 - the input type, beside S (store) and O (output)
+I = TypeVar("I")  # noqa: E741 - the input type, beside S (what it uses) and O (output)
 O = TypeVar("O")  # noqa: E741
 
 
 class Operation(Protocol[S_contra, I_contra, O_co]):
-    """What every operation is: its store protocol and validated input in, a Result out."""
+    """What every operation is: what it uses (a protocol), its validated input in, a Result out."""
 
-    def __call__(self, store: S_contra, request: I_contra, /, *, ctx: CallContext) -> Result[O_co, MemeshError]: ...
+    def __call__(self, uses: S_contra, request: I_contra, /, *, ctx: CallContext) -> Result[O_co, MemeshError]: ...
 
 
-@dataclass(frozen=True)
-class Tool(Generic[S, I, O]):
-    """One tool: its schemas (names under schemas/), the hints MCP clients read, and the loader of its operation."""
+@dataclass(frozen=True, kw_only=True)
+class Op(Generic[S, I, O]):
+    """One operation a transport may call: its schema files (names under schemas/), the loader of its code, and
+    what it uses from the composition root (`uses(resources)`: the store, or the resources themselves seen through
+    the operation's protocol). `dispatch.run(op, resources, arguments, ctx)` is the only way in.
+
+    `summary` and `errors` (the codes it may give beyond validation) describe it in /openapi.json and `--help`.
+    """
 
     name: str
-    title: str
+    input_schema: str
+    output_schema: str | None
     load: Callable[[], Operation[S, I, O]]
+    uses: Callable[[Resources], S]
+    summary: str = ""
+    errors: tuple[ErrorCode, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tool(Op[S, I, O]):
+    """An operation that is also an MCP tool: its schemas are `tools/<name>.{input,output}`, and it carries the
+    hints MCP clients read."""
+
+    title: str
     read_only: bool
     destructive: bool
     idempotent: bool
     # Whether the HTTP API offers the tool as POST /v1/<name> (task_state is read there as GET /v1/task-state).
     http_post: bool = True
 
-    @property
-    def input_schema(self) -> str:
-        return f"tools/{self.name}.input"
 
-    @property
-    def output_schema(self) -> str:
-        return f"tools/{self.name}.output"
+def tool(
+    name: str,
+    title: str,
+    load: Callable[[], Operation[Store, I, O]],
+    *,
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+    http_post: bool = True,
+) -> Tool[Store, I, O]:
+    """A tool entry: every MCP tool uses the store alone (mypy checks that each store adapter is what the
+    operation's store protocol asks for)."""
+    return Tool(
+        name=name,
+        input_schema=f"tools/{name}.input",
+        output_schema=f"tools/{name}.output",
+        load=load,
+        uses=the_store,
+        summary=title,
+        errors=(ErrorCode.OPERATION_FAILED, ErrorCode.NOT_FOUND),
+        title=title,
+        read_only=read_only,
+        destructive=destructive,
+        idempotent=idempotent,
+        http_post=http_post,
+    )
 
 
 def _remember() -> Operation[RememberStore, RememberInput, RememberOutput]:
@@ -174,34 +216,34 @@ def _user_patterns() -> Operation[PatternsStore, UserPatternsInput, UserPatterns
 
 
 # remember writes and can archive (supersedes) but never deletes; a repeat of the same call appends nothing.
-REMEMBER = Tool("remember", "Remember", _remember, read_only=False, destructive=False, idempotent=True)
+REMEMBER = tool("remember", "Remember", _remember, read_only=False, destructive=False, idempotent=True)
 # remember for a title the caller derived from free text (the CLI's `remember "<text>" --name n --obs …`): it names a
 # new memory and leaves an existing memory's title alone. Same schema and gate; not a tool of its own.
-REMEMBER_DERIVED_TITLE = Tool(
+REMEMBER_DERIVED_TITLE = tool(
     "remember", "Remember", _remember_title_derived, read_only=False, destructive=False, idempotent=True
 )
 # recall only reads memories (it does count accesses, which is bookkeeping, not a change of content).
-RECALL = Tool("recall", "Recall", _recall, read_only=True, destructive=False, idempotent=True)
+RECALL = tool("recall", "Recall", _recall, read_only=True, destructive=False, idempotent=True)
 # forget hides a memory or removes an observation: a loss from the caller's point of view.
-FORGET = Tool("forget", "Forget", _forget, read_only=False, destructive=True, idempotent=True)
-EXPORT = Tool("export", "Export memories", _export, read_only=True, destructive=False, idempotent=True)
+FORGET = tool("forget", "Forget", _forget, read_only=False, destructive=True, idempotent=True)
+EXPORT = tool("export", "Export memories", _export, read_only=True, destructive=False, idempotent=True)
 # import with overwrite replaces content (kept in history): destructive; the same bundle twice adds nothing.
-IMPORT = Tool("import", "Import memories", _import, read_only=False, destructive=True, idempotent=True)
-LEARN = Tool("learn", "Learn from a mistake", _learn, read_only=False, destructive=False, idempotent=True)
+IMPORT = tool("import", "Import memories", _import, read_only=False, destructive=True, idempotent=True)
+LEARN = tool("learn", "Learn from a mistake", _learn, read_only=False, destructive=False, idempotent=True)
 # task_state can clear a field the owner stated ("" clears), so a write can lose information.
-TASK_STATE = Tool(
+TASK_STATE = tool(
     "task_state", "Task state", _task_state, read_only=False, destructive=True, idempotent=True, http_post=False
 )
 
 # message sends and records receipts (never deletes); a retry with the same idempotency key stores nothing new.
-MESSAGE = Tool("message", "Message another agent", _message, read_only=False, destructive=False, idempotent=True)
+MESSAGE = tool("message", "Message another agent", _message, read_only=False, destructive=False, idempotent=True)
 
 # work_package and improvement only stage proposals for a person to review, and the spec serves them over MCP alone
 # (the review itself is GET/POST /v1/dream/proposals and `memesh dream`). The same submission twice stages once.
-WORK_PACKAGE = Tool(
+WORK_PACKAGE = tool(
     "work_package", "Work package", _work_package, read_only=False, destructive=False, idempotent=True, http_post=False
 )
-IMPROVEMENT = Tool(
+IMPROVEMENT = tool(
     "improvement",
     "Product improvement",
     _improvement,
@@ -212,12 +254,12 @@ IMPROVEMENT = Tool(
 )
 
 # briefing only reads; the HTTP API offers its index alone (GET /v1/briefing-index), not the block.
-BRIEFING = Tool(
+BRIEFING = tool(
     "briefing", "Session briefing", _briefing, read_only=True, destructive=False, idempotent=True, http_post=False
 )
 
 # user_patterns only reads; over MCP it answers in markdown, over HTTP it is read as GET /v1/patterns.
-USER_PATTERNS = Tool(
+USER_PATTERNS = tool(
     "user_patterns",
     "User work patterns",
     _user_patterns,

@@ -11,6 +11,7 @@ from returns.result import Result, Success
 from memesh.context import CallContext
 from memesh.core import analytics as rules
 from memesh.errors import MemeshError
+from memesh.generated.http.analytics_input import AnalyticsInput
 from memesh.generated.http.analytics_output import AnalyticsOutput
 from memesh.generated.http.analytics_pm_output import AnalyticsPmOutput
 from memesh.generated.http.analytics_pm_query import AnalyticsPmQuery
@@ -44,7 +45,9 @@ class PmStore(Protocol):
     def orphan_counts(self) -> tuple[int, int, int]: ...
 
 
-def analytics(store: AnalyticsStore, *, ctx: CallContext) -> Result[AnalyticsOutput, MemeshError]:
+def analytics(
+    store: AnalyticsStore, _request: AnalyticsInput, /, *, ctx: CallContext
+) -> Result[AnalyticsOutput, MemeshError]:
     """Health score and factors, lessons by severity, citation compliance, the 30-day timeline, the reuse loop, the
     age matrix and the knowledge radar; an empty database gives zeros, never a failure."""
     now = ctx.now

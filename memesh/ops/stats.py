@@ -6,7 +6,9 @@ from typing import Final, Protocol
 
 from returns.result import Result, Success
 
+from memesh.context import CallContext
 from memesh.errors import MemeshError
+from memesh.generated.http.stats_input import StatsInput
 from memesh.generated.http.stats_output import StatsOutput
 
 TAG_DISTRIBUTION_LIMIT: Final = 50
@@ -19,7 +21,7 @@ class StatsStore(Protocol):
     def status_counts(self) -> list[tuple[str, int]]: ...
 
 
-def stats(store: StatsStore) -> Result[StatsOutput, MemeshError]:
+def stats(store: StatsStore, _request: StatsInput, /, *, ctx: CallContext) -> Result[StatsOutput, MemeshError]:
     """Row counts and the type, tag (top 50) and status distributions; never fails on a readable database."""
     entities, observations, relations, tags = store.totals()
     return Success(

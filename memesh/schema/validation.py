@@ -80,10 +80,6 @@ def _matches_type(value: object, expected: str) -> bool:
     return actual == expected or (expected == "number" and actual == "integer")
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 @cache
 def _pattern(source: str) -> re.Pattern[str]:
     return re.compile(source)
@@ -307,6 +303,19 @@ def format_path(path: tuple[str | int, ...]) -> str:
 
 def _format(found: list[tuple[tuple[str | int, ...], str]]) -> list[str]:
     return [f"{format_path(path)}: {message}" if path else message for path, message in found]
+
+
+Issue = tuple[tuple[str | int, ...], str]  # (the field path, empty at the root; the message)
+
+
+def located_issues(schema: Mapping[str, Any], instance: Any) -> list[Issue]:
+    """Every way `instance` breaks `schema`, as (field path, message), in the order `issues` lists them."""
+    return _unique(_checked(schema, instance).issues)
+
+
+def formatted(found: list[Issue]) -> list[str]:
+    """Issues as the spec writes them: `<path>: <message>`, or the message alone at the root."""
+    return _format(found)
 
 
 def issues(schema: Mapping[str, Any], instance: Any) -> list[str]:

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from memesh.app.dispatch import call
+from memesh.app.resources import local_router
 from memesh.context import CallContext
 from memesh.store.sqlite import open_store
+from tests.calls import call
 
 WRITER = Path(__file__).with_name("writer.py")
 PROJECT = "demo~" + "4" * 32
@@ -98,7 +99,7 @@ def test_a_sigkill_mid_send_leaves_whole_messages_only_and_they_survive_the_rest
     assert all(n == 2 for _, n in stored)  # never a message without its delivery and event
     store = open_store(db)
     try:
-        ctx = CallContext(source_host="test", agent_view=False)
+        ctx = CallContext(source_host="test", agent_view=False, router=local_router)
         for message_id in acknowledged:  # what a send had answered is there after the writer died
             fetched = call(
                 "message",

@@ -106,14 +106,15 @@ def over_cli(db: str, keys: list[str]) -> list[tuple[str, str, str]]:
 def direct(db: str, keys: list[str]) -> list[tuple[str, str, str]]:
     """Through dispatch on this process's own connection, as fast as it goes (the SIGKILL test)."""
     from memesh.app.dispatch import call
-    from memesh.context import CallContext
+    from memesh.app.resources import Resources
     from memesh.store.sqlite import open_store
 
     store = open_store(Path(db))
-    ctx = CallContext(source_host="direct", agent_view=False)
+    resources = Resources.over(store)
+    ctx = resources.context("direct", False)
     out = []
     for key in keys:
-        message_id = call("message", store, body(key), ctx).unwrap()["message_id"]
+        message_id = call("message", resources, body(key), ctx).unwrap()["message_id"]
         print(key, message_id, message_id, flush=True)
         out.append((key, message_id, message_id))
     return out

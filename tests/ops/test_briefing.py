@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.errors import ErrorCode
 from memesh.ops.briefing import briefing_index_of
 from memesh.store.sqlite import SqliteStore
+from tests.calls import call
 
 PROJECT = "myrepo~" + "c" * 32
 TAG = f"project:{PROJECT}"

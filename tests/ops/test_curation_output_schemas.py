@@ -6,11 +6,11 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.ops import proposals
 from memesh.schema import files as schemas
 from memesh.store.sqlite import SqliteStore
+from tests.calls import call
 from tests.conftest import TEST_PROJECT
 from tests.ops.curation_helpers import digest_result, seed_week
 

@@ -8,13 +8,13 @@ from typing import Any
 
 from returns.result import Failure, Success
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.core import delegation
 from memesh.core.delegation import RecordRequest, record_name
 from memesh.errors import ErrorCode
 from memesh.ops.delegation import record, verify
 from memesh.store.sqlite import SqliteStore
+from tests.calls import call
 from tests.conftest import TEST_PROJECT
 
 PROMPT = hashlib.sha256(b"write a parser").hexdigest()

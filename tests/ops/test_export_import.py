@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.errors import ErrorCode
 from memesh.ops.import_bundle import import_bundle
 from memesh.store.sqlite import SqliteStore, open_store
+from tests.calls import call
 
 
 def _seed_varied_graph(tools: Any) -> None:

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from returns.result import Failure
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.core import hermes_capture as rules
 from memesh.errors import ErrorCode
 from memesh.ops.hermes import capture_session, capture_turn
 from memesh.store.sqlite import SqliteStore
+from tests.calls import call
 
 
 def tool_call(name: str, **args: Any) -> dict[str, Any]:

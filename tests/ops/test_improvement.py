@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.errors import ErrorCode
 from memesh.ops import proposals
 from memesh.store.sqlite import SqliteStore
+from tests.calls import call
 from tests.conftest import TEST_PROJECT
 
 

@@ -28,10 +28,10 @@ SCHEMAS = {
 
 def _answers(store: SqliteStore, ctx: CallContext, tools: Caller) -> dict[str, Any]:
     return {
-        "stats": stats.stats(store).unwrap(),
-        "analytics": analytics.analytics(store, ctx=ctx).unwrap(),
+        "stats": stats.stats(store, {}, ctx=ctx).unwrap(),
+        "analytics": analytics.analytics(store, {}, ctx=ctx).unwrap(),
         "pm": analytics.analytics_pm(store, {}, ctx=ctx).unwrap(),
-        "projects": projects.projects(store).unwrap(),
+        "projects": projects.projects(store, {}, ctx=ctx).unwrap(),
         "patterns": tools.ok("user_patterns", {}),
     }
 
@@ -104,7 +104,7 @@ def test_activity_counts_memories_recalled_in_the_last_30_days(
         tools.ok("remember", {"name": name, "type": "fact", "observations": [f"{name} fact"]})
     fresh_db.touch([1, 2], iso_time(ctx.now - timedelta(days=1)))
     fresh_db.touch([3], iso_time(ctx.now - timedelta(days=40)))
-    result = analytics.analytics(fresh_db, ctx=ctx).unwrap()
+    result = analytics.analytics(fresh_db, {}, ctx=ctx).unwrap()
     assert result["healthFactors"]["activity"]["detail"] == "2/3 active entities accessed in last 30 days"
     assert result["healthFactors"]["activity"]["score"] == 20
     assert result["loopMetric"]["reusedThisWeek"] == 2
@@ -116,8 +116,8 @@ def test_an_archived_memory_leaves_health_but_stays_in_stats(
 ) -> None:
     tools.ok("remember", {"name": "gone", "type": "lesson_learned", "observations": ["x"]})
     tools.ok("forget", {"name": "gone"})
-    assert stats.stats(fresh_db).unwrap()["statusDistribution"] == [{"status": "archived", "count": 1}]
-    assert analytics.analytics(fresh_db, ctx=ctx).unwrap()["healthFactors"]["lessons"]["score"] == 0
+    assert stats.stats(fresh_db, {}, ctx=ctx).unwrap()["statusDistribution"] == [{"status": "archived", "count": 1}]
+    assert analytics.analytics(fresh_db, {}, ctx=ctx).unwrap()["healthFactors"]["lessons"]["score"] == 0
 
 
 def test_an_open_decision_is_one_older_than_14_days_that_nothing_supersedes(

@@ -10,11 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from returns.result import Failure, Success
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.errors import ErrorCode
 from memesh.ops.memory_tool import memory_command
 from memesh.store.sqlite import SqliteStore
+from tests.calls import call
 
 APOLLO = "/memories/team/Project Apollo.md"
 

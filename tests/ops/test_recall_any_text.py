@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.result import Success
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.core.query import plan_match, quote
 from memesh.core.terms import query_terms
 from memesh.store.sqlite import open_store
+from tests.calls import call
 
 # FTS5 syntax, characters SQLite or JSON treat specially, scripts the tokenizer handles differently.
 SPECIAL = [

@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 from returns.result import Success
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.errors import ErrorCode
 from memesh.store.sqlite import SqliteStore
+from tests.calls import call
 
 if TYPE_CHECKING:
     from tests.conftest import Caller

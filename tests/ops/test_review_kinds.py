@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from memesh.app import gate
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.core import guards
 from memesh.errors import ErrorCode
 from memesh.model import EntityWrite
 from memesh.ops import proposals, stage_proposal
 from memesh.store.sqlite import SqliteStore
+from tests.calls import call
 from tests.conftest import TEST_PROJECT
 
 

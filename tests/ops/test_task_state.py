@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.store.sqlite import SqliteStore
+from tests.calls import call
 
 
 def test_no_arguments_reads_an_empty_state(tools: Any) -> None:

@@ -8,10 +8,10 @@ from typing import Any
 
 from returns.pipeline import is_successful
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.errors import ErrorCode
 from memesh.store.sqlite import SqliteStore, open_store
+from tests.calls import call
 from tests.conftest import TEST_PROJECT
 from tests.ops.curation_helpers import digest_result, seed, seed_week
 

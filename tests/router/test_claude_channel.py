@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from memesh.adapters.project_git import current_project
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.router.client import RouterClient
 from memesh.store.sqlite import open_store
+from tests.calls import call
 
 BIN = Path(sys.executable).parent
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from memesh.app.dispatch import call
 from memesh.router.adapter import HostAdapter
 from memesh.store.sqlite import open_store
+from tests.calls import call
 from tests.router.test_router import PROJECT, _context, folder, running_router
 
 pytestmark = pytest.mark.anyio

@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.errors import ErrorCode
 from memesh.router.adapter import HostAdapter
 from memesh.router.client import RouterClient
 from memesh.router.server import serve
 from memesh.store.sqlite import SqliteStore, open_store
+from tests.calls import call
 
 pytestmark = pytest.mark.anyio
 PROJECT = "demo~" + "3" * 32

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from returns.result import Success
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.store.sqlite import open_store
+from tests.calls import call
 
 PROCESSES = 4
 PER_PROCESS = 50
@@ -22,8 +22,9 @@ WRITER = """
 import json, sys
 from pathlib import Path
 from returns.result import Success
-from memesh.context import CallContext
 from memesh.app.dispatch import call
+from memesh.app.resources import Resources
+from memesh.context import CallContext
 from memesh.store.sqlite import open_store
 
 proc, count, path = int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
@@ -39,7 +40,7 @@ ctx = CallContext(source_host=f"writer-{proc}", agent_view=False)
 for n in range(count):
     request = {"name": f"p{proc}-m{n}", "type": "fact", "observations": [f"written by tok{proc}x{n}"]}
     try:
-        result = call("remember", store, request, ctx)
+        result = call("remember", Resources.over(store), request, ctx)
         if not isinstance(result, Success):
             errors.append(repr(result))
     except Exception as exc:

@@ -16,9 +16,9 @@ from typing import Any
 from starlette.routing import BaseRoute, Route
 
 import memesh
-from memesh.app.registry import BY_NAME
 from memesh.errors import ErrorCode
 from memesh.schema import files as schemas
+from memesh.transports.http.endpoint import ApiRoute
 from memesh.transports.http.errors import HTTP_STATUS
 
 
@@ -77,15 +77,7 @@ _PARAM = re.compile(r"\{(\w+)(?::\w+)?\}")
 
 
 def _described(route: Route, method: str) -> Described:
-    name = route.endpoint.__name__
-    if name.startswith("post_") and (tool := BY_NAME.get(name.removeprefix("post_"))) is not None:
-        return Described(
-            tool.title,
-            body=tool.input_schema,
-            output=tool.output_schema,
-            errors=(ErrorCode.OPERATION_FAILED, ErrorCode.NOT_FOUND),
-        )
-    found = DESCRIBED.get(name)
+    found = DESCRIBED.get(route.endpoint.__name__)
     if found is not None:
         return found
     return Described(f"{method} {route.path}", errors=(ErrorCode.BAD_PARAM, ErrorCode.OPERATION_FAILED))
@@ -99,10 +91,22 @@ class _Components:
 
     def ref(self, schema_name: str) -> dict[str, str]:
         key = re.sub(r"[^A-Za-z0-9]+", "_", schema_name).strip("_")
-        if key not in self.schemas:
+        if key not in self.schemas:  # a derived body (`without`) is embedded already
             loaded = {k: v for k, v in schemas.load(schema_name).items() if k != "$schema"}
             self.schemas[key] = _rebased(loaded, f"#/components/schemas/{key}")
         return {"$ref": f"#/components/schemas/{key}"}
+
+    def without(self, schema_name: str, fields: list[str]) -> str:
+        """The name of `schema_name` less `fields` (a body, without the path parameters), embedded once."""
+        derived = f"{schema_name}.body"
+        key = re.sub(r"[^A-Za-z0-9]+", "_", derived).strip("_")
+        if key not in self.schemas:
+            loaded = {k: v for k, v in schemas.load(schema_name).items() if k != "$schema"}
+            loaded["properties"] = {k: v for k, v in loaded.get("properties", {}).items() if k not in fields}
+            if "required" in loaded:
+                loaded["required"] = [name for name in loaded["required"] if name not in fields]
+            self.schemas[key] = _rebased(loaded, f"#/components/schemas/{key}")
+        return derived
 
     def parameters(self, schema_name: str, where: str) -> list[dict[str, Any]]:
         loaded = schemas.load(schema_name)
@@ -146,17 +150,55 @@ def _failure_schema(codes: list[ErrorCode]) -> dict[str, Any]:
     }
 
 
-def _operation(route: Route, path: str, method: str, components: _Components) -> dict[str, Any]:
-    described = _described(route, method)
+def _of_op(route: ApiRoute, method: str, components: _Components) -> tuple[Described, list[dict[str, Any]]]:
+    """What an operation route takes and answers, read from its entry: the input schema is the path parameters,
+    then (GET) the query or (POST) the body; the output schema is the answer's data."""
+    op = route.op
+    loaded = schemas.load(op.input_schema)
+    properties: dict[str, Any] = loaded.get("properties", {})
+    required = set(loaded.get("required", []))
+    in_path = route.path_parameters
+    parameters = [_parameter(name, "path", properties.get(name, {"type": "string"}), required=True) for name in in_path]
+    body: str | None = None
+    if method == "GET":
+        parameters += [
+            _parameter(name, "query", prop, required=name in required)
+            for name, prop in properties.items()
+            if name not in in_path
+        ]
+    elif in_path:
+        body = components.without(op.input_schema, in_path)
+    else:
+        body = op.input_schema
+    errors = (*op.errors, ErrorCode.BAD_PARAM)
+    return Described(op.summary or op.name, body=body, output=op.output_schema, errors=errors), parameters
+
+
+def _parameter(name: str, where: str, prop: dict[str, Any], *, required: bool) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": where,
+        "required": required,
+        "description": prop.get("description", ""),
+        "schema": {k: v for k, v in prop.items() if k != "description"},
+    }
+
+
+def _operation(route: Route | ApiRoute, path: str, method: str, components: _Components) -> dict[str, Any]:
     parameters: list[dict[str, Any]] = []
+    if isinstance(route, ApiRoute):
+        described, parameters = _of_op(route, method, components)
+    else:
+        described = _described(route, method)
     if described.query:
         parameters += components.parameters(described.query, "query")
     if described.path:
         parameters += components.parameters(described.path, "path")
+    route_path = route.path
     named = {p["name"] for p in parameters if p["in"] == "path"}
     parameters += [
         {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-        for name in _PARAM.findall(route.path)
+        for name in _PARAM.findall(route_path)
         if name not in named
     ]
     codes = [*ALWAYS, *described.errors, *(WITH_BODY if method == "POST" else ())]
@@ -201,12 +243,17 @@ def _operation(route: Route, path: str, method: str, components: _Components) ->
     return operation
 
 
-def document(routes: list[BaseRoute]) -> dict[str, Any]:
-    """The OpenAPI 3.1 document for `routes` (each Starlette Route, each of its methods but HEAD)."""
+def document(api: list[ApiRoute], routes: list[BaseRoute]) -> dict[str, Any]:
+    """The OpenAPI 3.1 document for the operation routes `api` and the other `routes` (each Starlette Route, each
+    of its methods but HEAD)."""
     components = _Components()
     paths: dict[str, dict[str, Any]] = {}
+    for entry in api:
+        path = _PARAM.sub(r"{\1}", entry.path)
+        for method in entry.methods:
+            paths.setdefault(path, {})[method.lower()] = _operation(entry, path, method, components)
     for route in routes:
-        if not isinstance(route, Route):
+        if not isinstance(route, Route) or route.endpoint.__name__.startswith("serve_"):
             continue
         path = _PARAM.sub(r"{\1}", route.path)
         for method in sorted((route.methods or set()) - {"HEAD"}):

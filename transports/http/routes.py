@@ -1,7 +1,9 @@
-"""Every HTTP route, in one table: method, path (with its parameters) and handler.
+"""Every HTTP route, in one table.
 
-Each registered tool with `http_post` is POST /v1/<tool>, so a new tool joins the API by being registered. Query and
-path parameters are admitted through the same gate as bodies, against `schemas/http/<route>.{query,path}.json`.
+`API` is the operations: `ApiRoute(path, OP, methods)`, each served by the one generic endpoint (`endpoint.py`),
+which admits path, query and body together against the operation's input schema and calls the door. Each
+registered tool with `http_post` is POST /v1/<tool>, so a new tool joins the API by being registered. `PAGES` are the
+routes that are not operations: the dashboard page, this API's OpenAPI document and the retired paths.
 """
 
 from __future__ import annotations
@@ -10,9 +12,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from memesh.app.registry import TOOLS
+from memesh.app.operations import insight as insight_ops
+from memesh.app.operations import memory as memory_ops
+from memesh.app.registry import TOOLS, USER_PATTERNS
 from memesh.errors import ErrorCode, MemeshError
 from memesh.transports.http import respond
+from memesh.transports.http.endpoint import ApiRoute, op_endpoint
 from memesh.transports.http.handlers import dashboard, dream, insight, memory, session, settings
 from memesh.transports.http.handlers.common import Endpoint
 
@@ -36,7 +41,7 @@ async def openapi(_request: Request) -> Response:
     """GET /openapi.json: the document generated from this table and the schema files (`http/openapi.py`)."""
     from memesh.transports.http.openapi import document
 
-    return respond.json_response(200, document(ROUTES))
+    return respond.json_response(200, document(API, ROUTES))
 
 
 def _retired(message: str) -> Endpoint:
@@ -46,8 +51,18 @@ def _retired(message: str) -> Endpoint:
     return gone
 
 
+API: list[ApiRoute] = [
+    ApiRoute("/v1/health", memory_ops.HEALTH),
+    ApiRoute("/v1/stats", insight_ops.STATS),
+    ApiRoute("/v1/analytics", insight_ops.ANALYTICS),
+    # The tool's own input schema is the query's: ?categories=workflow,strengths.
+    ApiRoute("/v1/patterns", USER_PATTERNS),
+    ApiRoute("/v1/projects", insight_ops.PROJECTS),
+    *(ApiRoute(f"/v1/{tool.name}", tool, ("POST",)) for tool in TOOLS if tool.http_post),
+]
+
 ROUTES: list[BaseRoute] = [
-    Route("/v1/health", memory.health, methods=["GET"]),
+    *(Route(route.path, op_endpoint(route), methods=list(route.methods)) for route in API),
     Route("/v1/entities", memory.list_entities, methods=["GET"]),
     Route("/v1/entities/{name:path}", memory.get_entity, methods=["GET"]),
     Route("/v1/task-state", memory.task_state, methods=["GET"]),
@@ -61,16 +76,11 @@ ROUTES: list[BaseRoute] = [
     Route("/v1/dream/proposals/{id}", dream.show_proposal, methods=["GET"]),
     Route("/v1/dream/proposals/{id}/accept", dream.accept_proposal, methods=["POST"]),
     Route("/v1/dream/proposals/{id}/reject", dream.reject_proposal, methods=["POST"]),
-    Route("/v1/stats", insight.stats, methods=["GET"]),
-    Route("/v1/analytics", insight.analytics, methods=["GET"]),
     Route("/v1/analytics/pm", insight.analytics_pm, methods=["GET"]),
-    Route("/v1/patterns", insight.patterns, methods=["GET"]),
-    Route("/v1/projects", insight.projects, methods=["GET"]),
     Route("/v1/update-status", insight.update_status, methods=["GET"]),
     Route("/v1/demo/seed", insight.demo_seed, methods=["POST"]),
     Route("/v1/demo/reset", insight.demo_reset, methods=["POST"]),
     Route("/dashboard", dashboard.page, methods=["GET"]),
-    *(Route(f"/v1/{tool.name}", memory.tool_route(tool), methods=["POST"]) for tool in TOOLS if tool.http_post),
     *(Route(path, _retired(message), methods=["POST"]) for path, message in RETIRED.items()),
     Route("/openapi.json", openapi, methods=["GET"]),
 ]

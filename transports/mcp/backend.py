@@ -12,10 +12,8 @@ from returns.result import Result
 
 from memesh.adapters.update_check import StaleProcessCheck, UpdateNotifier
 from memesh.app import dispatch
-from memesh.app.connections import ThreadConnections
-from memesh.app.database import Database as SqliteStore
 from memesh.app.database import StoreError
-from memesh.app.database import open_database as open_store
+from memesh.app.resources import Resources
 from memesh.app.waiting import HighWater
 from memesh.context import CallContext
 from memesh.errors import MemeshError
@@ -38,7 +36,7 @@ class Backend:
         # that this process still runs the version installed on disk.
         self._notifier = notifier
         self._stale = stale
-        self._connections = ThreadConnections(lambda: open_store(self._path))
+        self.resources = Resources.pooled(path)
         self._open_error = ""
         # A waiting message poll looks again only when the newest event id grows (memesh.app.waiting).
         self.high_water = HighWater(self._newest_event)
@@ -50,11 +48,11 @@ class Backend:
             self._notifier.start()
         self._ensure_store()
 
-    def _ensure_store(self) -> SqliteStore | None:
+    def _ensure_store(self) -> object | None:
         """This thread's connection, opened on first use. A failed open is retried on the next call: the folder may
         only have been missing for a moment."""
         try:
-            return self._connections.get()
+            return self.resources.store
         except StoreError as exc:  # the log (stderr, this machine) names the file; the client is told why only
             self._open_error = exc.reason
             log.error("%s", exc)
@@ -76,7 +74,7 @@ class Backend:
         if store is None:
             return tool_error(f"MeMesh cannot use its database: {self._open_error}")
         try:
-            return dispatch.call(name, store, arguments, ctx, nulls_mean_absent=True)
+            return dispatch.call(name, self.resources, arguments, ctx, nulls_mean_absent=True)
         except Exception as exc:
             log.exception("tool %r raised", name)
             return unexpected_failure(name, exc)
@@ -98,12 +96,13 @@ class Backend:
         return answer
 
     def _newest_event(self) -> int:
-        store = self._ensure_store()
+        if self._ensure_store() is None:
+            return 0
         try:
-            return store.message_high_water() if store is not None else 0
+            return self.resources.store.message_high_water()
         except Exception:  # a database that broke meanwhile: the poll itself reports why
             return 0
 
     def close(self) -> None:
         """Close every connection opened (a later call opens a fresh one)."""
-        self._connections.close()
+        self.resources.close()

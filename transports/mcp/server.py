@@ -28,7 +28,7 @@ from mcp.shared.message import SessionMessage
 
 import memesh
 from memesh.app.waiting import call_waiting, wait_ms
-from memesh.context import CallContext, clean_host, session_from_environment
+from memesh.context import clean_host, session_from_environment
 from memesh.transports.mcp import channel
 from memesh.transports.mcp.backend import Backend
 from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight, ScreenedLines
@@ -84,13 +84,13 @@ def build_server(backend: Backend) -> Server[Backend]:
     async def call_tool(
         ctx: ServerRequestContext[Backend], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        call_ctx = CallContext(
-            source_host=clean_host(client_name(ctx), DEFAULT_HOST),
-            agent_view=True,
+        backend = ctx.lifespan_context
+        call_ctx = backend.resources.context(
+            clean_host(client_name(ctx), DEFAULT_HOST),
+            True,
             caller_session=session_from_environment(),
             workspace_roots=roots_asker(ctx),
         )
-        backend = ctx.lifespan_context
         wait = wait_ms(params.name, params.arguments)
         if wait:
             # A long poll waits on the event loop between looks, holding neither a thread nor the store.

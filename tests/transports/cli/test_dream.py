@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.store.sqlite import open_store
+from tests.calls import call
 from tests.conftest import TEST_PROJECT
 from tests.ops.curation_helpers import digest_result, seed_week
 from tests.transports.cli.conftest import Cli

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from memesh.app.resources import Resources
 from memesh.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:
@@ -96,19 +97,19 @@ def test_a_full_disk_says_disk_full_and_stores_nothing(
 ) -> None:
     from memesh.app.database import open_database as real_open
 
-    target = "memesh.transports.cli.actions.memory.open_store"  # how the CLI opens its database
     cli.ok("remember", "--name", "kept", "--type", "t", "--obs", "x")
 
-    def full_disk_store() -> SqliteStore:
-        store = real_open()
+    def full_disk_store(resources: Resources) -> SqliteStore:
+        store = real_open(resources.db_path)
         pages = int(store.conn.execute("PRAGMA page_count").fetchone()[0])
         store.conn.execute(f"PRAGMA max_page_count = {pages + 1}")  # as if the disk filled up now
         return store
 
-    monkeypatch.setattr(target, full_disk_store)
+    opener = Resources.open_store
+    monkeypatch.setattr(Resources, "open_store", full_disk_store)  # how every command opens its database
     big = " ".join(f"word{i}" for i in range(1000))
     refused = cli("remember", "--name", "big", "--type", "t", "--obs", big, "--obs", big + "!", "--json")
     assert refused.code == 1, refused
     assert refused.json()["error"].startswith("disk full")
-    monkeypatch.setattr(target, real_open)
+    monkeypatch.setattr(Resources, "open_store", opener)
     assert [e["name"] for e in cli.ok("export").json()["entities"]] == ["kept"]

@@ -139,9 +139,9 @@ def test_the_analytics_tab_draws_health_and_the_timeline(tab: Tab) -> None:
 
 
 def test_the_project_tab_shows_never_stated_fields_as_not_stated(tab: Tab) -> None:
-    from memesh.app.dispatch import call
     from memesh.context import CallContext
     from memesh.store.sqlite import open_store
+    from tests.calls import call
 
     store = open_store(tab.server.db)
     try:
@@ -168,10 +168,10 @@ def test_the_project_tab_renders_the_durable_memory_index(tab: Tab) -> None:
 
 
 def _stage_improvements(server: Server, titles: list[str]) -> None:
-    from memesh.app.dispatch import call
     from memesh.app.registry import BY_NAME
     from memesh.context import CallContext
     from memesh.store.sqlite import open_store
+    from tests.calls import call
 
     if "improvement" not in BY_NAME:
         pytest.skip("the improvement tool, which stages the proposals reviewed here, is not in this build")

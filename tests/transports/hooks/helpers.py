@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
+from tests.calls import call
 
 from .conftest import HookEnv
 

@@ -7,8 +7,8 @@ import subprocess
 import threading
 from datetime import UTC, datetime
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
+from tests.calls import call
 
 from .conftest import HookEnv, assistant, shipped_command, tool_result, tool_use, user
 

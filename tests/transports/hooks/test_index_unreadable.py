@@ -13,9 +13,9 @@ from typing import Any
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
 from memesh.core.briefing_index import UNREADABLE, empty_line
+from tests.calls import call
 
 from .conftest import HookEnv
 

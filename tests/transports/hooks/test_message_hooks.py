@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from memesh.app.dispatch import call
+from memesh.app.resources import local_router
 from memesh.context import CallContext
+from tests.calls import call
 
 from .conftest import HOOKS_FILE, HookEnv, HookRun
 
@@ -40,7 +41,9 @@ def _run(env: HookEnv, event: str, name: str, payload: dict[str, Any], **extra_e
 
 
 def _message(env: HookEnv, action: str, **fields: Any) -> dict[str, Any]:
-    ctx = CallContext(source_host="test", agent_view=False, now=datetime.now(UTC), project=lambda: env.project)
+    ctx = CallContext(
+        source_host="test", agent_view=False, now=datetime.now(UTC), project=lambda: env.project, router=local_router
+    )
     store = env.store()
     try:
         body = {"action": action, "project": env.project, **fields}

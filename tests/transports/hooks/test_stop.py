@@ -6,8 +6,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from memesh.app.dispatch import call
 from memesh.context import CallContext
+from tests.calls import call
 
 from .conftest import HookEnv, assistant, tool_result, tool_use, user
 from .helpers import remember

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from returns.result import Success
 
 from memesh.app import dispatch
+from memesh.app.resources import Resources
 from memesh.context import CallContext
 from memesh.schema import files as schemas
 from memesh.store.sqlite import SqliteStore
@@ -98,6 +99,6 @@ def test_whatever_a_note_or_a_query_holds_the_payloads_match_their_schemas(
     # In-process through the same dispatch call and context the MCP server uses, so many shapes are cheap to try.
     ctx = CallContext(source_host="mcp", agent_view=True)
     for tool, arguments in (("remember", {"note": note}), ("recall", {"query": query}), ("recall", {})):
-        result = dispatch.call(tool, fresh_db, arguments, ctx, nulls_mean_absent=True)
+        result = dispatch.call(tool, Resources.over(fresh_db), arguments, ctx, nulls_mean_absent=True)
         if isinstance(result, Success):
             jsonschema.Draft202012Validator(schemas.load(f"tools/{tool}.output")).validate(result.unwrap())

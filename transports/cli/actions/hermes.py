@@ -10,6 +10,7 @@ from returns.result import Failure, Result, Success
 
 from memesh.app import dispatch
 from memesh.app.database import Database
+from memesh.app.resources import Resources
 from memesh.context import CallContext
 from memesh.core import hermes_capture as rules
 from memesh.errors import ErrorCode, MemeshError
@@ -35,7 +36,7 @@ def _input(session: str | None) -> Result[dict[str, Any], MemeshError]:
 
 
 def _run(session: str | None, operation: Operation) -> int:
-    ctx = CallContext(source_host=rules.SOURCE_HOST, agent_view=True)
+    ctx = Resources().context(rules.SOURCE_HOST, True)
     result = _input(session).bind(
         lambda body: on_store(lambda store: dispatch.guarded(lambda: operation(store, session, body, ctx=ctx)))
     )
@@ -63,7 +64,9 @@ def _recall(store: Database, session: str, body: dict[str, Any], *, ctx: CallCon
     query, limit = body.get("query"), body.get("limit", 5)
     if not isinstance(query, str) or isinstance(limit, bool) or not isinstance(limit, int):
         return Failure(MemeshError.bad_body('recall reads {"query": "<text>", "limit": <1-20>}'))
-    found = dispatch.call("recall", store, {"query": query, "limit": max(1, min(limit, RECALL_MAX))}, ctx)
+    found = dispatch.call(
+        "recall", Resources.over(store), {"query": query, "limit": max(1, min(limit, RECALL_MAX))}, ctx
+    )
     return found.map(_context)
 
 

@@ -11,7 +11,7 @@ from returns.result import Failure, Success
 import memesh
 from memesh.core import feedback as issue
 from memesh.ops import demo as demo_op
-from memesh.transports.cli.actions.memory import cli_context, on_store, report
+from memesh.transports.cli.actions.memory import cli_context, on_store, report, run_op
 from memesh.transports.cli.exits import OK, usage
 
 
@@ -37,7 +37,7 @@ def gather_diagnostics() -> dict[str, Any]:
     stored settings and the cached update status. Redacted by the issue builder before anything is shown."""
     from memesh.adapters import config_file, update_check
     from memesh.adapters.install_id import install_id
-    from memesh.ops import stats
+    from memesh.app.operations.insight import STATS
     from memesh.ops.update_status import update_status
 
     out: dict[str, Any] = {
@@ -48,7 +48,7 @@ def gather_diagnostics() -> dict[str, Any]:
         "installChannel": update_check.install_channel(),
         "installId": install_id(),
     }
-    match on_store(stats.stats):
+    match run_op(STATS, {}):
         case Success(counts):
             out["database"] = {
                 key: counts[key] for key in ("totalEntities", "totalObservations", "totalRelations", "totalTags")

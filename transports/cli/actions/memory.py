@@ -17,7 +17,8 @@ from memesh.app import dispatch
 from memesh.app.database import Database as SqliteStore
 from memesh.app.database import StoreError
 from memesh.app.database import open_database as open_store
-from memesh.app.registry import REMEMBER_DERIVED_TITLE
+from memesh.app.registry import BY_NAME, REMEMBER_DERIVED_TITLE, Op
+from memesh.app.resources import Resources
 from memesh.context import CallContext, session_from_environment
 from memesh.errors import MemeshError
 from memesh.transports.cli import render
@@ -40,7 +41,7 @@ def cli_context() -> CallContext:
 
     agent_view: what the CLI prints goes into an agent's context as often as to a person, so recall is capped.
     """
-    return CallContext(source_host=SOURCE_HOST, agent_view=True, caller_session=session_from_environment())
+    return Resources().context(SOURCE_HOST, True, caller_session=session_from_environment())
 
 
 def on_store(action: Callable[[SqliteStore], Result[T, MemeshError]]) -> Result[T, MemeshError]:
@@ -57,9 +58,28 @@ def on_store(action: Callable[[SqliteStore], Result[T, MemeshError]]) -> Result[
         store.close()
 
 
+def cli_resources() -> Resources:
+    """The command's resources: a database that will not open is operation.failed naming the file (the person at
+    this machine is told which one), so --json prints a failure body for it too."""
+
+    def naming_the_file(exc: StoreError) -> StoreError:
+        return StoreError(str(exc), MemeshError.failed(f"memesh cannot open its database: {exc}"))
+
+    return Resources(on_open_failure=naming_the_file)
+
+
+def run_op(op: Op[Any, Any, T], arguments: Any) -> Result[T, MemeshError]:
+    """The one door for a command: `op` run through the gate on this command's resources (closed afterwards)."""
+    resources = cli_resources()
+    try:
+        return dispatch.run(op, resources, arguments, cli_context())
+    finally:
+        resources.close()
+
+
 def call_tool(name: str, arguments: dict[str, Any]) -> Result[Any, MemeshError]:
     """The tool's Result, called as an agent would see it."""
-    return on_store(lambda store: dispatch.call(name, store, arguments, cli_context()))
+    return run_op(BY_NAME[name], arguments)
 
 
 def report(result: Result[T, MemeshError], *, as_json: bool, text: Callable[[T], str]) -> int:
@@ -135,7 +155,7 @@ def remember(
         arguments["replace"] = True
 
     if text is not None and name is not None and not replace and "note" not in arguments and title_derived:
-        result = on_store(lambda store: dispatch.run(REMEMBER_DERIVED_TITLE, store, arguments, cli_context()))
+        result = run_op(REMEMBER_DERIVED_TITLE, arguments)
     else:
         result = call_tool("remember", arguments)
     match result:

@@ -12,6 +12,7 @@ from returns.result import Failure, Result, Success
 
 from memesh.app import dispatch
 from memesh.app.database import Database
+from memesh.app.resources import Resources
 from memesh.app.waiting import call_waiting_sync
 from memesh.context import CallContext, session_from_environment
 from memesh.errors import MemeshError
@@ -26,7 +27,7 @@ _NOT_FIELDS = {"json_", "payload", "payload_stdin", "cli_messages"}  # and the m
 
 def _context() -> CallContext:
     # MCP and the CLI know the calling session from the environment (HTTP has none): the intended-session rule.
-    return CallContext(source_host=SOURCE_HOST, agent_view=True, caller_session=session_from_environment())
+    return Resources().context(SOURCE_HOST, True, caller_session=session_from_environment())
 
 
 def _arguments(action: str, flags: dict[str, Any]) -> dict[str, Any] | str:
@@ -45,7 +46,7 @@ def _arguments(action: str, flags: dict[str, Any]) -> dict[str, Any] | str:
 
 
 def _call(arguments: dict[str, Any]) -> Result[Any, MemeshError]:
-    return on_store(lambda store: dispatch.call("message", store, arguments, _context()))
+    return on_store(lambda store: dispatch.call("message", Resources.over(store), arguments, _context()))
 
 
 def send(flags: dict[str, Any]) -> int:
@@ -124,7 +125,7 @@ def watch(flags: dict[str, Any]) -> int:
     def poll(store: Database) -> Result[Any, MemeshError]:
         ctx = _context()
         return call_waiting_sync(
-            lambda: dispatch.call("message", store, arguments, ctx), wait, store.message_high_water
+            lambda: dispatch.call("message", Resources.over(store), arguments, ctx), wait, store.message_high_water
         )
 
     match on_store(poll):

@@ -49,9 +49,9 @@ def runtime(request: Request) -> Runtime:
     return found
 
 
-def http_context() -> CallContext:
+def http_context(request: Request) -> CallContext:
     """An HTTP call: stamped `http`; its answer goes to a program or the dashboard, not into an agent's context."""
-    return CallContext(source_host="http", agent_view=False)
+    return runtime(request).resources.context("http", False)
 
 
 async def json_body(request: Request) -> Any:

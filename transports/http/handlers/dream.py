@@ -38,7 +38,7 @@ async def show_proposal(request: Request) -> Response:
 @endpoint
 async def accept_proposal(request: Request) -> Response:
     proposal_id = _proposal_id(request)
-    ctx = http_context()
+    ctx = http_context(request)
     return respond.result(
         await runtime(request).run(lambda store: proposals.accept_proposal(store, proposal_id, ctx=ctx))
     )
@@ -54,7 +54,7 @@ async def reject_proposal(request: Request) -> Response:
             reason = admitted.get("reason")
         case Failure(error):
             raise HttpFailure(error)
-    ctx = http_context()
+    ctx = http_context(request)
     return respond.result(
         await runtime(request).run(lambda store: proposals.reject_proposal(store, proposal_id, reason, ctx=ctx))
     )

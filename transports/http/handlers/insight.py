@@ -10,29 +10,11 @@ from starlette.responses import Response
 
 import memesh
 from memesh.adapters import update_check
-from memesh.app import dispatch
-from memesh.app.registry import USER_PATTERNS
 from memesh.ops import analytics as analytics_op
 from memesh.ops import demo
-from memesh.ops import projects as projects_op
-from memesh.ops import stats as stats_op
 from memesh.ops.update_status import update_status as update_status_op
 from memesh.transports.http import respond
 from memesh.transports.http.handlers.common import endpoint, http_context, params, runtime
-
-NO_PARAMS = "http/no_params.query"
-
-
-@endpoint
-async def stats(request: Request) -> Response:
-    params(request, NO_PARAMS)
-    return respond.result(await runtime(request).run(stats_op.stats))
-
-
-@endpoint
-async def analytics(request: Request) -> Response:
-    params(request, NO_PARAMS)
-    return respond.result(await runtime(request).run(lambda store: analytics_op.analytics(store, ctx=http_context())))
 
 
 @endpoint
@@ -40,24 +22,9 @@ async def analytics_pm(request: Request) -> Response:
     query = params(request, "http/analytics_pm.query")
     return respond.result(
         await runtime(request).run(
-            lambda store: analytics_op.analytics_pm(store, query, ctx=http_context())  # type: ignore[arg-type]
+            lambda store: analytics_op.analytics_pm(store, query, ctx=http_context(request))  # type: ignore[arg-type]
         )
     )
-
-
-@endpoint
-async def patterns(request: Request) -> Response:
-    # The tool's own input schema is the query's: ?categories=workflow,strengths.
-    query = params(request, USER_PATTERNS.input_schema)
-    return respond.result(
-        await runtime(request).run(lambda store: dispatch.run(USER_PATTERNS, store, query, http_context()))
-    )
-
-
-@endpoint
-async def projects(request: Request) -> Response:
-    params(request, NO_PARAMS)
-    return respond.result(await runtime(request).run(projects_op.projects))
 
 
 @endpoint
@@ -73,7 +40,7 @@ async def update_status(request: Request) -> Response:
                 query,  # type: ignore[arg-type]
                 current=memesh.__version__,
                 channel=update_check.install_channel(),
-                ctx=http_context(),
+                ctx=http_context(request),
             )
         )
 
@@ -83,7 +50,7 @@ async def update_status(request: Request) -> Response:
 
 @endpoint
 async def demo_seed(request: Request) -> Response:
-    return respond.result(await runtime(request).run(lambda store: demo.seed(store, ctx=http_context())))
+    return respond.result(await runtime(request).run(lambda store: demo.seed(store, ctx=http_context(request))))
 
 
 @endpoint

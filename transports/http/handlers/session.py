@@ -23,7 +23,7 @@ async def briefing_index(request: Request) -> Response:
     from memesh.ops.briefing import briefing_index_of
 
     project = params(request, "http/briefing_index.query")["project"]
-    ctx = http_context()
+    ctx = http_context(request)
 
     def index(store: Any) -> Result[dict[str, Any], MemeshError]:
         return Success({"project": project, "staleDays": STALE_DAYS, **briefing_index_of(store, project, ctx=ctx)})
@@ -68,6 +68,6 @@ async def why(request: Request) -> Response:
         case Failure(error):
             return respond.refused(error)
         case Success(admitted):
-            ctx = http_context()
+            ctx = http_context(request)
             return respond.result(await runtime(request).run(lambda store: attribute(store, admitted, ctx=ctx)))
     raise AssertionError("unreachable")  # pragma: no cover
