@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from memesh.context import CallContext
 
 if TYPE_CHECKING:
+    from memesh.adapters.embedding import WordLlama
     from memesh.app.connections import ThreadConnections
     from memesh.core.messages_model import RouterPort
+    from memesh.core.recall_modes import EffectiveMode, RecallMode
     from memesh.store.errors import StoreError
     from memesh.store.sqlite import SqliteStore
 
@@ -46,6 +49,7 @@ class Resources:
         self._store: SqliteStore | None = None
         self._pool: ThreadConnections[SqliteStore] | None = None
         self._owned = True
+        self._recall_mode: EffectiveMode | None = None
 
     @classmethod
     def pooled(
@@ -65,6 +69,7 @@ class Resources:
         resources = cls()
         resources._store = store
         resources._owned = False
+        store.use_embedder(resources.write_embedder)
         return resources
 
     def open_store(self) -> SqliteStore:
@@ -73,11 +78,13 @@ class Resources:
         from memesh.store.sqlite import open_store
 
         try:
-            return open_store(self.db_path)
+            store = open_store(self.db_path)
         except StoreError as exc:
             if self._on_open_failure is None:
                 raise
             raise self._on_open_failure(exc) from exc
+        store.use_embedder(self.write_embedder)
+        return store
 
     @property
     def store(self) -> SqliteStore:
@@ -100,6 +107,34 @@ class Resources:
         }
         fields.update(given)
         return CallContext(source_host=source_host, agent_view=agent_view, **fields)
+
+    # --- recall modes (issue 21): the mode in effect, and the semantic signal of hybrid ---
+
+    def recall_mode(self) -> EffectiveMode:
+        """MEMESH_RECALL_MODE, else config.json's `recallMode`, else fts (read once; see core.recall_modes)."""
+        if self._recall_mode is None:
+            from memesh.core.recall_modes import effective_mode
+
+            stored = _stored_settings()
+            env = os.environ.get("MEMESH_RECALL_MODE")
+            asks_hybrid = env == "hybrid" or (env is None and stored.get("recallMode") == "hybrid")
+            missing = _semantic_missing() if asks_hybrid else None
+            self._recall_mode = effective_mode(
+                stored.get("recallMode"), env, stored_present="recallMode" in stored, semantic_missing=missing
+            )
+        return self._recall_mode
+
+    def semantic(self) -> WordLlama | None:
+        """The semantic signal when hybrid is in effect (the model is loaded once per process), else None."""
+        if self.recall_mode().value != "hybrid":
+            return None
+        from memesh.adapters.embedding import load
+
+        return load()
+
+    def write_embedder(self) -> WordLlama | None:
+        """What the store embeds new memories with: the semantic signal, in hybrid only."""
+        return self.semantic()
 
     def close(self) -> None:
         """Close what was opened here (a later use opens it again)."""
@@ -131,3 +166,32 @@ def _quota_setting(environment: Mapping[str, str] | None) -> str | None:
 def the_store(resources: Resources) -> Store:
     """What most operations use: the database alone."""
     return resources.store
+
+
+# --- recall modes (issue 21) ---
+
+
+@dataclass(frozen=True)
+class RecallSetup:
+    """What the recall operation uses (memesh.ops.recall.RecallUses)."""
+
+    store: Store
+    mode: RecallMode
+    semantic: WordLlama | None
+
+
+def recall_setup(resources: Resources) -> RecallSetup:
+    """The store, the recall mode in effect and its semantic signal."""
+    return RecallSetup(resources.store, resources.recall_mode().value, resources.semantic())
+
+
+def _stored_settings() -> dict[str, Any]:
+    from memesh.adapters.config_file import read_or_defaults
+
+    return read_or_defaults()
+
+
+def _semantic_missing() -> str | None:
+    from memesh.adapters.embedding import missing_reason
+
+    return missing_reason()

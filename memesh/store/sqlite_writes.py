@@ -23,6 +23,7 @@ from memesh.model import EntityWrite
 from memesh.store.migrations import FTS_DROP, FTS_TABLES, MIGRATIONS, REFILLS_INDEX
 from memesh.store.sqlite_base import _CHUNK, _chunks, _dumps, _marks, _statements
 from memesh.store.sqlite_reads import SqliteReads, key
+from memesh.store.sqlite_vectors import SqliteVectors
 
 
 def clean_text(text: str) -> str:
@@ -59,7 +60,7 @@ def cleaned(write: EntityWrite) -> EntityWrite:
     )
 
 
-class SqliteWrites(SqliteReads):
+class SqliteWrites(SqliteReads, SqliteVectors):
     """Every change to the schema, the stored memories and the keyword index that mirrors them."""
 
     def migrate(self) -> None:
@@ -129,20 +130,23 @@ class SqliteWrites(SqliteReads):
                 row[0]
                 for row in self.conn.execute("SELECT tag FROM tags WHERE entity_id = ? ORDER BY id", (entity_id,))
             ]
-        self._sync_observations(entity_id, stored_obs, list(write.observations))
+        unchanged = self._sync_observations(entity_id, stored_obs, list(write.observations))
         self._sync_tags(entity_id, stored_tags, list(write.tags))
-        self._index(entity_id, write.name, write.title, write.observations)
+        self._index(entity_id, write.name, write.title, write.observations, unchanged=unchanged)
         return entity_id
 
-    def _sync_observations(self, entity_id: int, stored: list[str], wanted: list[str]) -> None:
+    def _sync_observations(self, entity_id: int, stored: list[str], wanted: list[str]) -> int:
+        """Store `wanted` as the memory's observations; returns how many of the stored ones were kept as they were
+        (the stored list when it is where `wanted` starts, else none)."""
         if stored == wanted[: len(stored)]:
-            new = wanted[len(stored) :]
+            kept = len(stored)
         else:
             self.conn.execute("DELETE FROM observations WHERE entity_id = ?", (entity_id,))
-            new = wanted
+            kept = 0
         self.conn.executemany(
-            "INSERT INTO observations (entity_id, content) VALUES (?, ?)", [(entity_id, text) for text in new]
+            "INSERT INTO observations (entity_id, content) VALUES (?, ?)", [(entity_id, text) for text in wanted[kept:]]
         )
+        return kept
 
     def _sync_tags(self, entity_id: int, stored: list[str], wanted: list[str]) -> None:
         keep = set(wanted)
@@ -155,12 +159,17 @@ class SqliteWrites(SqliteReads):
             [(entity_id, tag) for tag in dict.fromkeys(wanted) if tag not in have],
         )
 
-    def _index(self, entity_id: int, name: str, title: str | None, observations: Sequence[str]) -> None:
+    def _index(
+        self, entity_id: int, name: str, title: str | None, observations: Sequence[str], *, unchanged: int = 0
+    ) -> None:
+        """Rewrite the memory's keyword index row (and its vectors, while hybrid recall keeps them); the first
+        `unchanged` observations are the ones already stored."""
         self.conn.execute("DELETE FROM entities_fts WHERE rowid = ?", (entity_id,))
         self.conn.execute(
             "INSERT INTO entities_fts (rowid, name, title, observations) VALUES (?, ?, ?, ?)",
             (entity_id, segment(name), segment(title or ""), segment("\n".join(observations))),
         )
+        self._embed_observations(entity_id, observations, unchanged)
 
     def relate(self, from_name: str, to_name: str, relation_type: str) -> bool:
         """Create the relation (idempotent); False when either end does not exist."""
