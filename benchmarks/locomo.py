@@ -52,7 +52,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from _common import Tools, bench_data, emit_json, load_json, machine, median, remember_in_calls
+from _common import Tools, bench_data, emit_json, load_json, machine, median, recall_mode, remember_in_calls
 
 from memesh.core.query import plan_match
 from memesh.core.terms import query_terms
@@ -324,6 +324,7 @@ def summarize(results: Sequence[dict[str, Any]], skipped: int, seconds: float) -
 
 def print_table(summary: dict[str, Any], mode: str, data: Path) -> None:
     print(f"LoCoMo retrieval through recall — {data.name}, access counts {mode}, {summary['seconds']} s")
+    print(f"recall mode: {recall_mode()}")
     print(f"{'':16}{'n':>6}{'S@5':>8}{'S@10':>8}{'MRR':>8}{'T@5':>8}{'T@10':>8}")
     rows = [("all (1-4)", summary)]
     rows += [(f"category {c}", s) for c, s in summary["per_category"].items()]
@@ -385,6 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         emit_json(
             {
                 "benchmark": "locomo",
+                "recall_mode": recall_mode(),
                 "data": str(data),
                 "conversations": len(samples),
                 "access_counts": mode,

@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from _common import Tools, emit_json, machine, machine_line, ms, percentile
+from _common import Tools, emit_json, machine, machine_line, ms, percentile, recall_mode
 
 from memesh.core import sizecap
 from memesh.store.sqlite import SqliteStore, open_store
@@ -150,6 +150,7 @@ def latency(durations: tuple[list[float], list[float]]) -> dict[str, float]:
     wall, cpu = durations
     return {
         "p50_ms": ms(percentile(wall, 0.5)),
+        "p95_ms": ms(percentile(wall, 0.95)),
         "p99_ms": ms(percentile(wall, 0.99)),
         "cpu_p50_ms": ms(percentile(cpu, 0.5)),
     }
@@ -327,7 +328,7 @@ def print_run(figures: dict[str, Any]) -> None:
     for case in cases:
         row = figures[case]
         print(
-            f"  {case:28} p50 {row['p50_ms']:8.3f} ms   p99 {row['p99_ms']:8.3f} ms"
+            f"  {case:28} p50 {row['p50_ms']:8.3f} ms   p95 {row['p95_ms']:8.3f} ms   p99 {row['p99_ms']:8.3f} ms"
             f"   CPU p50 {row['cpu_p50_ms']:8.3f} ms"
         )
     if "profile" in figures:
@@ -362,10 +363,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "target_met": (max(target[c]["p50_ms"] for c in TARGET_CASES) <= 5) if target else None,
     }
     if args.json:
-        emit_json({"benchmark": "scale", "summary": summary, "runs": runs, "machine": machine()})
+        emit_json(
+            {"benchmark": "scale", "recall_mode": recall_mode(), "summary": summary, "runs": runs, "machine": machine()}
+        )
         return 0
     print("Scale through remember/recall (memesh.app.dispatch.call)")
     print(machine_line())
+    print(f"recall mode: {recall_mode()}")
     for figures in runs:
         print_run(figures)
     if target:

@@ -19,6 +19,9 @@ from tests.calls import call
 
 # No test reaches the package index: servers started by tests (and their children) skip the update check.
 os.environ["MEMESH_UPDATE_CHECK"] = "0"
+# Recall answers in its default mode whatever the developer's own config.json says (and that file is not read);
+# the tests of the recall-mode setting set or remove this themselves.
+os.environ["MEMESH_RECALL_MODE"] = "fts"
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 TEST_PROJECT = "test-project~" + "0" * 32

@@ -19,6 +19,7 @@ ENV = {
     "sessionLimit": "MEMESH_SESSION_LIMIT",
     "autoUpdate": "MEMESH_AUTO_UPDATE",
     "autoCapture": "MEMESH_AUTO_CAPTURE",
+    "recallMode": "MEMESH_RECALL_MODE",
 }
 
 
@@ -80,6 +81,16 @@ def effective_briefing(stored: dict[str, Any], env: Mapping[str, str] | None = N
 
 def effective_session_limit(stored: dict[str, Any], env: Mapping[str, str] | None = None) -> settings.Effective:
     return settings.session_limit(stored, (os.environ if env is None else env).get(ENV["sessionLimit"]))
+
+
+def effective_recall_mode(stored: dict[str, Any], env: Mapping[str, str] | None = None) -> settings.RecallModeSetting:
+    return settings.recall_mode(stored, (os.environ if env is None else env).get(ENV["recallMode"]), _semantic_missing)
+
+
+def _semantic_missing() -> str | None:
+    from memesh.adapters.embedding import missing_reason  # asked only when hybrid is asked for
+
+    return missing_reason()
 
 
 def effective_auto_capture(stored: dict[str, Any], env: Mapping[str, str] | None = None) -> bool:

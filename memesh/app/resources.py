@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from memesh.adapters.embedding import WordLlama
     from memesh.app.connections import ThreadConnections
     from memesh.core.messages_model import RouterPort
-    from memesh.core.recall_modes import EffectiveMode, RecallMode
+    from memesh.core.settings import RecallModeSetting
     from memesh.store.errors import StoreError
     from memesh.store.sqlite import SqliteStore
 
@@ -49,7 +49,7 @@ class Resources:
         self._store: SqliteStore | None = None
         self._pool: ThreadConnections[SqliteStore] | None = None
         self._owned = True
-        self._recall_mode: EffectiveMode | None = None
+        self._recall_mode: RecallModeSetting | None = None
 
     @classmethod
     def pooled(
@@ -110,18 +110,23 @@ class Resources:
 
     # --- recall modes (issue 21): the mode in effect, and the semantic signal of hybrid ---
 
-    def recall_mode(self) -> EffectiveMode:
-        """MEMESH_RECALL_MODE, else config.json's `recallMode`, else fts (read once; see core.recall_modes)."""
+    def recall_mode(self) -> RecallModeSetting:
+        """MEMESH_RECALL_MODE, else config.json's `recallMode`, else fts (read once; see core.settings)."""
         if self._recall_mode is None:
-            from memesh.core.recall_modes import effective_mode
+            from memesh import paths
 
-            stored = _stored_settings()
             env = os.environ.get("MEMESH_RECALL_MODE")
-            asks_hybrid = env == "hybrid" or (env is None and stored.get("recallMode") == "hybrid")
-            missing = _semantic_missing() if asks_hybrid else None
-            self._recall_mode = effective_mode(
-                stored.get("recallMode"), env, stored_present="recallMode" in stored, semantic_missing=missing
-            )
+            if env is None and not (paths.memesh_dir() / "config.json").exists():
+                from memesh.core.settings import recall_mode
+
+                # No setting anywhere: the default, without loading the config reader on every recall.
+                self._recall_mode = recall_mode({}, None, lambda: None)
+            else:
+                from memesh.adapters import config_file
+
+                # The environment wins: config.json is not read when it names a mode.
+                stored = {} if env is not None else config_file.read_or_defaults()
+                self._recall_mode = config_file.effective_recall_mode(stored)
         return self._recall_mode
 
     def semantic(self) -> WordLlama | None:
@@ -176,22 +181,10 @@ class RecallSetup:
     """What the recall operation uses (memesh.ops.recall.RecallUses)."""
 
     store: Store
-    mode: RecallMode
+    mode: str
     semantic: WordLlama | None
 
 
 def recall_setup(resources: Resources) -> RecallSetup:
     """The store, the recall mode in effect and its semantic signal."""
     return RecallSetup(resources.store, resources.recall_mode().value, resources.semantic())
-
-
-def _stored_settings() -> dict[str, Any]:
-    from memesh.adapters.config_file import read_or_defaults
-
-    return read_or_defaults()
-
-
-def _semantic_missing() -> str | None:
-    from memesh.adapters.embedding import missing_reason
-
-    return missing_reason()

@@ -82,7 +82,8 @@ SPACED: dict[str, frozenset[str]] = {
     ),
     "it": _words(
         """
-        a ad al alla alle allo agli ai anche avere ha hai hanno ho che chi ci come con contro cui da dal dalla dalle
+        a ad al alla alle allo agli ai anche avere ha hai hanno ho abbiamo avete
+        che chi ci come con contro cui da dal dalla dalle
         dallo dagli dai del della delle dello degli dei di dove e ed era erano essere fra gli ha il in io la le lei
         li lo loro lui ma mi mia mie miei mio ne nei nel nella nelle nello negli noi non nostra nostro o per perche
         piu quale quando quella quelle quello questa queste questo quanto se sei si sia siamo siete sono su sua sue
