@@ -125,16 +125,18 @@ class WordLlama:
         holds none are left out)."""
         import numpy as np
 
+        kept = [(entity_id, blob) for entity_id, blob in blobs.items() if blob and len(blob) % DIMENSIONS == 0]
+        if not kept:
+            return {}
         wanted = self._unit_vectors([query])[0]
-        out: dict[int, float] = {}
-        for entity_id, blob in blobs.items():
-            if len(blob) < DIMENSIONS or len(blob) % DIMENSIONS:
-                continue
-            rows = np.frombuffer(blob, dtype=np.int8).reshape(-1, DIMENSIONS).astype(np.float32)
-            norms = np.linalg.norm(rows, axis=1)
-            norms[norms == 0] = 1.0
-            out[entity_id] = float(((rows @ wanted) / norms).max())
-        return out
+        rows = np.frombuffer(b"".join(blob for _, blob in kept), dtype=np.int8).reshape(-1, DIMENSIONS)
+        vectors = rows.astype(np.float32)
+        norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
+        norms[norms == 0] = 1.0
+        cosines = (vectors @ wanted) / norms
+        starts = np.cumsum([0] + [len(blob) // DIMENSIONS for _, blob in kept[:-1]])
+        best = np.maximum.reduceat(cosines, starts)
+        return {entity_id: float(value) for (entity_id, _), value in zip(kept, best, strict=True)}
 
 
 @functools.cache

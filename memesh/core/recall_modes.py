@@ -28,11 +28,11 @@ MODES: tuple[RecallMode, ...] = ("fts", "broad", "hybrid")
 DEFAULT_MODE: RecallMode = "fts"
 
 # How many keyword candidates hybrid re-ranks, and the semantic share of the fused score (chosen on dev data).
-HYBRID_CANDIDATES = 100
+HYBRID_CANDIDATES = 30
 SEMANTIC_WEIGHT = 0.3
 # When the keywords find fewer than `limit` memories, the newest this many are scored semantically as well, so a
 # query none of whose words occur can still find its memory by meaning, at a bounded cost.
-SEMANTIC_POOL = 1000
+SEMANTIC_POOL = 200
 
 Source = Literal["keyword", "semantic", "both"]
 
