@@ -274,7 +274,7 @@ def export_and_import(tools: Tools, folder: Path) -> dict[str, Any]:
     }
 
 
-def run(count: int, seed: int, samples: int, *, profile: bool) -> dict[str, Any]:
+def run(count: int, seed: int, samples: int, *, profile: bool, export: bool = True) -> dict[str, Any]:
     corpus = Corpus(seed)
     with tempfile.TemporaryDirectory(prefix="memesh-scale-") as folder:
         path = Path(folder) / "knowledge-graph.db"
@@ -299,7 +299,8 @@ def run(count: int, seed: int, samples: int, *, profile: bool) -> dict[str, Any]
             figures["content_term_share"] = term_share(store, corpus, count)
             if profile:
                 figures["profile"] = profile_recall(store, corpus, samples)
-            figures.update(export_and_import(tools, Path(folder)))
+            if export:
+                figures.update(export_and_import(tools, Path(folder)))
         finally:
             store.close()
     figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -309,7 +310,7 @@ def run(count: int, seed: int, samples: int, *, profile: bool) -> dict[str, Any]
 def in_child(count: int, args: argparse.Namespace) -> dict[str, Any]:
     """One --n in its own process, so each peak-memory figure is that run's alone."""
     command = [sys.executable, __file__, "--n", str(count), "--seed", str(args.seed), "--samples", str(args.samples)]
-    command += ["--json", *(["--profile"] if args.profile else [])]
+    command += ["--json", *(["--profile"] if args.profile else []), *(["--no-export"] if args.no_export else [])]
     done = subprocess.run(command, check=True, capture_output=True, text=True)
     result: dict[str, Any] = json.loads(done.stdout)["runs"][0]
     return result
@@ -319,8 +320,11 @@ def print_run(figures: dict[str, Any]) -> None:
     print(f"\nn = {figures['n']:,}")
     print(f"  database on disk     {figures['db_mb']} MB")
     print(f"  bulk load            {figures['bulk_load_seconds']} s ({figures['bulk_load_per_second']:,}/s)")
-    print(f"  export (all)         {figures['export_seconds']} s ({figures['exported']:,} memories)")
-    print(f"  import (that bundle) {figures['import_seconds']} s ({figures['imported']:,} memories, one transaction)")
+    if "export_seconds" in figures:
+        print(f"  export (all)         {figures['export_seconds']} s ({figures['exported']:,} memories)")
+        print(
+            f"  import (that bundle) {figures['import_seconds']} s ({figures['imported']:,} memories, one transaction)"
+        )
     print(f"  peak memory (maxrss) {figures['peak_rss_mb']} MB")
     share = figures["content_term_share"]
     print(f"  content query words occur in p10/p50/p90 {share['p10']:.2%} / {share['p50']:.2%} / {share['p90']:.2%}")
@@ -351,10 +355,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--profile", action="store_true", help="profile recall: store methods vs the rest")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--no-export", action="store_true", help="skip the export and import of everything")
     args = parser.parse_args(argv)
     counts = list(iter_counts(args.n))
     if len(counts) == 1:
-        runs = [run(counts[0], args.seed, args.samples, profile=args.profile)]
+        runs = [run(counts[0], args.seed, args.samples, profile=args.profile, export=not args.no_export)]
     else:
         runs = [in_child(count, args) for count in counts]
     target = next((r for r in runs if r["n"] == 100_000), None)
