@@ -1,4 +1,5 @@
-"""`metadata.signal_score`: a content-derived weight stamped on every memory when it is first stored (0 to 1)."""
+"""How much a memory is likely to matter, from its type and content alone: `metadata.signal_score`, a weight from 0 to 1
+stamped on every memory when it is first stored (digest work packages and relation backfill read it)."""
 
 from __future__ import annotations
 
