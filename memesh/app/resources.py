@@ -19,9 +19,9 @@ from memesh.context import CallContext
 
 if TYPE_CHECKING:
     from memesh.app.connections import ThreadConnections
-    from memesh.core.messages_model import RouterPort
     from memesh.store.errors import StoreError
     from memesh.store.sqlite import SqliteStore
+    from memesh.values import RouterPort
 
 # The store every operation's store protocol is checked against (one adapter today).
 Store: TypeAlias = "SqliteStore"

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memesh.core.messages_model import NativeOutcome
 from memesh.router import wire
+from memesh.values import NativeOutcome
 
 
 @dataclass(frozen=True)
