@@ -11,9 +11,9 @@ when this module is.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from memesh.context import CallContext
 
@@ -119,7 +119,7 @@ def current_project() -> str:
 
 def local_router() -> RouterPort:
     """The client of this machine's message router (only the message tool talks to it)."""
-    from memesh.router.client import RouterClient
+    from memesh.adapters.router_client import RouterClient
 
     return RouterClient.default()
 
@@ -131,3 +131,50 @@ def _quota_setting(environment: Mapping[str, str] | None) -> str | None:
 def the_store(resources: Resources) -> Store:
     """What most operations use: the database alone."""
     return resources.store
+
+
+# --- the local router: what its socket surface (transports/router) and the MCP channel reach outside ---
+
+
+class HostRegistration(Protocol):
+    """One session's registration on the router, as the host integration holding it sees it
+    (memesh.adapters.router_host.HostAdapter)."""
+
+    generation: int | None
+
+    async def connect(self) -> int: ...
+    async def activate(self) -> None: ...
+    async def host_ack(self, delivery_id: str, detail: str | None = None) -> None: ...
+    async def close(self) -> None: ...
+
+
+def host_registration(
+    *,
+    session_id: str,
+    principal_id: str,
+    project: str,
+    host_kind: str,
+    accept: Callable[[dict[str, Any]], Awaitable[bool | str]],
+    path: Path | None = None,
+) -> HostRegistration:
+    """A registration of this session on the router at `path` (default: router.sock in the MeMesh folder), made
+    when connected; `accept(envelope)` answers each delivery: True when the host took it in, else why not."""
+    from memesh.adapters.router_host import HostAdapter
+
+    return HostAdapter(
+        session_id=session_id, principal_id=principal_id, project=project, host_kind=host_kind, accept=accept, path=path
+    )
+
+
+def router_answers(path: Path) -> bool:
+    """Whether a router answers on the socket at `path` (a second router must not start beside it)."""
+    from memesh.adapters.router_client import RouterClient
+
+    return RouterClient(path).ping()
+
+
+def claude_principal() -> str:
+    """The principal the owner-private hosts/claude.json names for Claude Code sessions; "" when none is named."""
+    from memesh.adapters.hosts_file import claude_principal as from_hosts_file
+
+    return from_hosts_file()

@@ -1,4 +1,4 @@
-"""A host adapter's side of the router: register one live session, keep its lease, answer each delivery.
+"""A host adapter's side of the local router: register one live session, keep its lease, answer each delivery.
 
 A host integration (the Claude Code channel, a test host) supplies `accept(envelope) -> bool | str`: True when the
 host took the envelope in, or a reason it could not. The adapter never executes the payload.
@@ -18,7 +18,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from memesh.router import wire
+from memesh import paths
+from memesh.core import router_wire as wire
 
 Accept = Callable[[dict[str, Any]], Awaitable[bool | str]]
 
@@ -49,7 +50,7 @@ class HostAdapter:
         }
         self.lease_ms = lease_ms
         self.accept = accept
-        self.path = path or wire.socket_path()
+        self.path = path or paths.router_socket()
         self.generation: int | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._tasks: list[asyncio.Task[None]] = []

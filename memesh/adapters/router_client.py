@@ -1,4 +1,5 @@
-"""The router as the message tool reaches it: one short synchronous request per call."""
+"""The local router as a sender reaches it (the message tool, `memesh message router` checking for a running one):
+one short synchronous request per call over its socket (`memesh.core.router_wire`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memesh.router import wire
+from memesh import paths
+from memesh.core import router_wire as wire
 from memesh.values import NativeOutcome
 
 
@@ -19,7 +21,7 @@ class RouterClient:
 
     @classmethod
     def default(cls) -> RouterClient:
-        return cls(wire.socket_path())
+        return cls(paths.router_socket())
 
     def request(self, message: dict[str, Any], timeout_s: float) -> dict[str, Any] | str:
         """The router's answer, or a short reason it could not be had."""
