@@ -30,7 +30,7 @@ class StoredEntity(TypedDict, closed=True):
     created_at: str
     metadata: NotRequired[dict[str, Any]]
     """
-    The whole metadata, replaced_history included (not summarized to a count as recall does).
+    The whole metadata, free-form, replaced_history included (not summarized to a count as recall does).
     """
     observations: list[str]
     tags: list[str]
