@@ -150,3 +150,19 @@ def doctor(*, as_json: bool) -> int:
                 + (" — SILENT" if hook["silent"] else "")
             )
     return FAILED if result["status"] == "FAIL" else OK
+
+
+def doctor_fix(check_id: str, *, as_json: bool) -> int:
+    """`memesh doctor --fix <id>`: the repair of one current check, then the check as it reads now; exit 1 when no
+    repair applies or it could not be made."""
+    return report(run_op(entries.DOCTOR_FIX, {"id": check_id}), as_json=as_json, text=_fixed)
+
+
+def _fixed(out: Any) -> str:
+    lines = [f"Repaired: {out['action']}."]
+    after = out["after"]
+    if after is not None:
+        lines.append(f"  now [{after['status']}] {after['title']}: {after['detail']}")
+    if out["restartRequired"]:
+        lines.append("Restart the host (Claude Code or Codex) so it loads the refreshed plugin.")
+    return "\n".join(lines)
