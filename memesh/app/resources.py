@@ -53,7 +53,7 @@ class Resources:
     ) -> None:
         self.db_path = db_path
         self._on_open_failure = on_open_failure
-        # The package-index lookup (None: never asked); an HTTP listener is handed the real one by `memesh serve`.
+        # The package-index lookup (None: never asked); an HTTP listener is handed the real one by `create_app`.
         self.update_fetch = update_fetch
         self._store: SqliteStore | None = None
         self._pool: ThreadConnections[SqliteStore] | None = None
