@@ -18,7 +18,16 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 from memesh.context import CallContext
 
 if TYPE_CHECKING:
+    from returns.result import Result
+
+    from memesh.adapters.git_history import History
+    from memesh.adapters.update_check import CacheFile
     from memesh.app.connections import ThreadConnections
+    from memesh.core.plugin_cache import Installed
+    from memesh.core.update import Channel
+    from memesh.errors import MemeshError
+    from memesh.ops.settings import ConfigFile
+    from memesh.ops.setup import ClaudeSettingsFile
     from memesh.store.errors import StoreError
     from memesh.store.sqlite import SqliteStore
     from memesh.values import RouterPort
@@ -40,21 +49,28 @@ class Resources:
         *,
         db_path: Path | None = None,
         on_open_failure: Callable[[StoreError], StoreError] | None = None,
+        update_fetch: Callable[[], str] | None = None,
     ) -> None:
         self.db_path = db_path
         self._on_open_failure = on_open_failure
+        # The package-index lookup (None: never asked); an HTTP listener is handed the real one by `create_app`.
+        self.update_fetch = update_fetch
         self._store: SqliteStore | None = None
         self._pool: ThreadConnections[SqliteStore] | None = None
         self._owned = True
 
     @classmethod
     def pooled(
-        cls, db_path: Path | None = None, *, on_open_failure: Callable[[StoreError], StoreError] | None = None
+        cls,
+        db_path: Path | None = None,
+        *,
+        on_open_failure: Callable[[StoreError], StoreError] | None = None,
+        update_fetch: Callable[[], str] | None = None,
     ) -> Resources:
         """The resources of a server whose calls run side by side in worker threads: a connection per thread."""
         from memesh.app.connections import ThreadConnections
 
-        resources = cls(db_path=db_path, on_open_failure=on_open_failure)
+        resources = cls(db_path=db_path, on_open_failure=on_open_failure, update_fetch=update_fetch)
         resources._pool = ThreadConnections(resources.open_store)
         return resources
 
@@ -100,6 +116,87 @@ class Resources:
         }
         fields.update(given)
         return CallContext(source_host=source_host, agent_view=agent_view, **fields)
+
+    # --- settings, insight, review and session: what the HTTP API's operations (and their CLI commands) reach ---
+
+    def try_store(self) -> Result[Store, MemeshError]:
+        """The database, or Failure saying why it will not open: for an operation that reports that rather than
+        failing with it (the feedback diagnostics)."""
+        from returns.result import Failure, Success
+
+        from memesh.store.errors import StoreError
+
+        try:
+            return Success(self.store)
+        except StoreError as exc:
+            return Failure(exc.error)
+
+    @property
+    def config_file(self) -> ConfigFile:
+        """config.json in the MeMesh folder (read, updated owner-only, and what is in effect with the environment)."""
+        from memesh.adapters import config_file
+
+        return config_file
+
+    @property
+    def update_cache(self) -> CacheFile:
+        """The last update check's outcome, kept in the MeMesh folder."""
+        from memesh.adapters.update_check import CacheFile
+
+        return CacheFile()
+
+    def install_channel(self) -> Channel:
+        """How this copy of memesh was installed (pipx, a virtualenv, a source checkout, …)."""
+        from memesh.adapters.update_check import install_channel
+
+        return install_channel()
+
+    def install_id(self) -> str:
+        """This installation's anonymous id (made on first use)."""
+        from memesh.adapters.install_id import install_id
+
+        return install_id()
+
+    def hook_records(self) -> list[dict[str, Any]]:
+        """The newest hook-outcome records beside the database, oldest first."""
+        from memesh.hook_outcomes import read_records
+
+        return read_records()
+
+    def entry_point(self, name: str) -> str | None:
+        """The absolute path of one of this install's console scripts, or None when it is not installed."""
+        from memesh.adapters.claude_settings_file import entry_point
+
+        return entry_point(name)
+
+    @property
+    def claude_settings(self) -> ClaudeSettingsFile:
+        """Claude Code's user settings file: its path, its text, and its atomic replacement."""
+        from memesh.adapters import claude_settings_file
+
+        return claude_settings_file
+
+    def plugin_caches(self) -> list[Installed]:
+        """The MeMesh plugin as each host that has it cached has it."""
+        from memesh.adapters.plugin_cache import discover
+
+        return discover()
+
+    def refresh_plugin_cache(self, commands: list[list[str]]) -> str | None:
+        """Run a host's updater commands in order; None when they all succeeded, else which one failed and why."""
+        from memesh.adapters.plugin_cache import UpdaterError, run_updater
+
+        try:
+            run_updater(commands)
+        except UpdaterError as exc:
+            return str(exc)
+        return None
+
+    def git_history(self, file: str, *, limit: int, line: int | None) -> History:
+        """Which commits touched `file` (or its one `line`) in the working folder's repository, by git."""
+        from memesh.adapters.git_history import history
+
+        return history(Path.cwd(), file, limit=limit, line=line)
 
     def close(self) -> None:
         """Close what was opened here (a later use opens it again)."""
@@ -178,3 +275,21 @@ def claude_principal() -> str:
     from memesh.adapters.hosts_file import claude_principal as from_hosts_file
 
     return from_hosts_file()
+
+
+def themselves(resources: Resources) -> Resources:
+    """What an operation uses that reaches more than the database: the resources, seen through its protocol."""
+    return resources
+
+
+def the_config(resources: Resources) -> ConfigFile:
+    """What the settings operations use: config.json alone."""
+    return resources.config_file
+
+
+def package_index_lookup() -> Callable[[], str] | None:
+    """The real package-index lookup for a server to hand its resources, or None when MEMESH_UPDATE_CHECK=0 turns
+    update checks off."""
+    from memesh.adapters.update_check import default_fetcher
+
+    return default_fetcher()

@@ -13,9 +13,9 @@ from memesh.app.registry import TOOLS, Op
 
 def all_ops() -> tuple[Op[Any, Any, Any], ...]:
     """Every registered operation: the tools first, then each group's entries, each once."""
-    from memesh.app.operations import insight, memory, router
+    from memesh.app.operations import insight, memory, review, router, session, settings
 
     found: dict[int, Op[Any, Any, Any]] = {}
-    for op in (*TOOLS, *memory.OPS, *insight.OPS, *router.OPS):
+    for op in (*TOOLS, *memory.OPS, *insight.OPS, *review.OPS, *settings.OPS, *session.OPS, *router.OPS):
         found.setdefault(id(op), op)
     return tuple(found.values())
