@@ -73,3 +73,8 @@ class BrokenFile(Exception):
     def __init__(self, message: str, problem: str) -> None:
         super().__init__(message)
         self.problem = problem
+
+
+class RenameRefused(Exception):
+    """A write `memesh kg rename-project` made did not read back as written (a trigger ignored or undid it): the
+    store raises it inside the rename's transaction, and the operation rolls back and says so."""

@@ -17,10 +17,9 @@ from typing import Any
 from returns.result import Failure, Result, Success
 
 from memesh import paths
-from memesh.errors import MemeshError
+from memesh.errors import MemeshError, RenameRefused
 from memesh.store.errors import StoreError, translate
 from memesh.store.sqlite import open_readonly, open_store
-from memesh.store.sqlite_projects import RenameRefused
 
 PROJECT_MAX = 200
 _CONTROL = re.compile("[\x00-\x1f\x7f]")

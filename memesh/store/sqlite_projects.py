@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from memesh.errors import RenameRefused
 from memesh.model import Entity
 from memesh.store.sqlite_base import _dumps, _loads
 from memesh.store.sqlite_messages import SqliteMessages
@@ -21,10 +22,6 @@ from memesh.store.sqlite_reads import SqliteReads
 # and its events (what poll reads). A message row stands for the message in the counts.
 MESSAGE_TABLES = ("agent_messages", "agent_deliveries", "agent_message_events")
 TASK_STATE_PREFIX = "task-state:"
-
-
-class RenameRefused(Exception):
-    """A write the rename made did not read back as written (a trigger ignored or undid it)."""
 
 
 class SqliteProjects(SqliteReads, SqliteMessages):

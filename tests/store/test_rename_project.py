@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from memesh.context import CallContext
+from memesh.errors import RenameRefused
 from memesh.store.sqlite import SqliteStore
-from memesh.store.sqlite_projects import RenameRefused
 from tests.conftest import Caller
 
 OLD = "old~" + "1" * 32
