@@ -13,9 +13,19 @@ from memesh.app.registry import TOOLS, Op
 
 def all_ops() -> tuple[Op[Any, Any, Any], ...]:
     """Every registered operation: the tools first, then each group's entries, each once."""
-    from memesh.app.operations import insight, maintenance, memory, writing
+    from memesh.app.operations import delegation, hermes, insight, kg, maintenance, memory, messages, writing
 
     found: dict[int, Op[Any, Any, Any]] = {}
-    for op in (*TOOLS, *memory.OPS, *insight.OPS, *maintenance.OPS, *writing.OPS):
+    for op in (
+        *TOOLS,
+        *memory.OPS,
+        *insight.OPS,
+        *maintenance.OPS,
+        *kg.OPS,
+        *messages.OPS,
+        *delegation.OPS,
+        *hermes.OPS,
+        *writing.OPS,
+    ):
         found.setdefault(id(op), op)
     return tuple(found.values())

@@ -11,6 +11,7 @@ from memesh.errors import ErrorCode
 
 if TYPE_CHECKING:
     from memesh.generated.cli.remember_typed_input import RememberTypedInput
+    from memesh.generated.memory_tool.command_input import MemoryCommandInput
     from memesh.generated.tools.remember_output import RememberOutput
 
 
@@ -18,6 +19,12 @@ def _remember_typed() -> Operation[Store, RememberTypedInput, RememberOutput]:
     from memesh.ops.remember import remember_typed
 
     return remember_typed
+
+
+def _memory_tool_command() -> Operation[Store, MemoryCommandInput, str]:
+    from memesh.ops.memory_tool import memory_tool_command
+
+    return memory_tool_command
 
 
 # The answer is the remember tool's: --json prints exactly what remember answers.
@@ -31,4 +38,17 @@ REMEMBER_TYPED = Op(
     errors=(ErrorCode.OPERATION_FAILED,),
 )
 
-OPS: tuple[Op[Any, Any, Any], ...] = (REMEMBER_TYPED,)
+# Not an MCP tool, HTTP route or CLI command: `memesh.handle_memory_command` for applications that call the Messages
+# API directly. Its refusals are worded as the tool's reference implementation words them, so the command is
+# carried as given and checked field by field by the operation.
+MEMORY_TOOL_COMMAND = Op(
+    name="memory_tool_command",
+    input_schema="memory_tool/command.input",
+    output_schema="memory_tool/command.output",
+    load=_memory_tool_command,
+    uses=the_store,
+    summary="Perform one call of the Anthropic memory tool (memory_20250818) on the memories",
+    errors=(ErrorCode.NOT_FOUND, ErrorCode.OPERATION_FAILED),
+)
+
+OPS: tuple[Op[Any, Any, Any], ...] = (REMEMBER_TYPED, MEMORY_TOOL_COMMAND)
