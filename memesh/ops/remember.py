@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from dataclasses import replace
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
 from memesh.core import remembering
 from memesh.errors import MemeshError
-from memesh.generated.cli.remember_typed_input import RememberTypedInput
 from memesh.generated.tools.remember_input import RememberInput
 from memesh.generated.tools.remember_output import RememberOutput
 from memesh.model import Entity, EntityWrite
+
+if TYPE_CHECKING:
+    from memesh.generated.cli.remember_typed_input import RememberTypedInput
 
 
 class RememberStore(Protocol):
