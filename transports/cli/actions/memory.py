@@ -1,7 +1,8 @@
-"""The CLI's commands once their flags are parsed: build the tool's input, call it through dispatch, print.
+"""The CLI's commands once their flags are parsed: the flags as an operation's input, the one door (`run_op`:
+`dispatch.run` on the command's `Resources`), then the answer rendered.
 
-Imported only when a command runs, so `memesh --help` and a mistyped command do not pay for the store and the
-operations.
+No command calls an operation, an adapter or the store itself. Imported only when a command runs, so `memesh
+--help` and a mistyped command do not pay for the store and the operations.
 """
 
 from __future__ import annotations
