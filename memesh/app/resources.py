@@ -201,3 +201,9 @@ def _quota_setting(environment: Mapping[str, str] | None) -> str | None:
 def the_store(resources: Resources) -> Store:
     """What most operations use: the database alone."""
     return resources.store
+
+
+def the_resources(resources: Resources) -> Resources:
+    """What an operation that reaches beyond the database uses (door-cli): the resources themselves, seen through
+    the operation's own protocol (the store, the progress line, the note folders, …)."""
+    return resources

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from memesh.app.registry import Op, Operation
-from memesh.app.resources import Resources, Store, the_store
+from memesh.app.resources import Resources, Store, the_resources, the_store
 from memesh.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -14,10 +14,6 @@ if TYPE_CHECKING:
     from memesh.generated.cli.delegation_record_output import DelegationRecordOutput
     from memesh.generated.cli.delegation_verify_input import DelegationVerifyInput
     from memesh.generated.cli.delegation_verify_output import DelegationVerifyOutput
-
-
-def _resources(resources: Resources) -> Resources:
-    return resources
 
 
 def _record() -> Operation[Resources, DelegationRecordInput, DelegationRecordOutput]:
@@ -37,7 +33,7 @@ DELEGATION_RECORD = Op(
     input_schema="cli/delegation_record.input",
     output_schema="cli/delegation_record.output",
     load=_record,
-    uses=_resources,
+    uses=the_resources,
     summary="Record a task delegated to an untrusted worker (the prompt's hash and the envelope's report)",
     errors=(ErrorCode.OPERATION_FAILED, ErrorCode.PAYLOAD_TOO_LARGE),
 )

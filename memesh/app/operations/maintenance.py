@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from memesh.app.registry import Op, Operation
-from memesh.app.resources import Resources, Store, the_store
+from memesh.app.resources import Resources, Store, the_resources, the_store
 from memesh.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -18,11 +18,6 @@ if TYPE_CHECKING:
     from memesh.generated.cli.reindex_input import ReindexInput
     from memesh.generated.cli.reindex_output import ReindexOutput
     from memesh.generated.tools.import_output import ImportOutput
-
-
-def _resources(resources: Resources) -> Resources:
-    """An operation that sees the resources themselves, through its own protocol."""
-    return resources
 
 
 def _pin() -> Operation[Store, PinInput, PinOutput]:
@@ -63,7 +58,7 @@ REINDEX = Op(
     input_schema="cli/reindex.input",
     output_schema="cli/reindex.output",
     load=_reindex,
-    uses=_resources,
+    uses=the_resources,
     summary="Rebuild the keyword index from the stored memories",
 )
 
@@ -73,7 +68,7 @@ IMPORT_FILE = Op(
     input_schema="cli/import_file.input",
     output_schema="tools/import.output",
     load=_import_file,
-    uses=_resources,
+    uses=the_resources,
     summary="Import a bundle file written by memesh export (its descriptive metadata kept; trusted on request)",
     errors=(ErrorCode.OPERATION_FAILED,),
 )
@@ -82,7 +77,7 @@ IMPORT_NOTES = Op(
     input_schema="cli/import_notes.input",
     output_schema="cli/import_notes.output",
     load=_import_notes,
-    uses=_resources,
+    uses=the_resources,
     summary="Import a folder of note files, one memory per file, kept in step with the files",
     errors=(ErrorCode.OPERATION_FAILED,),
 )
