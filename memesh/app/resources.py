@@ -20,7 +20,11 @@ from memesh.context import CallContext
 if TYPE_CHECKING:
     from returns.result import Result
 
+    from memesh.adapters.bundle_file import BundleFile
+    from memesh.adapters.database_file import DatabaseFile
     from memesh.adapters.git_history import History
+    from memesh.adapters.local_files import LocalFiles
+    from memesh.adapters.note_dir import NoteFolder
     from memesh.adapters.update_check import CacheFile
     from memesh.app.connections import ThreadConnections
     from memesh.core.plugin_cache import Installed
@@ -205,6 +209,69 @@ class Resources:
         if self._store is not None and self._owned:
             self._store.close()
             self._store = None
+
+    # --- the CLI's own commands: progress, files the owner names, the database file, messages (door-cli) ---
+
+    # Who watches long work (the CLI's progress line on a terminal); nobody by default.
+    _on_progress: Callable[[int, int], None] | None = None
+
+    @classmethod
+    def for_the_owner(cls, db_path: Path | None = None) -> Resources:
+        """The resources of a command the owner typed: a database that will not open is operation.failed naming
+        the file (the person at this machine is told which one), so --json prints a failure body for it too."""
+
+        def naming_the_file(exc: StoreError) -> StoreError:
+            from memesh.errors import MemeshError
+            from memesh.store.errors import StoreError
+
+            return StoreError(str(exc), MemeshError.failed(f"memesh cannot open its database: {exc}"))
+
+        return cls(db_path=db_path, on_open_failure=naming_the_file)
+
+    def watched(self, on_progress: Callable[[int, int], None]) -> Resources:
+        """These resources, with `on_progress(done, total)` told of each step of long work."""
+        self._on_progress = on_progress
+        return self
+
+    def progress(self, done: int, total: int) -> None:
+        """`done` of `total` finished in long work (reindex, import)."""
+        if self._on_progress is not None:
+            self._on_progress(done, total)
+
+    def note_folder(self, directory: str) -> Result[NoteFolder, MemeshError]:
+        """The folder of note files `import --notes` reads; Failure(operation.failed) saying why it cannot be read."""
+        from returns.result import Failure, Success
+
+        from memesh.adapters.note_dir import NoteFolder, NoteFolderError
+        from memesh.errors import MemeshError
+
+        try:
+            return Success(NoteFolder.open(Path(directory)))
+        except NoteFolderError as exc:
+            return Failure(MemeshError.failed(str(exc)))
+
+    def database_file(self) -> DatabaseFile:
+        """The database file itself (read-only opens, a private copy, a backup beside it), for the work done on
+        the file; nothing is opened or created until asked."""
+        from memesh.adapters.database_file import DatabaseFile
+
+        return DatabaseFile(self.db_path)
+
+    def bundle_file(self, path: str) -> BundleFile:
+        """The file `memesh export -o` writes the bundle to."""
+        from memesh.adapters.bundle_file import BundleFile
+
+        return BundleFile(path)
+
+    def local_files(self) -> LocalFiles:
+        """Reads of the files the owner names on the command line."""
+        from memesh.adapters.local_files import LocalFiles
+
+        return LocalFiles()
+
+    def message_high_water(self) -> int:
+        """The newest message event id: what a waiting `memesh message watch` looks at before polling again."""
+        return self.store.message_high_water()
 
 
 def current_project() -> str:

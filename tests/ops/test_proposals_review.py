@@ -109,11 +109,12 @@ def test_a_proposal_whose_source_changed_is_refused_and_marked_rejected(
 def test_a_proposal_pinned_after_staging_cannot_archive_the_pinned_source(
     fresh_db: SqliteStore, ctx: CallContext
 ) -> None:
-    from memesh.ops.pin import set_pinned
+    from memesh.app.operations.maintenance import PIN
+    from tests.calls import run
 
     ids = seed_week(fresh_db)
     proposal_id = _stage(fresh_db, ctx)
-    set_pinned(fresh_db, "commit-0", True).unwrap()
+    run(PIN, fresh_db, {"name": "commit-0", "pinned": True}, ctx).unwrap()
     assert review_calls.accept(fresh_db, proposal_id, ctx=ctx).failure().code == ErrorCode.OPERATION_FAILED
     assert fresh_db.load(ids[:1])[0].status == "active"
 

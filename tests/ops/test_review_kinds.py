@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from memesh.app import gate
+from memesh.app.operations.kg import PROPOSE
 from memesh.context import CallContext
 from memesh.core import guards
 from memesh.errors import ErrorCode
 from memesh.model import EntityWrite
-from memesh.ops import stage_proposal
 from memesh.store.sqlite import SqliteStore
-from tests.calls import call
+from tests.calls import call, run
 from tests.conftest import TEST_PROJECT
 from tests.ops import review_calls
 
@@ -75,12 +75,7 @@ def graph(fresh_db: SqliteStore) -> SqliteStore:
 
 
 def _stage(store: SqliteStore, ctx: CallContext, kind: str, body: dict[str, Any]) -> dict[str, Any]:
-    operation = {
-        "relation": stage_proposal.stage_relation,
-        "pattern_emergent": stage_proposal.stage_pattern,
-        "guard": stage_proposal.stage_guard,
-    }[kind]
-    answer: dict[str, Any] = operation(store, _admitted(kind, body), ctx=ctx).unwrap()  # type: ignore[operator]
+    answer: dict[str, Any] = run(PROPOSE[kind], store, body, ctx).unwrap()
     return answer
 
 
@@ -156,7 +151,7 @@ def test_the_schema_refuses_malformed_input_with_the_field_path(kind: str, body:
 def test_a_guard_that_would_misfire_is_refused_and_nothing_staged(
     graph: SqliteStore, ctx: CallContext, changes: dict[str, Any], fragment: str
 ) -> None:
-    error = stage_proposal.stage_guard(graph, _admitted("guard", {**GUARD, **changes}), ctx=ctx).failure()
+    error = run(PROPOSE["guard"], graph, {**GUARD, **changes}, ctx).failure()
     assert error.code == ErrorCode.BAD_BODY and fragment in error.message
     assert review_calls.listed(graph, "all").unwrap() == []
 
@@ -180,15 +175,15 @@ def test_staging_refuses_missing_archived_or_wrong_kind_memories(graph: SqliteSt
             )
         )
     cases = [
-        stage_proposal.stage_guard(graph, _admitted("guard", {**GUARD, "lesson": "imported-lesson"}), ctx=ctx),
-        stage_proposal.stage_relation(graph, _admitted("relation", {**RELATION, "to": "nope"}), ctx=ctx),
-        stage_proposal.stage_relation(graph, _admitted("relation", {**RELATION, "to": "keep-jwt"}), ctx=ctx),
-        stage_proposal.stage_pattern(graph, _admitted("pattern_emergent", PATTERN), ctx=ctx),
-        stage_proposal.stage_guard(graph, _admitted("guard", {**GUARD, "lesson": "use-jwt"}), ctx=ctx),
+        run(PROPOSE["guard"], graph, {**GUARD, "lesson": "imported-lesson"}, ctx),
+        run(PROPOSE["relation"], graph, {**RELATION, "to": "nope"}, ctx),
+        run(PROPOSE["relation"], graph, {**RELATION, "to": "keep-jwt"}, ctx),
+        run(PROPOSE["pattern_emergent"], graph, PATTERN, ctx),
+        run(PROPOSE["guard"], graph, {**GUARD, "lesson": "use-jwt"}, ctx),
     ]
     for result in cases:
         assert result.failure().code == ErrorCode.OPERATION_FAILED
-    same = stage_proposal.stage_relation(graph, _admitted("relation", {**RELATION, "to": "no-jwt"}), ctx=ctx)
+    same = run(PROPOSE["relation"], graph, {**RELATION, "to": "no-jwt"}, ctx)
     assert same.failure().code == ErrorCode.BAD_BODY
     assert review_calls.listed(graph, "all").unwrap() == []
 

@@ -1,4 +1,4 @@
-"""Declaration of `memesh message …`: flags and help only (implementation: cli_messages.py, imported when run)."""
+"""Declaration of `memesh message …`: flags and help only (the work: actions/message.py, imported when run)."""
 
 from __future__ import annotations
 

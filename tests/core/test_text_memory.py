@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memesh.core.notes import derive_note
-from memesh.core.quicktext import from_text
+from memesh.core.text_memory import from_text
 from memesh.errors import ErrorCode
 
 TEXT = "Auth choice\n\nWe use PKCE.\n\n- no implicit"
