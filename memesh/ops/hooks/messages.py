@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
-from memesh.ops import message_reminders
 from memesh.ops.hooks.answer import Answer, Hook, context
 from memesh.ops.hooks.recipient import RecipientSources, declared_recipient
 
@@ -61,14 +60,28 @@ def _waiting(
     return read(store, project=project, recipient=recipient, session_id=request["session_id"], ctx=scoped)
 
 
+# The reminders are imported only once a recipient is declared: most sessions declare none, and these hooks run on
+# every prompt and every stop.
+def _prompt_reminder(
+    store: ReminderStore, *, project: str, recipient: str, session_id: str, ctx: CallContext
+) -> str | None:
+    from memesh.ops.message_reminders import prompt_reminder
+
+    return prompt_reminder(store, project=project, recipient=recipient, session_id=session_id, ctx=ctx)
+
+
+def _held_turn(store: ReminderStore, *, project: str, recipient: str, session_id: str, ctx: CallContext) -> str | None:
+    from memesh.ops.message_reminders import stop_gate as held
+
+    return held(store, project=project, recipient=recipient, session_id=session_id, ctx=ctx)
+
+
 def user_prompt_submit(
     world: MessageWorld, request: PromptHookInput, /, *, ctx: CallContext
 ) -> Result[HookAnswer, MemeshError]:
     """The reminder of the messages waiting for the declared recipient, as context for this prompt; never fails."""
     answer = Answer()
-    text = _waiting(
-        world, request=request, ctx=ctx, answer=answer, hook="message-reminder", read=message_reminders.prompt_reminder
-    )
+    text = _waiting(world, request=request, ctx=ctx, answer=answer, hook="message-reminder", read=_prompt_reminder)
     if text is not None:
         answer.output = context("UserPromptSubmit", text)
         answer.record("message-reminder", "notified", reason="messages waiting for the declared recipient")
@@ -82,9 +95,7 @@ def stop_gate(world: MessageWorld, request: StopHookInput, /, *, ctx: CallContex
     answer = Answer()
     if ctx.source_host != "claude-code":
         return answer.done()
-    reason = _waiting(
-        world, request=request, ctx=ctx, answer=answer, hook="message-gate", read=message_reminders.stop_gate
-    )
+    reason = _waiting(world, request=request, ctx=ctx, answer=answer, hook="message-gate", read=_held_turn)
     if reason is not None:
         answer.output = {"decision": "block", "reason": reason}
         answer.record("message-gate", "notified", reason="held the turn for waiting messages")

@@ -6,10 +6,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from returns.result import Success
-
-from memesh.core.messages import canonical_scope
-
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -27,6 +23,10 @@ def declared_recipient(sources: RecipientSources, host: str) -> tuple[str | None
     """(the recipient, None), (None, why the declared one is refused), or (None, None) when none is declared."""
     declared = sources.environment.get(RECIPIENT_ENV, "").strip()
     if declared:
+        from returns.result import Success
+
+        from memesh.core.messages import canonical_scope
+
         checked = canonical_scope("recipient", declared)
         if not isinstance(checked, Success) or len(checked.unwrap()) > RECIPIENT_MAX:
             return None, f"{RECIPIENT_ENV} is not a valid recipient"
