@@ -75,6 +75,9 @@ def test_a_bash_call_that_is_not_a_commit_loads_no_store_and_no_returns(hook_env
     }
     loaded = _modules_after(hook_env, "post-tool-use", payload)
     assert not {name for name in loaded if name.startswith(("memesh.store", "returns", "sqlite3"))}
+    # It leaves before the door: no gate, no schema, no operation; and no subprocess, dataclasses or secret patterns.
+    assert not {name for name in loaded if name.startswith(("memesh.app", "memesh.ops", "memesh.schema"))}
+    assert not loaded & {"subprocess", "dataclasses", "memesh.core.clean", "memesh.core.commits"}
 
 
 def test_cleaning_text_compiles_no_secret_pattern_it_does_not_need() -> None:
