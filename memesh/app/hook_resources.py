@@ -10,11 +10,12 @@ is imported on first use, so an event pays only for what it reads (docs/adr/0002
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+TYPE_CHECKING = False  # not typing's: the runner imports this module for its cheap look, and typing costs a hook
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from datetime import datetime
+    from typing import Any, Literal, TypeVar
 
     from memesh.adapters.note_dir import NoteFolder
     from memesh.app.hook_database import HookDatabase
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from memesh.core.transcript import Session
     from memesh.store.sqlite import SqliteStore
 
-T = TypeVar("T")
+    T = TypeVar("T")
 
 # What an event may import on first use, for the warm server to import before it serves (`preload`).
 ADAPTERS = (
@@ -34,6 +35,14 @@ ADAPTERS = (
     "memesh.adapters.session_files",
     "memesh.hook_outcomes",
 )
+
+
+def channel_configured() -> bool:
+    """Whether the memesh-channel's hosts/claude.json is there: a cheap look for the runner, which leaves the message
+    hooks early when a session can name no recipient (memesh.core.triggers)."""
+    from memesh.adapters.hosts_file import claude_config
+
+    return claude_config().exists()
 
 
 class HookResources:

@@ -81,14 +81,21 @@ def _decode(data: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _not_triggered(event: str, payload: dict[str, Any]) -> tuple[str, str] | None:
-    """(hook, reason) of the skip when the event's trigger plainly does not apply, told before anything else is
-    imported (ADR 0002): most Bash calls are not commits, and a hook runs after every one of them."""
-    if event == "post-tool-use":
-        from memesh.core import triggers
+def _not_triggered(event: str, payload: dict[str, Any], call: HookCall) -> list[tuple[str, str]] | None:
+    """The skips to record — none, for a hook that stays quiet — when the event's trigger plainly does not apply,
+    told before the door is imported (ADR 0002); None when the event goes through the door. Most Bash calls are not
+    commits, and most sessions name no recipient, and these hooks run after every Bash call, prompt and stop."""
+    from memesh.core import triggers
 
-        if triggers.plainly_not_a_commit(payload):
-            return "post-commit", triggers.NOT_A_COMMIT
+    if event == "post-tool-use" and triggers.plainly_not_a_commit(payload):
+        return [("post-commit", triggers.NOT_A_COMMIT)]
+    if event == "stop-gate" and not triggers.gate_applies(call.host):
+        return []
+    if event in ("user-prompt-submit", "stop-gate"):
+        from memesh.app.hook_resources import channel_configured
+
+        if not triggers.may_name_a_recipient(call.env, call.host, channel_configured):
+            return []
     return None
 
 
@@ -136,9 +143,10 @@ def run(event: str, data: bytes, stdout: IO[str], call: HookCall) -> int:
         hook_outcomes.record(hook, "error", host=host, reason="malformed stdin JSON")
         return 0
     try:
-        skipped = _not_triggered(event, payload)
+        skipped = _not_triggered(event, payload, call)
         if skipped is not None:
-            hook_outcomes.record(skipped[0], "skipped", host=host, reason=skipped[1])
+            for skipped_hook, why in skipped:
+                hook_outcomes.record(skipped_hook, "skipped", host=host, reason=why)
             return 0
         answer = _through_the_door(event, payload, call)
     except Exception as exc:  # a hook never takes the agent down with it: the label is recorded, not the text

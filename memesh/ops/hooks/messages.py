@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
+from memesh.core.triggers import gate_applies
 from memesh.ops.hooks.answer import Answer, Hook, context
 from memesh.ops.hooks.recipient import RecipientSources, declared_recipient
 
@@ -93,7 +94,7 @@ def stop_gate(world: MessageWorld, request: StopHookInput, /, *, ctx: CallContex
     not a host accepted it, whatever stop_hook_active says; never under another host than Claude Code (Codex loads
     the same hooks file, and it must not block). Never fails."""
     answer = Answer()
-    if ctx.source_host != "claude-code":
+    if not gate_applies(ctx.source_host):
         return answer.done()
     reason = _waiting(world, request=request, ctx=ctx, answer=answer, hook="message-gate", read=_held_turn)
     if reason is not None:

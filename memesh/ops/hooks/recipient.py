@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from memesh.core.triggers import RECIPIENT_ENV
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-RECIPIENT_ENV = "MEMESH_RECIPIENT"
 RECIPIENT_MAX = 200  # what the message tool and the briefing accept
 
 

@@ -188,20 +188,3 @@ def test_the_stop_gate_is_claude_codes_alone(hooks: Hooks) -> None:
     hooks.host = "claude-code"
     answer = hooks.answer("stop-gate", {"session_id": "s1", "transcript_path": "t.jsonl"})
     assert _outcomes(answer) == [("message-gate", "error", "MEMESH_RECIPIENT is not a valid recipient")]
-
-
-@pytest.mark.parametrize(
-    ("payload", "plainly"),
-    [
-        ({"tool_name": "Bash", "tool_input": {"command": "ls"}}, True),
-        ({"tool_name": "Edit", "tool_input": {"file_path": "a"}}, True),
-        ({"tool_name": "Bash", "tool_input": {"command": "git add . && git commit -m x"}}, False),
-        ({"tool_name": "Bash", "tool_input": "ls"}, False),  # malformed: the gate says what is wrong
-        ({"tool_input": {"command": "ls"}}, False),
-        ({"tool_name": "", "tool_input": {}}, False),
-    ],
-)
-def test_only_a_well_formed_call_that_is_not_a_commit_leaves_before_the_door(
-    payload: dict[str, object], plainly: bool
-) -> None:
-    assert triggers.plainly_not_a_commit(payload) is plainly

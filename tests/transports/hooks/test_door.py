@@ -93,5 +93,6 @@ def test_an_exception_on_the_way_is_recorded_by_its_name(
         raise KeyError("secret text that must not be recorded")
 
     monkeypatch.setitem(entries.BY_EVENT, "stop-gate", replace(entries.STOP_GATE, load=lambda: broken))
-    _, records = _run("stop-gate", {"session_id": "s1", "transcript_path": "t.jsonl"}, env, tmp_path)
+    declared = {**env, "MEMESH_RECIPIENT": "reviewer"}  # a session naming none leaves before the door
+    _, records = _run("stop-gate", {"session_id": "s1", "transcript_path": "t.jsonl"}, declared, tmp_path)
     assert [(r["hook"], r["outcome"], r["reason"]) for r in records] == [("message-gate", "error", "uncaught KeyError")]
