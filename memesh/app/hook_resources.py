@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 ADAPTERS = (
     "memesh.app.hook_database",
     "memesh.adapters.config_file",
+    "memesh.adapters.git_commit",
     "memesh.adapters.hosts_file",
     "memesh.adapters.note_dir",
     "memesh.adapters.project_git",
