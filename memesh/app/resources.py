@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from memesh.adapters.note_dir import NoteFolder
     from memesh.adapters.update_check import CacheFile
     from memesh.app.connections import ThreadConnections
+    from memesh.app.hook_database import HookDatabase
+    from memesh.app.hook_resources import HookResources
     from memesh.core.plugin_cache import Installed
     from memesh.core.update import Channel
     from memesh.errors import MemeshError
@@ -206,6 +208,8 @@ class Resources:
         """Close what was opened here (a later use opens it again)."""
         if self._pool is not None:
             self._pool.close()
+        if self._hooks is not None:
+            self._hooks.close()
         if self._store is not None and self._owned:
             self._store.close()
             self._store = None
@@ -272,6 +276,60 @@ class Resources:
     def message_high_water(self) -> int:
         """The newest message event id: what a waiting `memesh message watch` looks at before polling again."""
         return self.store.message_high_water()
+
+    # --- hooks: the outside world of one hook event (memesh.app.hook_resources) ---
+
+    _hooks: HookResources | None = None
+
+    @classmethod
+    def for_hook(cls, environment: Mapping[str, str], cwd: str) -> Resources:
+        """The resources of one hook event run for a caller whose environment and working folder are given (its own
+        process's, or a warm memesh-mcp's client's)."""
+        resources = cls()
+        resources._hooks = resources._hook_side(environment, cwd)
+        return resources
+
+    @property
+    def hooks(self) -> HookResources:
+        """What the hook operations reach: the lean hook store, the whole store where an event needs it, settings,
+        the project-id cache, git, transcripts and note folders (this process's environment and folder unless
+        built by `for_hook`)."""
+        if self._hooks is None:
+            self._hooks = self._hook_side(os.environ, _working_folder())
+        return self._hooks
+
+    def _hook_side(self, environment: Mapping[str, str], cwd: str) -> HookResources:
+        from memesh.app.hook_resources import HookResources
+
+        if not self._owned:  # a database someone else opened (a test): the hooks use it, and leave it open
+            return HookResources(
+                environment, cwd, open_lean=lambda: self.store, open_full=lambda: self.store, owned=False
+            )
+
+        def open_lean() -> HookDatabase:
+            from memesh.app.hook_database import open_hook_database
+
+            return open_hook_database(self.db_path)
+
+        return HookResources(environment, cwd, open_lean=open_lean, open_full=self.open_store)
+
+    def hook_context(self, host: str | None, **given: Any) -> CallContext:
+        """A hook event's call context: what it captures is stamped with the host that ran it (no host when that
+        cannot be told), settings come from the caller's environment, and the project is its folder's."""
+        hooks = self.hooks
+        fields: dict[str, Any] = {
+            "environment": hooks.environment,
+            "project": lambda: hooks.project_of(hooks.session_folder(None)),
+        }
+        fields.update(given)
+        return self.context(host or "", True, **fields)
+
+
+def _working_folder() -> str:
+    try:
+        return os.getcwd()  # noqa: PTH109 (a str, as a warm server's client sends it)
+    except OSError:  # removed under the process: an event that needs it fails, recorded
+        return ""
 
 
 def current_project() -> str:

@@ -16,6 +16,7 @@ def all_ops() -> tuple[Op[Any, Any, Any], ...]:
     from memesh.app.operations import (
         delegation,
         hermes,
+        hooks,
         insight,
         kg,
         maintenance,
@@ -43,6 +44,7 @@ def all_ops() -> tuple[Op[Any, Any, Any], ...]:
         *delegation.OPS,
         *hermes.OPS,
         *writing.OPS,
+        *hooks.OPS,
     ):
         found.setdefault(id(op), op)
     return tuple(found.values())

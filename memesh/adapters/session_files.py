@@ -1,4 +1,5 @@
-"""Reading the session transcript the host names, bounded and without following it anywhere odd."""
+"""What a host keeps beside a session, read for the hooks: the session transcript (its newest part, bounded, and
+only a regular .jsonl file) and the signature of the note folder next to it."""
 
 from __future__ import annotations
 
@@ -29,3 +30,15 @@ def read_session(path: Path) -> transcript.Session | None:
     if start:
         lines = lines[1:]  # the first line read from the middle of the file is a fragment
     return transcript.parse(lines)
+
+
+def folder_signature(directory: Path) -> str | None:
+    """The newest modification time in a folder (its own and its entries'): unchanged means nothing to read again;
+    None when the folder cannot be read."""
+    try:
+        times = [directory.stat().st_mtime_ns]
+        with os.scandir(directory) as entries:
+            times += [entry.stat(follow_symlinks=False).st_mtime_ns for entry in entries]
+    except OSError:
+        return None
+    return str(max(times))
