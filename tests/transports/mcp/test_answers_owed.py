@@ -47,12 +47,12 @@ mcp_server.main()
 
 
 def test_a_call_still_running_when_stdin_closes_is_answered_however_long_it_takes(
-    mcp_server: McpHarness, start_raw: Callable[[], RawServer]
+    mcp_process: McpHarness, start_raw: Callable[[], RawServer]
 ) -> None:
-    gate = mcp_server.folder / "gate"
+    gate = mcp_process.folder / "gate"
     os.mkfifo(gate)
-    mcp_server.launch_with(SLOW_LAUNCHER)
-    mcp_server.command.append(str(gate))
+    mcp_process.launch_with(SLOW_LAUNCHER)
+    mcp_process.command.append(str(gate))
     server = start_raw()
     server.initialize("pytest-raw")
     owed = server.start("tools/call", server.tool_params("recall", {"query": "wait"}))
