@@ -219,8 +219,12 @@ class RawServer:
             self._incoming.put(line)
 
     def send(self, message: dict[str, Any]) -> None:
+        self.send_line(json.dumps(message))
+
+    def send_line(self, line: str) -> None:
+        """One line as written, whatever it holds."""
         assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.write(line + "\n")
         self.process.stdin.flush()
 
     def start(self, method: str, params: dict[str, Any] | None = None) -> int:

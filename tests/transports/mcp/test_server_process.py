@@ -205,32 +205,3 @@ def test_every_request_piped_in_before_stdin_closes_is_answered(mcp_process: Mcp
     answers = {message["id"]: message for message in map(json.loads, done.stdout.splitlines())}
     assert sorted(answers) == list(range(1, 9))
     assert all(answers[3 + n]["result"]["structuredContent"]["stored"] is True for n in range(5))
-
-
-def test_a_line_that_is_not_json_rpc_is_answered_with_a_parse_error(mcp_process: McpHarness) -> None:
-    import subprocess
-
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "sh", "version": "1"}},
-    }
-    lines = [
-        json.dumps(initialize),
-        "this is not json",
-        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-    ]
-    params = mcp_process.params()
-    done = subprocess.run(
-        [params.command, *params.args],
-        input="\n".join(lines) + "\n",
-        env={**os.environ, **(params.env or {})},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    answers = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [answer["id"] for answer in answers] == [1, None, 2]
-    assert answers[1]["error"]["code"] == -32700
