@@ -2,33 +2,10 @@
 # Regenerate with `python tools/codegen.py` after changing the schema.
 
 from __future__ import annotations
-from typing import Literal, NotRequired
 from typing_extensions import TypedDict
 
 
-class ConfigUpdate(TypedDict, closed=True):
+class ConfigInput(TypedDict, closed=True):
     """
-    A partial update of the owner settings in config.json (POST /v1/config). Fields not given are preserved; unknown fields and out-of-range values are refused.
-    """
-
-    autoCapture: NotRequired[bool]
-    """
-    Whether hooks capture memories on their own.
-    """
-    autoUpdate: NotRequired[Literal["off", "patch", "minor", "major"]]
-    """
-    The largest version bump an update may take.
-    """
-    sessionLimit: NotRequired[int]
-    """
-    How many recent memories the SessionStart hook injects (1–100).
-    """
-    setupCompleted: NotRequired[bool]
-    briefing: NotRequired[Literal["minimal", "standard", "full"]]
-    """
-    How much the session-start briefing assembles.
-    """
-    recallMode: NotRequired[Literal["fts", "broad", "hybrid"]]
-    """
-    How recall finds memories: `fts` the keyword rules of the reference (default), `broad` any of the question's content words, `hybrid` broad fused with a local semantic signal (needs memesh[semantic]). MEMESH_RECALL_MODE wins over it.
+    GET /v1/config takes no parameters: any parameter is refused.
     """

@@ -1,6 +1,6 @@
 """Recall modes beyond the reference's keyword rules: `broad`'s match plan and `hybrid`'s fusion. Pure.
 
-- `fts` (the default) is the reference's rules exactly (memesh.core.query.plan_match); nothing here runs.
+- `fts` (the default) is the reference's rules exactly (memesh.core.query.plan_terms); nothing here runs.
 - `broad` keeps the reference's noise guard and 32-term cap, but ORs over the query's CONTENT words only (its
   function words dropped, memesh.core.function_words) instead of trying a strict all-term match first; when that
   finds fewer memories than asked for, the words the noise guard dropped fill the remaining places.
@@ -21,7 +21,7 @@ from typing import Literal
 
 from memesh.core import function_words as fw
 from memesh.core.query import MatchPlan, drop_noise, quote
-from memesh.core.terms import is_cjk_char, query_terms
+from memesh.core.terms import is_cjk_char
 
 RecallMode = Literal["fts", "broad", "hybrid"]
 MODES: tuple[RecallMode, ...] = ("fts", "broad", "hybrid")
@@ -78,9 +78,9 @@ def _any_of(terms: Sequence[str], dropped: Sequence[str]) -> MatchPlan:
     return MatchPlan(terms=tuple(terms), dropped=tuple(dropped), strict=None, broad=" OR ".join(map(quote, terms)))
 
 
-def plan_broad(query: str, doc_freq: Mapping[str, int], indexed_rows: int) -> BroadPlan | None:
-    """Broad's plan for `query`, or None when it holds nothing searchable (`???`)."""
-    terms = query_terms(query)
+def plan_broad(terms: Sequence[str], doc_freq: Mapping[str, int], indexed_rows: int) -> BroadPlan | None:
+    """Broad's plan for a query already split into its terms (`terms.query_terms`, once per query), or None when
+    there are none (`???`)."""
     if not terms:
         return None
     kept, dropped = drop_noise(content_words(terms), doc_freq, indexed_rows)

@@ -140,16 +140,16 @@ def _search(
 ) -> tuple[list[tuple[int, float]], dict[int, Source]] | None:
     """(id, score) best first and, in hybrid, which signal found each; None when the query holds nothing searchable."""
     store = uses.store
-    terms = query_terms(text)
+    terms = query_terms(text)  # the one split of the query: the frequencies and the plan read these terms
     if not terms:
         return None
     if uses.mode == "fts":
-        plan = fts.plan_match(text, LazyDocFreq(store, terms), store.count())
+        plan = fts.plan_terms(terms, LazyDocFreq(store, terms), store.count())
         return (store.search(plan.expressions, filters, limit), {}) if plan else None
     from memesh.core.recall_modes import plan_broad
     from memesh.ops import recall_search
 
-    broad = plan_broad(text, LazyDocFreq(store, terms), store.count())
+    broad = plan_broad(terms, LazyDocFreq(store, terms), store.count())
     if broad is None:
         return None
     if uses.semantic is None:

@@ -60,7 +60,7 @@ def test_a_question_made_only_of_function_words_still_searches_what_it_says() ->
 
 
 def test_broad_ors_the_content_words_and_never_tries_all_terms_first() -> None:
-    plan = plan_broad("which database did we choose for the project", {}, 10)
+    plan = plan_broad(query_terms("which database did we choose for the project"), {}, 10)
     assert plan is not None
     assert plan.first.strict is None
     assert plan.first.broad == " OR ".join(map(quote, ["database", "choose", "project"]))
@@ -69,7 +69,7 @@ def test_broad_ors_the_content_words_and_never_tries_all_terms_first() -> None:
 
 def test_the_words_the_noise_guard_drops_only_fill_the_places_left() -> None:
     frequency = {"caroline": 30, "identity": 2}
-    plan = plan_broad("What is Caroline's identity?", frequency, 40)
+    plan = plan_broad(query_terms("What is Caroline's identity?"), frequency, 40)
     assert plan is not None
     assert plan.first.terms == ("identity",)
     assert plan.first.dropped == ("caroline",)
@@ -78,7 +78,7 @@ def test_the_words_the_noise_guard_drops_only_fill_the_places_left() -> None:
 
 
 def test_a_query_with_nothing_searchable_has_no_broad_plan() -> None:
-    assert plan_broad("???", {}, 10) is None
+    assert plan_broad(query_terms("???"), {}, 10) is None
 
 
 def test_fill_matches_keep_the_first_matches_and_add_only_new_ones_up_to_the_limit() -> None:
