@@ -66,3 +66,12 @@ def test_fix_applies_the_config_repair_once_and_then_says_none_applies(memesh_pr
     assert json.loads(config.read_text()) == {"briefing": "full"}
     again = memesh_process("doctor", "--fix", "config", "--json")
     assert again.code == 1 and json.loads(again.out)["errorCode"] == "operation.failed"
+
+
+def test_the_settings_row_names_the_recall_mode_and_warns_of_an_invalid_one(memesh_process: Process) -> None:
+    memesh_process.env["MEMESH_RECALL_MODE"] = "broad"
+    [row] = [c for c in json.loads(memesh_process("doctor", "--json").out)["checks"] if c["id"] == "config"]
+    assert row["status"] == "pass" and "recallMode: broad (env MEMESH_RECALL_MODE)" in row["detail"]
+    memesh_process.env["MEMESH_RECALL_MODE"] = "x"
+    [row] = [c for c in json.loads(memesh_process("doctor", "--json").out)["checks"] if c["id"] == "config"]
+    assert row["status"] == "warn" and "recallMode: fts (default; the value in env" in row["detail"]
