@@ -219,7 +219,7 @@ class Resources:
             from memesh import paths
 
             env = os.environ.get("MEMESH_RECALL_MODE")
-            if env is None and not (paths.memesh_dir() / "config.json").exists():
+            if env is None and not _may_name_recall_mode(paths.memesh_dir() / "config.json"):
                 from memesh.core.settings import recall_mode
 
                 # No setting anywhere: the default, without loading the config reader on every recall.
@@ -349,7 +349,9 @@ class Resources:
         def open_lean() -> HookDatabase:
             from memesh.app.hook_database import open_hook_database
 
-            return open_hook_database(self.db_path)
+            store = open_hook_database(self.db_path)
+            store.use_embedder(self.write_embedder)  # in hybrid, what a hook captures is embedded with its row
+            return store
 
         return HookResources(environment, cwd, open_lean=open_lean, open_full=self.open_store)
 
@@ -470,6 +472,16 @@ class RecallSetup:
     store: Store
     mode: str
     semantic: WordLlama | None
+
+
+def _may_name_recall_mode(config: Path) -> bool:
+    """Whether config.json could hold `recallMode`: its text names the key (or escapes something, so it might).
+    Most files set other keys only, and the default mode then costs one read, not the config reader's imports."""
+    try:
+        text = config.read_bytes()
+    except OSError:  # missing (the usual case), or unreadable: the config reader says why where it is asked
+        return config.exists()
+    return b"recallMode" in text or b"\\" in text
 
 
 def recall_setup(resources: Resources) -> RecallSetup:
