@@ -144,3 +144,23 @@ def test_hybrid_finds_by_meaning_what_no_word_of_the_query_matches(
     output = recall(fresh_db, ctx, "martial arts")
     assert names(output)[0] == "hobby"
     assert output["entities"][0]["match"]["source"] == "semantic"
+
+
+def test_reindex_fills_the_vectors_of_memories_written_before_hybrid_was_on(
+    fresh_db: SqliteStore, ctx: CallContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memesh.app import dispatch
+    from memesh.app.operations.maintenance import REINDEX
+
+    remember(fresh_db, ctx, "a", "kubernetes rollout", "canary first")
+    remember(fresh_db, ctx, "b", "postgres vacuum")
+    assert fresh_db.conn.execute("SELECT count(*) FROM entity_vectors").fetchone()[0] == 0
+    embedder = CountingEmbedder()
+    monkeypatch.setattr(Resources, "write_embedder", lambda self: embedder)
+    steps: list[tuple[int, int]] = []
+    resources = Resources.over(fresh_db).watched(lambda done, total: steps.append((done, total)))
+    assert dispatch.run(REINDEX, resources, {}, ctx).unwrap() == {"entities": 2}
+    assert steps[-1] == (2, 2)
+    assert sorted(embedder.texts) == ["canary first", "kubernetes rollout", "postgres vacuum"]
+    stored = fresh_db.vectors([fresh_db.entity_id("a") or 0, fresh_db.entity_id("b") or 0], "counting")
+    assert sorted(len(blob) for blob in stored.values()) == [4, 8]
