@@ -6,8 +6,9 @@ searching the database's bytes for it, the WAL included, and every stored string
 one cleaner would store for it.
 
 FORMATS holds a realistic fake of every provider format the cleaner knows (tests/core/test_secret_rules.py checks
-each against its rule); the import bundle carries all of them down every transport. The fakes are generated here,
-at their real lengths and alphabets, from a fixed seed per format, so no token-shaped literal sits in the source.
+each against its rule); the import bundle carries all of them, and a private key written one line per observation
+(KEY_LINES), down every transport. The fakes are generated here, at their real lengths and alphabets, from a fixed
+seed per format, so no token-shaped literal sits in the source.
 """
 
 from __future__ import annotations
@@ -338,6 +339,15 @@ def _formats() -> dict[str, Format]:
 
 
 FORMATS: dict[str, Format] = _formats()
+# A private key written one line per observation (the memory tool's create, a remember list).
+KEY_LINES = [
+    "deploy key:",
+    "-----BEGIN OPENSSH PRIVATE KEY-----",
+    *[_fake(f"key-line-{i}", _B64, 70) for i in range(4)],
+    "-----END OPENSSH PRIVATE KEY-----",
+    "rotate it yearly",
+]
+KEY_LINE_MARKERS = KEY_LINES[2:6]
 
 
 def remember_body(kind: str) -> dict[str, Any]:
@@ -377,8 +387,8 @@ def bundle(*, keep_metadata: bool = False) -> dict[str, Any]:
                 ],
             }
         entities.append(entity)
-    # The first memory also carries every provider format.
-    entities[0]["observations"] += [shape.text for shape in FORMATS.values()]
+    # The first memory also carries every provider format, and a private key one line per observation.
+    entities[0]["observations"] += [shape.text for shape in FORMATS.values()] + KEY_LINES
     return {"version": f"3.1.0 {secrets}", "exported_at": secrets, "entity_count": len(entities), "entities": entities}
 
 
@@ -442,6 +452,7 @@ def assert_nothing_leaked(db_path: Path) -> None:
     raw = database_bytes(db_path)
     leaked = [kind for kind, (_, marker) in SHAPES.items() if marker.encode() in raw]
     leaked += [kind for kind, shape in FORMATS.items() if shape.secret.encode() in raw]
+    leaked += [line[:12] for line in KEY_LINE_MARKERS if line.encode() in raw]
     assert leaked == [], f"unredacted in the database file: {leaked}"
     unclean = [text for text in stored_strings(db_path) if not is_clean(text)]
     assert unclean == [], unclean[:5]

@@ -72,7 +72,50 @@ def clean_text(text: str) -> str:
 
 
 def clean_all(texts: Iterable[str]) -> list[str]:
-    return [clean_text(text) for text in texts]
+    """The texts of one write as stored (its observations, in order): each cleaned, and a private key written across
+    them redacted whole. The memory tool stores a file one line per observation and `remember` takes a list, so a
+    key's BEGIN line, body and END line can arrive as separate texts: every text after a BEGIN line that its own text
+    does not close is redacted, up to and including the END line (the text after it is kept), or to the last text of
+    the write when no END line follows, as a single text cut off after its BEGIN line is redacted to its end. (The
+    same for a PuTTY key file's private lines, up to their MAC.) A text is cleaned the same way whether it reaches
+    the store alone or in a write: redacting more of a write never makes a text unclean."""
+    cleaned: list[str] = []
+    inside = False
+    for given in texts:
+        text, inside = _after_key(given) if inside else (given, False)
+        cleaned.append(clean_text(text))
+        if not inside:
+            inside = _opens_key(text)
+    return cleaned
+
+
+def _visible(text: str) -> str:
+    """`text` as it is read: controls and characters that draw nothing taken out."""
+    return _INVISIBLE.sub("", strip_controls(text))
+
+
+def _opens_key(text: str) -> bool:
+    """Whether `text` begins key material (a private key's BEGIN line, a PuTTY file's private lines) that it does
+    not end."""
+    visible = _visible(text)
+    lower = visible.lower()
+    for literal, begin, end in secret_rules.KEY_BLOCK_MARKERS:
+        if literal in lower:
+            begins = list(re.finditer(begin, visible, re.IGNORECASE))
+            if begins and re.search(end, visible[begins[-1].end() :], re.IGNORECASE) is None:
+                return True
+    return False
+
+
+def _after_key(text: str) -> tuple[str, bool]:
+    """A text inside key material begun earlier in the write: REDACTED up to where the key ends, with what follows
+    (and False), or REDACTED whole when the key goes on (and True)."""
+    visible = _visible(text)
+    ends = [re.search(end, visible, re.IGNORECASE) for _, _, end in secret_rules.KEY_BLOCK_MARKERS]
+    found = [match.end() for match in ends if match is not None]
+    if not found:
+        return REDACTED, True
+    return REDACTED + visible[min(found) :], False
 
 
 def clean_name(name: str) -> str:

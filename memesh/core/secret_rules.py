@@ -186,8 +186,12 @@ def looks_random(value: str) -> bool:
 
 _BEGIN = r"-{4,5} ?BEGIN[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}"
 _END = r"-{4,5} ?END[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}"
-KEY_BEGIN: Final = _BEGIN  # the BEGIN and END lines of a PEM, OpenSSH, PGP or SSH2 private key (case-insensitive)
-KEY_END: Final = _END
+_PUTTY_BEGIN = r"Private-Lines:\s*\d+"
+_PUTTY_END = r"Private-MAC:\s*[0-9a-f]+"
+# Where key material begins and ends, for a key written across several texts (case-insensitive): the BEGIN and END
+# lines of a PEM, OpenSSH, PGP or SSH2 private key, and a PuTTY key file's private lines and their MAC. Each with the
+# lower-case literal a text must hold for it to begin there.
+KEY_BLOCK_MARKERS: Final = (("private key", _BEGIN, _END), ("private-lines:", _PUTTY_BEGIN, _PUTTY_END))
 
 _KEY_BLOCKS = Group(
     (
@@ -196,7 +200,7 @@ _KEY_BLOCKS = Group(
         # A PuTTY key file: its private lines and their MAC.
         Rule(
             "putty-private-key",
-            r"Private-Lines:\s*\d+.*?(?:Private-MAC:\s*[0-9a-f]+|\Z)",
+            rf"{_PUTTY_BEGIN}.*?(?:{_PUTTY_END}|\Z)",
             ("private-lines:",),
             flags=_I | _S,
         ),

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from memesh.core import secret_rules
 from memesh.core.clean import REDACTED, clean_all, clean_text, redact
 from memesh.core.secret_rules import looks_random
-from tests.secret_shapes import FORMATS
+from tests.secret_shapes import FORMATS, KEY_LINES
 
 RULES = {rule.name: rule for rule in secret_rules.RULES}
 
@@ -205,7 +205,7 @@ def test_ordinary_words_identifiers_paths_urls_uuids_and_git_lines_survive(text:
 
 _SECRETS = [shape.text for shape in FORMATS.values()]
 _MIXED = st.lists(
-    st.one_of(_ORDINARY, st.sampled_from(_SECRETS), st.sampled_from(["\u200b", " = ", ": ", "--token "])),
+    st.one_of(_ORDINARY, st.sampled_from(_SECRETS), st.sampled_from([*KEY_LINES, "\u200b", " = ", ": ", "--token "])),
     max_size=12,
 )
 
