@@ -288,9 +288,11 @@ _KNOWN_TOKEN_RULES = (
         flags=_I,
     ),
     Rule("npm", r"npm_[A-Za-z0-9]{36}", ("npm_",), flags=_I, anchored=True),
+    # sk-proj-, sk-svcacct-, sk-admin-, sk-ant-…, and other sk- keys: 16 characters or more, all of a token's (a
+    # repository called sk-learn-demo, whose project id is sk-learn-demo~<hex>, is not a key).
     Rule(
-        "openai-anthropic",  # sk-proj-, sk-svcacct-, sk-admin-, sk-ant-…, and other sk- keys
-        r"(?<![A-Za-z0-9_])sk[-_][^\s\"\\]{4,}[A-Za-z0-9]",
+        "openai-anthropic",
+        r"(?<![A-Za-z0-9_])sk[-_][A-Za-z0-9_-]{15,}[A-Za-z0-9]",
         ("sk-", "sk_"),
         flags=_I,
         anchored=True,
