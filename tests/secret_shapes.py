@@ -63,7 +63,7 @@ _BASE32 = string.ascii_lowercase + "234567"
 
 @dataclass(frozen=True)
 class Format:
-    """A credential format: the rule of memesh.core.secret_rules that must catch it, a realistic line holding a
+    """A credential format: the rule of memesh.core.secret_formats that must catch it, a realistic line holding a
     fake of it, and the part of that line that must never survive cleaning."""
 
     rule: str

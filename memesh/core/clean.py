@@ -5,7 +5,7 @@ string of every write through it again (`memesh.store.sqlite_writes`): cleaning 
 is unchanged, and text a code path forgot to clean is cleaned there rather than stored raw. Tags, types and relation
 types are redacted like any text; a name is the key memories are addressed by, so one holding a credential is
 refused rather than silently rewritten (see remembering), and names are compared in Unicode NFC. What counts as a
-credential is the rule catalogue in `memesh.core.secret_rules`.
+credential is the rule catalogue in `memesh.core.secret_formats`.
 
 Terminal safety: C0 and C1 control characters (other than newline and tab) and bidi overrides and isolates are
 removed, so a stored string cannot drive the terminal that prints it (OSC 52 clipboard writes, retitling, text
@@ -20,6 +20,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from memesh.core import secret_rules
+from memesh.core.secret_formats import CATALOGUE, KEY_BLOCK_MARKERS
 from memesh.core.storable import to_storable
 
 REDACTED = secret_rules.REDACTED
@@ -57,7 +58,7 @@ def _redact(text: str) -> str:
     for _ in range(8):
         before = text
         lower = text.lower()
-        for rule in secret_rules.rules_for(text, lower):
+        for rule in CATALOGUE.rules_for(text, lower):
             redacted = rule.apply(text, lower)
             if redacted != text:
                 text, lower = redacted, redacted.lower()
@@ -99,7 +100,7 @@ def _opens_key(text: str) -> bool:
     not end."""
     visible = _visible(text)
     lower = visible.lower()
-    for literal, begin, end in secret_rules.KEY_BLOCK_MARKERS:
+    for literal, begin, end in KEY_BLOCK_MARKERS:
         if literal in lower:
             begins = list(re.finditer(begin, visible, re.IGNORECASE))
             if begins and re.search(end, visible[begins[-1].end() :], re.IGNORECASE) is None:
@@ -111,7 +112,7 @@ def _after_key(text: str) -> tuple[str, bool]:
     """A text inside key material begun earlier in the write: REDACTED up to where the key ends, with what follows
     (and False), or REDACTED whole when the key goes on (and True)."""
     visible = _visible(text)
-    ends = [re.search(end, visible, re.IGNORECASE) for _, _, end in secret_rules.KEY_BLOCK_MARKERS]
+    ends = [re.search(end, visible, re.IGNORECASE) for _, _, end in KEY_BLOCK_MARKERS]
     found = [match.end() for match in ends if match is not None]
     if not found:
         return REDACTED, True

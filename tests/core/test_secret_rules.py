@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 
 from memesh.core import secret_rules
 from memesh.core.clean import REDACTED, clean_all, clean_text, redact
+from memesh.core.secret_formats import CATALOGUE
 from memesh.core.secret_rules import looks_random
 from tests.secret_shapes import FORMATS, KEY_LINES
 
-RULES = {rule.name: rule for rule in secret_rules.RULES}
+RULES = {rule.name: rule for rule in CATALOGUE.rules}
 
 
 @pytest.mark.parametrize("kind", sorted(FORMATS))
@@ -23,7 +24,7 @@ def test_each_format_is_caught_by_its_own_rule_and_never_survives_cleaning(kind:
     shape = FORMATS[kind]
     rule = RULES[shape.rule]
     assert shape.secret not in rule.apply(shape.text, shape.text.lower())
-    assert rule in secret_rules.rules_for(shape.text, shape.text.lower())
+    assert rule in CATALOGUE.rules_for(shape.text, shape.text.lower())
     cleaned = clean_text(f"before {shape.text} after")
     assert shape.secret not in cleaned
     assert REDACTED in cleaned
@@ -40,7 +41,7 @@ _KEY_NAME_STARTS = {"access", "client", "refresh", "session", "private", "--"}
 
 
 def test_every_rule_literal_opens_its_group() -> None:
-    for group in secret_rules.GROUPS:
+    for group in CATALOGUE.groups:
         for rule in group.rules:
             for literal in set(rule.literals) - _KEY_NAME_STARTS:
                 assert group.long_run or any(word in literal for word in group.literals), (rule.name, literal)
