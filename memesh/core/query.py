@@ -63,12 +63,17 @@ def drop_noise(terms: Sequence[str], doc_freq: Mapping[str, int], indexed_rows: 
     return kept, dropped
 
 
-def plan_match(query: str, doc_freq: Mapping[str, int], indexed_rows: int) -> MatchPlan | None:
-    """The match plan for `query`, or None when it holds nothing searchable (`???`)."""
-    terms = query_terms(query)
+def plan_terms(terms: Sequence[str], doc_freq: Mapping[str, int], indexed_rows: int) -> MatchPlan | None:
+    """The match plan for a query already split into its terms (`terms.query_terms`, once per query), or None when
+    there are none (`???`)."""
     if not terms:
         return None
     kept, dropped = drop_noise(terms, doc_freq, indexed_rows)
-    broad = " OR ".join(quote(term) for term in kept)
-    strict = " AND ".join(quote(term) for term in kept) if len(kept) >= STRICT_MIN_TERMS else None
-    return MatchPlan(terms=tuple(kept), dropped=tuple(dropped), strict=strict, broad=broad)
+    quoted = [quote(term) for term in kept]
+    strict = " AND ".join(quoted) if len(kept) >= STRICT_MIN_TERMS else None
+    return MatchPlan(terms=tuple(kept), dropped=tuple(dropped), strict=strict, broad=" OR ".join(quoted))
+
+
+def plan_match(query: str, doc_freq: Mapping[str, int], indexed_rows: int) -> MatchPlan | None:
+    """The match plan for the text of `query`, or None when it holds nothing searchable (`???`)."""
+    return plan_terms(query_terms(query), doc_freq, indexed_rows)
