@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memesh.app import gate
 from memesh.app.memory_tool import handle_memory_command
 from memesh.context import CallContext
 from memesh.core.clean import REDACTED
 from memesh.model import EntityWrite
-from memesh.ops import proposals, stage_proposal
+from memesh.app.operations.kg import PROPOSE_PATTERN
+from memesh.app.operations.review import PROPOSAL
 from memesh.store.sqlite import SqliteStore
+from tests.calls import run
 from tests.secret_shapes import KEY_LINE_MARKERS, KEY_LINES, database_bytes
 
 if TYPE_CHECKING:
@@ -112,9 +113,7 @@ def test_a_staged_pattern_with_a_key_across_its_observations_holds_none_of_it(
                 EntityWrite(None, name, "decision", None, "personal", "active", {}, ("a decision",), ("project:demo",))
             )
     body = {"project": "demo", "source_names": ["use-jwt", "no-jwt"], "name": "auth-churn", "observations": KEY_LINES}
-    staged = stage_proposal.stage_pattern(
-        fresh_db, gate.admit("proposals/pattern_emergent.input", body).unwrap(), ctx=ctx
-    )
-    shown = proposals.show_proposal(fresh_db, staged.unwrap()["proposal_id"]).unwrap()
+    staged = run(PROPOSE_PATTERN, fresh_db, body, ctx).unwrap()
+    shown = run(PROPOSAL, fresh_db, {"id": staged["proposal_id"]}, ctx).unwrap()
     observations = shown["proposed_digest"]["observations"]
     assert observations[0] == "deploy key:" and all(line not in observations for line in KEY_LINE_MARKERS)

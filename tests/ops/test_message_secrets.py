@@ -10,9 +10,9 @@ import pytest
 
 from memesh.context import CallContext
 from memesh.core.clean import REDACTED
-from memesh.core.messages_model import NativeOutcome
 from memesh.errors import ErrorCode
 from memesh.store.sqlite import SqliteStore
+from memesh.values import NativeOutcome
 from tests.conftest import Caller
 from tests.secret_shapes import database_bytes
 
