@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memesh.app.memory_tool import handle_memory_command
+from memesh.app.operations.kg import PROPOSE_PATTERN
+from memesh.app.operations.review import PROPOSAL
 from memesh.context import CallContext
 from memesh.core.clean import REDACTED
 from memesh.model import EntityWrite
-from memesh.app.operations.kg import PROPOSE_PATTERN
-from memesh.app.operations.review import PROPOSAL
 from memesh.store.sqlite import SqliteStore
 from tests.calls import run
 from tests.secret_shapes import KEY_LINE_MARKERS, KEY_LINES, database_bytes
