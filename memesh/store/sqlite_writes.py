@@ -41,10 +41,11 @@ def clean_json(value: Any) -> Any:
 
 
 def cleaned(write: EntityWrite) -> EntityWrite:
-    """`write` with every string as the cleaner stores it; UncleanName when its name is not already clean."""
-    from memesh.core.clean import holds_secret
+    """`write` with every string as the cleaner stores it (its observations together, so a key written across them
+    is redacted whole); UncleanName when its name is not already clean."""
+    from memesh.core import clean
 
-    if key(write.name) != write.name or holds_secret(write.name):
+    if key(write.name) != write.name or clean.holds_secret(write.name):
         raise UncleanName("a memory name must be cleaned (and hold no credential) before it is stored")
     return replace(
         write,
@@ -53,7 +54,7 @@ def cleaned(write: EntityWrite) -> EntityWrite:
         namespace=clean_text(write.namespace),
         status=clean_text(write.status),
         metadata=clean_json(write.metadata),
-        observations=tuple(clean_text(text) for text in write.observations),
+        observations=tuple(clean.clean_all(write.observations)),
         tags=tuple(dict.fromkeys(clean_text(tag) for tag in write.tags)),
         created_at=None if write.created_at is None else clean_text(write.created_at),
     )
