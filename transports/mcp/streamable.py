@@ -43,6 +43,9 @@ STATELESS = False
 # A session no request has touched for this long is closed; its id then answers 404 and the client initializes
 # again (the SDK's default: 30 minutes).
 SESSION_IDLE_SECONDS = 30 * 60
+# Open sessions at most; past it a new one is refused with 503 until one ends or idles out. Measured at about
+# 0.35 MB each (benchmarks/mcp_http.py), so the SDK's default of 10,000 would let a client hold 3.5 GB.
+MAX_SESSIONS = 1000
 
 
 class NotRunning(RuntimeError):
@@ -121,6 +124,7 @@ def _manager(resources: Resources, body_limit: int) -> StreamableHTTPSessionMana
         # allow-list would only repeat it, less exactly.
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         session_idle_timeout=SESSION_IDLE_SECONDS,
+        max_sessions=MAX_SESSIONS,
         max_request_body_size=body_limit,
     )
 

@@ -8,6 +8,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -17,6 +18,7 @@ import pytest
 from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from memesh.adapters.project_git import project_for
 from memesh.app.registry import TOOLS
 from memesh.transports.mcp.instructions import INSTRUCTIONS
 from memesh.transports.mcp.results import tool_listing
@@ -30,7 +32,9 @@ from tests.transports.mcp.conftest import (
     McpInMemory,
     Serving,
     client_info,
+    roots_callback,
 )
+from tests.transports.mcp.test_work_package_transcripts import conversation, write_transcript
 
 pytestmark = pytest.mark.anyio
 
@@ -54,9 +58,14 @@ def loopback(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
 
 @asynccontextmanager
 async def connect(
-    url: str, era: str, client_name: str = "pytest-client", headers: dict[str, str] | None = None
+    url: str,
+    era: str,
+    client_name: str = "pytest-client",
+    headers: dict[str, str] | None = None,
+    roots: list[Path] | None = None,
 ) -> AsyncIterator[McpClient]:
-    """The SDK's streamable HTTP client on `url`, in `era`, sending `headers` on every request."""
+    """The SDK's streamable HTTP client on `url`, in `era`, sending `headers` on every request and offering `roots`
+    (None: no roots capability)."""
     info = client_info(client_name)
     timeout = httpx2.Timeout(WAIT_SECONDS, read=WAIT_SECONDS * 2)
     async with httpx2.AsyncClient(headers=headers, timeout=timeout) as http:
@@ -64,14 +73,25 @@ async def connect(
         if era == LEGACY:
             async with (
                 transport as (read, write),
-                ClientSession(read, write, read_timeout_seconds=WAIT_SECONDS, client_info=info) as session,
+                ClientSession(
+                    read,
+                    write,
+                    read_timeout_seconds=WAIT_SECONDS,
+                    client_info=info,
+                    list_roots_callback=roots_callback(roots),
+                ) as session,
             ):
                 init = await session.initialize()
                 assert init.protocol_version == LEGACY
                 assert init.instructions == INSTRUCTIONS
                 yield McpClient(session, init.server_info)
         else:
-            async with Client(transport, client_info=info, read_timeout_seconds=WAIT_SECONDS) as client:
+            async with Client(
+                transport,
+                client_info=info,
+                read_timeout_seconds=WAIT_SECONDS,
+                list_roots_callback=roots_callback(roots),
+            ) as client:
                 assert client.protocol_version == MODERN
                 yield McpClient(client, client.server_info)
 
@@ -141,6 +161,26 @@ async def test_a_transcript_work_package_fails_closed_for_a_client_that_offers_n
     for era in ERAS:
         async with connect(server.url, era) as client:
             assert (await client.fails("work_package", prepare)).startswith("workspace_unavailable")
+
+
+async def test_a_client_on_this_machine_offering_its_root_gets_a_transcript_package_as_over_stdio(
+    serve: Launcher, tmp_path: Path
+) -> None:
+    """Sessions carry the server's requests to the client (roots/list on the call's SSE stream): a 2025-11-25
+    client that offers its workspace root is answered as memesh-mcp answers it; a 2026-07-28 one cannot be asked."""
+    server = serve()
+    workspace = tmp_path / "work" / "app"
+    workspace.mkdir(parents=True)
+    workspace = workspace.resolve()
+    write_transcript(serve.home, workspace, "sess-1", conversation(str(workspace)))
+    prepare = {"action": "prepare", "project": project_for(str(workspace)), "kind": "transcript"}
+    async with connect(server.url, LEGACY, roots=[workspace]) as client:
+        prepared = await client.ok("work_package", prepare)
+    assert prepared["status"] == "available"
+    assert prepared["package"]["source"] == {"host": "claude-code", "scope": "mcp-workspace-root"}
+    assert prepared["package"]["coverage"]["included_turns"] == 3
+    async with connect(server.url, MODERN, roots=[workspace]) as client:
+        assert (await client.fails("work_package", prepare)).startswith("workspace_unavailable")
 
 
 async def test_waiting_message_polls_hold_no_worker_thread(loopback: Serving) -> None:
