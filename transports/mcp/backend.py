@@ -32,13 +32,15 @@ class Backend:
         path: Path | None = None,
         notifier: Notifier | None = None,
         stale: StaleCheck | None = None,
+        resources: Resources | None = None,
     ) -> None:
         self._path = path
         # The once-per-process update notice, computed off the call path (None: no update checks), and the check
         # that this process still runs the version installed on disk.
         self._notifier = notifier
         self._stale = stale
-        self.resources = Resources.pooled(path)
+        # `resources`: the process's own, when the server shares them (memesh serve's HTTP API and /mcp).
+        self.resources = resources if resources is not None else Resources.pooled(path)
         self._open_error = ""
         # A waiting message poll looks again only when the newest event id grows (memesh.app.waiting).
         self.high_water = HighWater(self._newest_event)
