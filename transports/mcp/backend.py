@@ -4,6 +4,7 @@ side — one shared connection behind a lock made a message send waiting up to 1
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +45,11 @@ class Backend:
         self._open_error = ""
         # A waiting message poll looks again only when the newest event id grows (memesh.app.waiting).
         self.high_water = HighWater(self._newest_event)
+
+    def serves(self, database: str) -> bool:
+        """Whether this backend's database is `database` (a resolved path): a backend handed another file (a test,
+        the answer recorder) must not run hook events for the one the environment names."""
+        return self._path is None or os.path.realpath(self._path) == database
 
     def open(self) -> None:
         """Open the store now, so a bad database path shows in the log at start; a failure is kept, not raised.

@@ -51,7 +51,7 @@ def _lifespan(backend: Backend, *, hooks: bool) -> Callable[[Server[Backend]], A
     @asynccontextmanager
     async def lifespan(_server: Server[Backend]) -> AsyncIterator[Backend]:
         await anyio.to_thread.run_sync(backend.open)
-        hook_server = _serve_hooks() if hooks else None
+        hook_server = _serve_hooks(backend) if hooks else None
         try:
             yield backend
         finally:
@@ -62,12 +62,16 @@ def _lifespan(backend: Backend, *, hooks: bool) -> Callable[[Server[Backend]], A
     return lifespan
 
 
-def _serve_hooks() -> HookServer | None:
+def _serve_hooks(backend: Backend) -> HookServer | None:
     """memesh-hook's warm path: this process runs hook events for hook processes of the same database, on its own
-    thread (transports/hooks/server.py); None when MEMESH_HOOK_SERVER turns it off."""
+    thread (transports/hooks/server.py); None when MEMESH_HOOK_SERVER turns it off, or when the backend was handed
+    a database other than the one the environment names (no hook process would look for it, and the hook server
+    must not serve the environment's database from a server of another)."""
     from memesh.transports.hooks.server import HookServer
 
     server = HookServer.for_environment()
+    if server is not None and not backend.serves(server.db):
+        return None
     if server is not None:
         server.start()
     return server
