@@ -39,8 +39,9 @@ class SqliteProjects(SqliteReads, SqliteMessages):
     def project_counts(self) -> dict[str, dict[str, int]]:
         """Every project any carrier names, with how many entities and messages carry it."""
         counts: dict[str, dict[str, int]] = {}
+        # A range, not LIKE: LIKE ignores ASCII case, and `Project:x` is not the project tag `project:x`.
         for tag, entities in self.conn.execute(
-            "SELECT tag, COUNT(*) FROM tags WHERE tag LIKE 'project:%' GROUP BY tag ORDER BY tag"
+            "SELECT tag, COUNT(*) FROM tags WHERE tag >= 'project:' AND tag < 'project;' GROUP BY tag ORDER BY tag"
         ):
             counts.setdefault(tag[len("project:") :], {"entities": 0, "messages": 0})["entities"] = entities
         if self._has_messages():

@@ -171,3 +171,13 @@ def test_a_backup_that_fails_mid_copy_leaves_no_file_under_its_name_and_renames_
     backups = db.parent / "backups"
     assert not backups.exists() or list(backups.iterdir()) == []  # neither the final name nor the temporary one
     assert _tags(db, "m0") == ["project:tim"]
+
+
+def test_the_project_listing_matches_project_tags_exactly(cli: Cli, memesh_env: Path) -> None:
+    cli.ok("remember", "--name", "a", "--type", "fact", "--obs", "x", "--tags", "project:Foo")
+    cli.ok("remember", "--name", "b", "--type", "fact", "--obs", "y", "--tags", "project:foo")
+    cli.ok("remember", "--name", "c", "--type", "fact", "--obs", "z", "--tags", "project:foo", "Project:bar")
+    listed = cli.ok("kg", "rename-project", "--json").json()["projects"]
+    assert {row["project"]: row["entities"] for row in listed} == {"Foo": 1, "foo": 2}  # no "bar" from Project:
+    preview = cli.ok("kg", "rename-project", "--from", "Foo", "--to", "baz", "--json").json()
+    assert preview["entities_renamed"] == 1
