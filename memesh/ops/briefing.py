@@ -15,8 +15,8 @@ from memesh.core import briefing, briefing_index, handoff, scoring, task
 from memesh.errors import MemeshError
 from memesh.generated.tools.briefing_input import BriefingInput
 from memesh.generated.tools.briefing_output import BriefingOutput
+from memesh.store.briefing import CandidateRow, Inbox
 from memesh.store.errors import translate
-from memesh.store.sqlite_briefing import CandidateRow, Inbox
 
 # The newest memories a briefing ranks for the project's slots (decisions by date, the rest by score).
 SLOT_WINDOW = 200

@@ -14,7 +14,7 @@ from memesh.core.briefing_text import MemoryLine
 from memesh.core.commits import file_tag
 from memesh.errors import MemeshError
 from memesh.model import iso_time
-from memesh.store.sqlite_briefing import CandidateRow
+from memesh.store.briefing import CandidateRow
 
 FILE_MEMORIES = 5
 GUARDS_READ = 200
