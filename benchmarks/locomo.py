@@ -47,7 +47,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -164,10 +164,12 @@ def diagnose(store: SqliteStore, question: str, conversation: Conversation, gold
     plan = plan_match(question, store.doc_freq(terms), store.count()) if terms else None
     if plan is None:
         return {"terms": [], "dropped": [], "mode": "nothing searchable", "bm25_matches": 0, "bm25_gold_rank": None}
-    strict_hit = bool(store.search([plan.strict], Filters(), 1)) if plan.strict else None
-    bm25 = [conversation.by_id[i].number for i, _ in store.search(plan.expressions, Filters(), BM25_DEPTH)]
-    broad = [conversation.by_id[i].number for i, _ in store.search([plan.broad], Filters(), BM25_DEPTH)]
-    mode = "OR" if plan.strict is None else "strict AND" if strict_hit else "strict AND (no hit) then OR"
+    strict_hit = bool(store.search(replace(plan, modes=("all",)), Filters(), 1)) if plan.strict else None
+    bm25 = [conversation.by_id[i].number for i, _ in store.search(plan, Filters(), BM25_DEPTH)]
+    broad = [
+        conversation.by_id[i].number for i, _ in store.search(replace(plan, modes=("any",)), Filters(), BM25_DEPTH)
+    ]
+    mode = "OR" if not plan.strict else "strict AND" if strict_hit else "strict AND (no hit) then OR"
     return {
         "terms": list(plan.terms),
         "dropped": list(plan.dropped),

@@ -10,6 +10,7 @@ from memesh.app import dispatch
 from memesh.app.registry import Op
 from memesh.app.resources import Resources
 from memesh.context import CallContext
+from memesh.core.query import MatchPlan
 from memesh.errors import MemeshError
 from memesh.store.sqlite import SqliteStore
 
@@ -24,3 +25,8 @@ def call(
 def run(op: Op[Any, Any, Any], store: SqliteStore, arguments: Any, ctx: CallContext) -> Result[Any, MemeshError]:
     """`op` through the door on `store` (left open)."""
     return dispatch.run(op, Resources.over(store), arguments, ctx)
+
+
+def match(*terms: str) -> MatchPlan:
+    """A plan that matches any of `terms` (as a recall of one or two words is planned), for a store's search."""
+    return MatchPlan(terms=terms, dropped=(), modes=("any",))

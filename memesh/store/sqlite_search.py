@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memesh.core.porter import stem
+from memesh.core.query import MatchPlan, is_prefix
 from memesh.model import Filters
 from memesh.store.reads import filter_sql as _filter_sql
 from memesh.store.sqlite_base import SqliteBase, _chunks, _marks
@@ -13,12 +14,12 @@ from memesh.store.sqlite_base import SqliteBase, _chunks, _marks
 class SqliteSearch(SqliteBase):
     """What recall asks for: the ids it ranks."""
 
-    def search(self, expressions: Sequence[str], filters: Filters, limit: int) -> list[tuple[int, float]]:
-        """(id, BM25 score) of the matches of the first expression that has any, best first, ties newest first.
+    def search(self, plan: MatchPlan, filters: Filters, limit: int) -> list[tuple[int, float]]:
+        """(id, BM25 score) of the matches of the plan's first mode that has any, best first, ties newest first.
 
         The score is FTS5's bm25() negated, so that higher is better and every match scores above 0.
         """
-        for expression in expressions:
+        for expression in fts5_expressions(plan):
             matches = self._best_matches(expression, filters, limit)
             if matches:
                 return matches
@@ -60,6 +61,19 @@ class SqliteSearch(SqliteBase):
             if row:
                 freq[term] = int(row[0])
         return freq
+
+
+def quote(term: str) -> str:
+    """One FTS5 string token: the term in double quotes with inner quotes doubled, NUL removed; a prefix term
+    (a lone CJK character) as a prefix query."""
+    body = term.replace("\x00", "").replace('"', '""')
+    return f'"{body}"*' if is_prefix(body) else f'"{body}"'
+
+
+def fts5_expressions(plan: MatchPlan) -> tuple[str, ...]:
+    """The plan's modes as FTS5 MATCH expressions, in the order they are tried."""
+    quoted = [quote(term) for term in plan.terms]
+    return tuple((" AND " if mode == "all" else " OR ").join(quoted) for mode in plan.modes)
 
 
 # BM25 column weights: a term in the name or title says more about what a memory is than one in its body.

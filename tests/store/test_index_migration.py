@@ -9,6 +9,7 @@ from memesh.model import Filters
 from memesh.store.migrations import MIGRATIONS
 from memesh.store.sqlite import SqliteStore, open_store
 from memesh.store.sqlite_base import _statements
+from tests.calls import match
 from tests.conftest import Caller
 
 
@@ -17,7 +18,7 @@ def _vocabulary(store: SqliteStore) -> set[str]:
 
 
 def _found(store: SqliteStore, term: str) -> list[int]:
-    return [entity_id for entity_id, _ in store.search([f'"{term}"'], Filters(), 10)]
+    return [entity_id for entity_id, _ in store.search(match(term), Filters(), 10)]
 
 
 def _database_at_version_1(path: Path) -> None:

@@ -11,6 +11,7 @@ from memesh.model import EntityWrite, Filters
 from memesh.store.errors import StoreError
 from memesh.store.migrations import MIGRATIONS
 from memesh.store.sqlite import SqliteStore, open_readonly, open_store
+from tests.calls import match
 
 
 def _write(name: str, observations: tuple[str, ...] = ("o",)) -> EntityWrite:
@@ -132,7 +133,7 @@ def test_a_failed_write_inside_a_transaction_leaves_nothing_behind(fresh_db: Sql
     assert fresh_db.find("doomed") is None
     assert fresh_db.count() == 1
     assert fresh_db.conn.execute("SELECT count(*) FROM observations").fetchone()[0] == 1
-    assert fresh_db.search(['"lost"'], Filters(), 10) == []
+    assert fresh_db.search(match("lost"), Filters(), 10) == []
     assert not fresh_db.conn.in_transaction
 
 
@@ -171,9 +172,9 @@ def test_the_keyword_index_follows_every_write(fresh_db: SqliteStore) -> None:
                 tags=(),
             )
         )
-    assert fresh_db.search(['"apple"'], Filters(), 10) == []
-    assert [found for found, _ in fresh_db.search(['"banana"'], Filters(), 10)] == [entity_id]
-    assert [found for found, _ in fresh_db.search(['"pear"'], Filters(), 10)] == [entity_id]
+    assert fresh_db.search(match("apple"), Filters(), 10) == []
+    assert [found for found, _ in fresh_db.search(match("banana"), Filters(), 10)] == [entity_id]
+    assert [found for found, _ in fresh_db.search(match("pear"), Filters(), 10)] == [entity_id]
     assert fresh_db.conn.execute("SELECT count(*) FROM entities_fts").fetchone()[0] == 1
 
 
