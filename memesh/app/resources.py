@@ -21,10 +21,11 @@ if TYPE_CHECKING:
     from memesh.app.connections import ThreadConnections
     from memesh.core.messages_model import RouterPort
     from memesh.store.errors import StoreError
+    from memesh.store.postgres import PostgresStore
     from memesh.store.sqlite import SqliteStore
 
-# The store every operation's store protocol is checked against (one adapter today).
-Store: TypeAlias = "SqliteStore"
+# The store every operation's store protocol is checked against: both adapters must satisfy each one.
+Store: TypeAlias = "SqliteStore | PostgresStore"
 
 
 class Resources:
@@ -38,18 +39,18 @@ class Resources:
     def __init__(
         self,
         *,
-        db_path: Path | None = None,
+        db_path: Path | str | None = None,
         on_open_failure: Callable[[StoreError], StoreError] | None = None,
     ) -> None:
-        self.db_path = db_path
+        self.db_path = db_path  # a file or a postgresql:// URL; None: the configured database (memesh.store.open)
         self._on_open_failure = on_open_failure
-        self._store: SqliteStore | None = None
-        self._pool: ThreadConnections[SqliteStore] | None = None
+        self._store: Store | None = None
+        self._pool: ThreadConnections[Store] | None = None
         self._owned = True
 
     @classmethod
     def pooled(
-        cls, db_path: Path | None = None, *, on_open_failure: Callable[[StoreError], StoreError] | None = None
+        cls, db_path: Path | str | None = None, *, on_open_failure: Callable[[StoreError], StoreError] | None = None
     ) -> Resources:
         """The resources of a server whose calls run side by side in worker threads: a connection per thread."""
         from memesh.app.connections import ThreadConnections
@@ -59,7 +60,7 @@ class Resources:
         return resources
 
     @classmethod
-    def over(cls, store: SqliteStore) -> Resources:
+    def over(cls, store: Store) -> Resources:
         """Resources around a database already open (a test, a benchmark, a caller holding one); `close` leaves
         that database open, since its opener closes it."""
         resources = cls()
@@ -67,10 +68,10 @@ class Resources:
         resources._owned = False
         return resources
 
-    def open_store(self) -> SqliteStore:
+    def open_store(self) -> Store:
         """A new connection to the database (created, migrated, owner-only); StoreError when it will not open."""
         from memesh.store.errors import StoreError
-        from memesh.store.sqlite import open_store
+        from memesh.store.open import open_store
 
         try:
             return open_store(self.db_path)
@@ -80,7 +81,7 @@ class Resources:
             raise self._on_open_failure(exc) from exc
 
     @property
-    def store(self) -> SqliteStore:
+    def store(self) -> Store:
         """The database for this call (opened on first use)."""
         if self._pool is not None:
             return self._pool.get()

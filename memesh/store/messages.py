@@ -426,7 +426,7 @@ _WAITING = (
     "d.project = ? AND ((d.target_kind = 'principal' AND d.recipient = ?) OR (d.target_kind = 'session' "
     "AND d.recipient IN (SELECT s.session_id FROM agent_sessions s WHERE s.project = d.project "
     "AND s.principal_id = ? AND s.disconnected_at IS NULL AND s.lease_expires_at_ms > ?) "
-    "AND (? IS NULL OR d.recipient = ?))) "
+    "AND (CAST(? AS TEXT) IS NULL OR d.recipient = ?))) "
     "AND (d.intended_session IS NULL OR d.intended_session = ?) "
     "AND NOT EXISTS (SELECT 1 FROM agent_receipts r WHERE r.delivery_id = d.delivery_id AND r.kind = 'intake')"
 )

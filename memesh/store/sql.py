@@ -68,7 +68,7 @@ SQLITE = Dialect(
 )
 
 POSTGRES = Dialect(
-    now="to_char(statement_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')",
+    now="memesh_now()",  # the schema's own function (postgres_migrations): statement time, as SQLite's 'now' is
     greatest="GREATEST({0}, {1})",
     json_text="({0}::json ->> '{1}')",
     cross_join="JOIN",

@@ -44,6 +44,7 @@ def fill(tools: Caller, count: int) -> None:
 
 @pytest.mark.parametrize("archived", [[], [0, 1, 2], list(range(0, 40, 2)), list(range(38))])
 @pytest.mark.parametrize("limit", [1, 3, 20])
+@pytest.mark.sqlite_only
 def test_search_matches_the_joined_query_whatever_is_archived(
     fresh_db: SqliteStore, tools: Caller, archived: Sequence[int], limit: int
 ) -> None:
@@ -54,6 +55,7 @@ def test_search_matches_the_joined_query_whatever_is_archived(
         assert fresh_db.search(match("kiwi"), filters, limit) == joined_search(fresh_db, '"kiwi"', filters, limit)
 
 
+@pytest.mark.sqlite_only
 def test_search_with_fewer_matches_than_the_window_returns_them_all(fresh_db: SqliteStore, tools: Caller) -> None:
     fill(tools, 5)
     tools.ok("forget", {"name": "m0"})
@@ -96,6 +98,7 @@ def test_document_frequencies_are_asked_for_once_and_only_when_read() -> None:
     assert store.asked == 1
 
 
+@pytest.mark.sqlite_only
 def test_a_one_term_recall_returns_the_best_matches_in_order(fresh_db: SqliteStore, tools: Caller) -> None:
     fill(tools, 30)
     tools.ok("forget", {"name": "m1"})

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from memesh.model import Filters
 from memesh.store.migrations import MIGRATIONS
 from memesh.store.sqlite import SqliteStore, open_store
@@ -60,6 +62,7 @@ def test_an_index_built_without_stems_is_rebuilt_with_them_on_upgrade(tmp_path: 
         store.close()
 
 
+@pytest.mark.sqlite_only
 def test_reindex_rebuilds_the_stemmed_design(fresh_db: SqliteStore, tools: Caller) -> None:
     tools.ok("remember", {"name": "a", "type": "note", "observations": ["supporting the volunteers"]})
     before = _vocabulary(fresh_db)
