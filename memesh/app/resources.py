@@ -102,6 +102,20 @@ class Resources:
         fields.update(given)
         return CallContext(source_host=source_host, agent_view=agent_view, **fields)
 
+    # --- database: any database by what a person typed, beside the configured one (memesh db copy) ---
+
+    def open_at(self, target: str) -> Store:
+        """The database at a SQLite file's path or a postgresql:// URL, opened and migrated (StoreError if not)."""
+        from memesh.store.open import open_store
+
+        return open_store(target)
+
+    def described(self, target: str) -> str:
+        """`target` as a person may be shown it: the file's path, or the URL with its password redacted."""
+        from memesh.store.open import described
+
+        return described(target)
+
     def close(self) -> None:
         """Close what was opened here (a later use opens it again)."""
         if self._pool is not None:

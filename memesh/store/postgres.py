@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memesh.store.briefing import Briefing
+from memesh.store.copying import Copying
 from memesh.store.errors import StoreError
 from memesh.store.health import Health
 from memesh.store.insights import Insights
@@ -113,6 +114,7 @@ class PostgresStore(
     MemoryFiles,
     Briefing,
     Proposals,
+    Copying,
 ):
     """Every query and write MeMesh makes, on a PostgreSQL database several machines share."""
 

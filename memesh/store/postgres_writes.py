@@ -22,6 +22,10 @@ _INSERT_POSTINGS = (
     "INSERT INTO search_postings (term, entity_id, name_tf, title_tf, body_tf, doc_tokens) "
     "SELECT * FROM unnest(?::text[], ?::bigint[], ?::int[], ?::int[], ?::int[], ?::int[])"
 )
+_IDENTITIES = (
+    "entities", "observations", "tags", "relations", "dream_proposals", "agent_messages", "agent_deliveries",
+    "agent_message_events", "agent_receipts",
+)  # fmt: skip
 _INSERT_DOCS = "INSERT INTO search_docs (entity_id, tokens) SELECT * FROM unnest(?::bigint[], ?::int[])"
 
 
@@ -115,6 +119,14 @@ class PostgresWrites(PostgresBase, Writes):
             batch.add(entity.id, entity.name, entity.title, entity.observations)
         if batch.docs[0]:
             self._write(batch)
+
+    def after_copy(self) -> None:
+        """The postings of the rows a copy wrote, and each identity moved past the ids they brought."""
+        self._fill_index()
+        for table in _IDENTITIES:
+            self.conn.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(max(id), 0) + 1, false) FROM {table}"
+            )
 
     def _bookkeeping_refused(self, exc: Exception) -> bool:
         from psycopg import errors

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from memesh import paths
 from memesh.store.briefing import Briefing
+from memesh.store.copying import Copying
 from memesh.store.errors import StoreError
 from memesh.store.insights import Insights
 from memesh.store.memory_files import MemoryFiles
@@ -92,5 +93,6 @@ class SqliteStore(
     Briefing,
     Insights,
     Proposals,
+    Copying,
 ):
     """Every query and write MeMesh makes; operations reach it only through their narrow protocols."""

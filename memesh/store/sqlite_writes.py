@@ -64,6 +64,10 @@ class SqliteWrites(SqliteBase, Writes):
                 self.conn.execute(statement)
             return self._fill_index(progress)
 
+    def after_copy(self) -> None:
+        """The FTS5 index of the rows a copy wrote (AUTOINCREMENT already follows the ids they brought)."""
+        self._fill_index()
+
     def _bookkeeping_refused(self, exc: Exception) -> bool:
         unwritable = (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_FULL)
         return isinstance(exc, sqlite3.OperationalError) and exc.sqlite_errorcode & 0xFF in unwritable

@@ -22,6 +22,7 @@ from memesh import __version__
 from memesh.transports.cli.commands import config as config_commands
 from memesh.transports.cli.commands import data, delegation, hermes, insight, session
 from memesh.transports.cli.commands import message as message_commands
+from memesh.transports.cli.commands.db import db
 from memesh.transports.cli.commands.dream import dream
 from memesh.transports.cli.commands.kg import kg
 from memesh.transports.cli.exits import FAILED, OK, usage
@@ -284,6 +285,7 @@ app.command(hermes.hermes)
 app.command(message_commands.message)
 app.command(dream)
 app.command(kg)
+app.command(db)
 app.command(insight.demo)
 app.command(insight.feedback)
 

@@ -13,9 +13,9 @@ from memesh.app.registry import TOOLS, Op
 
 def all_ops() -> tuple[Op[Any, Any, Any], ...]:
     """Every registered operation: the tools first, then each group's entries, each once."""
-    from memesh.app.operations import insight, memory
+    from memesh.app.operations import database, insight, memory
 
     found: dict[int, Op[Any, Any, Any]] = {}
-    for op in (*TOOLS, *memory.OPS, *insight.OPS):
+    for op in (*TOOLS, *memory.OPS, *insight.OPS, *database.OPS):
         found.setdefault(id(op), op)
     return tuple(found.values())
