@@ -68,8 +68,7 @@ class Messages(SqlBase):
 
     def payload_bytes_stored(self) -> int:
         """The logical payload bytes still stored (what the owner's quota counts)."""
-        row = self.conn.execute("SELECT value FROM counters WHERE name = 'agent_message_payload_bytes'").fetchone()
-        return int(row[0]) if row else 0
+        return self._counter("agent_message_payload_bytes")
 
     def insert_message(self, new: NewMessage) -> StoredMessage:
         """Store one message, its one delivery and its one notification event (the caller's transaction)."""

@@ -35,10 +35,9 @@ class PostgresHealth(PostgresBase, Health):
     def integrity(self) -> str:
         """ "ok" when the counts the triggers keep match the rows (PostgreSQL checks its own pages), else which not."""
         row = self.conn.execute(
-            "SELECT (SELECT value FROM counters WHERE name = 'entities') = (SELECT count(*) FROM entities), "
-            "(SELECT value FROM counters WHERE name = 'search_docs') = (SELECT count(*) FROM search_docs), "
-            "(SELECT value FROM counters WHERE name = 'search_tokens') = "
-            "(SELECT COALESCE(sum(tokens), 0) FROM search_docs)"
+            "SELECT memesh_counter('entities') = (SELECT count(*) FROM entities), "
+            "memesh_counter('search_docs') = (SELECT count(*) FROM search_docs), "
+            "memesh_counter('search_tokens') = (SELECT COALESCE(sum(tokens), 0) FROM search_docs)"
         ).fetchone()
         wrong = [name for name, fine in zip(("entities", "search_docs", "search_tokens"), row, strict=True) if not fine]
         return "ok" if not wrong else f"counters out of step with their rows: {', '.join(wrong)}"
@@ -143,7 +142,7 @@ def open_postgres(url: str) -> PostgresStore:
                 f"cannot use the database at {redacted(url)}: its search_path names no schema that exists",
                 translate_postgres(None, kind="cannot-open", detail="its search_path names no schema that exists"),
             )
-        store = PostgresStore(PgConnection(raw, int(row[0])))
+        store = PostgresStore(PgConnection(raw, int(row[0]), redacted(url)))
         store.migrate()
     except StoreError:
         raw.close()

@@ -16,7 +16,7 @@ committed write (READ COMMITTED), as SQLite's WAL readers do.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -63,14 +63,14 @@ class PgConnection:
     """A psycopg connection (autocommit, so a statement outside a transaction commits on its own, as SQLite's does)
     that takes `?` parameters, and takes the write lock for a write run outside a transaction."""
 
-    def __init__(self, raw: psycopg.Connection[tuple[Any, ...]], scope: int) -> None:
+    def __init__(self, raw: psycopg.Connection[tuple[Any, ...]], scope: int, shown: str = "") -> None:
         self.raw = raw
         self.scope = scope
+        self.shown = shown  # the URL with its password redacted
 
     def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
         if _writes(sql) and not self.in_transaction:
-            with self.raw.transaction():
-                self.take_write_lock()
+            with self.writing():
                 return self.raw.execute(pg_sql(sql), tuple(parameters))
         return self.raw.execute(pg_sql(sql), tuple(parameters))
 
@@ -80,22 +80,31 @@ class PgConnection:
         if not rows:
             return cursor
         if not self.in_transaction:
-            with self.raw.transaction():
-                self.take_write_lock()
+            with self.writing():
                 cursor.executemany(pg_sql(sql), rows)
                 return cursor
         cursor.executemany(pg_sql(sql), rows)
         return cursor
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """A write transaction: begun with this database's write lock taken (one round trip for both), committed
+        at the end, rolled back on any exception."""
+        try:
+            self.raw.execute(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK}, {int(self.scope)})")
+            yield
+            self.raw.execute("SELECT memesh_compact(); COMMIT")  # the counters' deltas folded in, then committed
+        except BaseException:
+            if self.in_transaction:  # a broken connection has no transaction to roll back: keep the first error
+                with suppress(Exception):
+                    self.raw.execute("ROLLBACK")
+            raise
 
     @property
     def in_transaction(self) -> bool:
         from psycopg.pq import TransactionStatus
 
         return self.raw.info.transaction_status != TransactionStatus.IDLE
-
-    def take_write_lock(self) -> None:
-        """Wait (at most LOCK_TIMEOUT) for this database's write turn; held until the transaction ends."""
-        self.raw.execute("SELECT pg_advisory_xact_lock(%s, %s)", (WRITE_LOCK, self.scope))
 
     def close(self) -> None:
         self.raw.close()
@@ -115,15 +124,26 @@ class PostgresBase(SqlBase):
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """One atomic unit, holding the write lock from its start at the outermost level; a savepoint when nested."""
-        outermost = not self.conn.in_transaction
-        with self.conn.raw.transaction():
-            if outermost:
-                self.conn.take_write_lock()
+        if self.conn.in_transaction:
+            with self.conn.raw.transaction():
+                yield
+            return
+        with self.conn.writing():
             yield
+
+    def where(self) -> str:
+        """The database in use, as doctor shows it: the engine, its version, the URL without its password and the
+        schema."""
+        row = self.conn.execute("SELECT current_setting('server_version'), current_schema()").fetchone()
+        return f"PostgreSQL {row[0]} at {self.conn.shown} (schema {row[1]})"
 
     def _insert_id(self, sql: str, params: Sequence[Any]) -> int:
         row = self.conn.execute(f"{sql} RETURNING id", params).fetchone()
         return int(row[0])
+
+    def _counter(self, name: str) -> int:
+        row = self.conn.execute("SELECT memesh_counter(?)", (name,)).fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
 
     def _has_table(self, table: str) -> bool:
         row = self.conn.execute("SELECT to_regclass(?) IS NOT NULL", (table,)).fetchone()

@@ -42,8 +42,7 @@ _TERM = "CASE WHEN v <= 0 THEN 1e-6::float8 ELSE v END"  # FTS5's floor for a ph
 _RANKED = f"""
 WITH q(i, lo, hi) AS (SELECT * FROM unnest(?::int[], ?::text[], ?::text[])),
 stats AS (
-    SELECT (SELECT value FROM counters WHERE name = 'search_docs')::float8 AS n,
-           (SELECT value FROM counters WHERE name = 'search_tokens')::float8 AS tokens
+    SELECT memesh_counter('search_docs')::float8 AS n, memesh_counter('search_tokens')::float8 AS tokens
 ),
 hits AS (
     SELECT q.i, p.entity_id, sum({_WEIGHTED})::float8 AS f, max(p.doc_tokens)::float8 AS d
@@ -80,8 +79,12 @@ class PostgresSearch(PostgresBase, Reads):
     def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
         """For each term, in how many indexed memories it occurs (counted by its stem, the form the index holds)."""
         stems = {term: stem(term) for term in terms}
+        wanted = list(set(stems.values()))
         rows = self.conn.execute(
-            "SELECT term, docs FROM search_terms WHERE term = ANY(?::text[]) AND docs > 0", (list(set(stems.values())),)
+            "SELECT term, sum(docs) FROM (SELECT term, docs FROM search_terms WHERE term = ANY(?::text[]) "
+            "UNION ALL SELECT term, delta FROM search_term_deltas WHERE term = ANY(?::text[])) counted "
+            "GROUP BY term HAVING sum(docs) > 0",
+            (wanted, wanted),
         )
         docs = {str(term): int(count) for term, count in rows}
         return {term: docs[stemmed] for term, stemmed in stems.items() if stemmed in docs}
@@ -119,11 +122,7 @@ class PostgresSearch(PostgresBase, Reads):
         self, phrases: Sequence[tuple[tuple[str, ...], bool]], required: int, filters: Filters, limit: int
     ) -> list[tuple[int, float]]:
         freq = [self._phrase_freq(tokens, prefix) for tokens, prefix in phrases]  # per phrase: {id: (f, |D|)}
-        row = self.conn.execute(
-            "SELECT (SELECT value FROM counters WHERE name = 'search_docs'), "
-            "(SELECT value FROM counters WHERE name = 'search_tokens')"
-        ).fetchone()
-        n, tokens = float(row[0]), float(row[1])
+        n, tokens = float(self._counter("search_docs")), float(self._counter("search_tokens"))
         idf = []
         for hits in freq:
             v = _ln((n - len(hits) + 0.5) / (len(hits) + 0.5))

@@ -79,10 +79,11 @@ class PostgresWrites(PostgresBase, Writes):
         return any(version not in done for version, _, _ in MIGRATIONS)
 
     def _index(self, entity_id: int, name: str, title: str | None, observations: Sequence[str]) -> None:
-        self._unindex([entity_id])
-        batch = _Batch()
-        batch.add(entity_id, name, title, observations)
-        self._write(batch)
+        counts = term_counts(*index_columns(name, title, observations))
+        self.conn.execute(
+            "SELECT memesh_index(?, ?::text[], ?::int[], ?::int[], ?::int[])",
+            (entity_id, *([row[column] for row in counts] for column in range(4))),
+        )
 
     def _unindex(self, ids: Sequence[int]) -> None:
         for chunk in _chunks(list(ids)):
@@ -99,7 +100,8 @@ class PostgresWrites(PostgresBase, Writes):
 
         Memories are untouched: only the postings are emptied and written again."""
         with self.transaction():
-            self.conn.execute("TRUNCATE search_postings, search_docs, search_terms")
+            self.conn.execute("TRUNCATE search_postings, search_docs, search_terms, search_term_deltas")
+            self.conn.execute("DELETE FROM counter_deltas WHERE name IN ('search_docs', 'search_tokens')")
             self.conn.execute("UPDATE counters SET value = 0 WHERE name IN ('search_docs', 'search_tokens')")
             return self._fill_index(progress)
 

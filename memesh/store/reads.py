@@ -81,8 +81,7 @@ class Reads(SqlBase):
 
     def count(self) -> int:
         """How many memories are stored, archived included."""
-        row = self.conn.execute("SELECT value FROM counters WHERE name = 'entities'").fetchone()
-        return int(row[0]) if row else 0
+        return self._counter("entities")
 
     def list_ids(self, entity_type: str | None, limit: int, *, include_archived: bool = True) -> list[int]:
         """Newest first, optionally one type; for listings that are not searches (no access is counted)."""

@@ -102,6 +102,10 @@ class SqlBase:
     def _has_table(self, table: str) -> bool:
         raise NotImplementedError
 
+    def _counter(self, name: str) -> int:
+        """One of the counts the schema's triggers keep (`counters`): memories, payload bytes, …"""
+        raise NotImplementedError
+
     def _unindex(self, ids: Sequence[int]) -> None:
         """Take these memories out of the keyword index (their rows are being deleted)."""
         raise NotImplementedError

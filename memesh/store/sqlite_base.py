@@ -67,8 +67,17 @@ class SqliteBase(SqlBase):
         (another program's database) must be left exactly as it was."""
         self.conn.execute("PRAGMA journal_mode = WAL")
 
+    def where(self) -> str:
+        """The database in use, as doctor shows it: the engine and the file."""
+        row = self.conn.execute("PRAGMA database_list").fetchone()
+        return f"SQLite {row[2] if row and row[2] else '(in memory)'}"
+
     def _insert_id(self, sql: str, params: Sequence[Any]) -> int:
         return int(self.conn.execute(sql, params).lastrowid or 0)
+
+    def _counter(self, name: str) -> int:
+        row = self.conn.execute("SELECT value FROM counters WHERE name = ?", (name,)).fetchone()
+        return int(row[0]) if row else 0
 
     def _has_table(self, table: str) -> bool:
         row = self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
