@@ -12,17 +12,13 @@ makes a missing PostgreSQL an error instead of a skip.
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import functools
-import itertools
+import importlib.util
 import os
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -30,100 +26,29 @@ import pytest
 from memesh.store.open import Store, open_store
 
 BACKENDS = ("sqlite", "postgres")
-_ADMIN_ROLE = "memesh"
-_TEMPLATE = "memesh_template"
 
 
-def _binaries() -> Path | None:
-    """The folder of PostgreSQL's server programs: Debian's newest /usr/lib/postgresql/<n>/bin, else PATH's."""
-    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: int(p.parent.parent.name))
-    if found:
-        return found[-1].parent
-    initdb = shutil.which("initdb")
-    return Path(initdb).parent if initdb else None
-
-
-class Cluster:
-    """A PostgreSQL cluster in a temporary folder, reached by its unix socket only; stopped and removed at exit."""
-
-    def __init__(self, bindir: Path) -> None:
-        self.bindir = bindir
-        self.folder = Path(tempfile.mkdtemp(prefix="memesh-pg-"))
-        self.data = self.folder / "data"
-        self.as_postgres = os.geteuid() == 0  # initdb and the server refuse to run as root
-        if self.as_postgres:
-            shutil.chown(self.folder, "postgres", "postgres")
-        self._run(
-            "initdb", "-D", str(self.data), "-U", _ADMIN_ROLE, "--auth=trust", "-E", "UTF8",
-            "--locale=C.UTF-8", "--no-sync",
-        )  # fmt: skip
-        options = (
-            f"-c listen_addresses='' -c unix_socket_directories={self.folder} -c fsync=off "
-            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c shared_buffers=64MB"
-        )
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-o", options, "start")
-        atexit.register(self.stop)
-        self._counter = itertools.count()
-        self._prefix = f"t{os.getpid()}_"
-        self._make_template()
-
-    def _run(self, program: str, *args: str) -> None:
-        command = [str(self.bindir / program), *args]
-        if self.as_postgres:
-            command = ["runuser", "-u", "postgres", "--", *command]
-        subprocess.run(command, check=True, capture_output=True, cwd=self.folder)
-
-    def url(self, database: str) -> str:
-        return f"postgresql://{_ADMIN_ROLE}@/{database}?host={self.folder}"
-
-    def _admin(self) -> Any:
-        import psycopg
-
-        return psycopg.connect(self.url("postgres"), autocommit=True)
-
-    def _make_template(self) -> None:
-        with self._admin() as admin:
-            # A collation that sorts by language, not code point: the schema's own COLLATE "C" must make up for it.
-            try:
-                admin.execute(
-                    f"CREATE DATABASE {_TEMPLATE} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' "
-                    "LOCALE 'C.UTF-8'"
-                )
-            except Exception:
-                admin.execute(f"CREATE DATABASE {_TEMPLATE}")
-        open_store(self.url(_TEMPLATE)).close()
-
-    def new_database(self) -> str:
-        """A fresh, migrated database of its own; returns its URL."""
-        name = f"{self._prefix}{next(self._counter)}"
-        with self._admin() as admin:
-            admin.execute(f"CREATE DATABASE {name} TEMPLATE {_TEMPLATE} STRATEGY FILE_COPY")
-        return self.url(name)
-
-    def drop(self, url: str) -> None:
-        from urllib.parse import urlsplit
-
-        name = urlsplit(url).path.lstrip("/")
-        with self._admin() as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-
-    def stop(self) -> None:
-        if self.data.exists():
-            with contextlib.suppress(subprocess.CalledProcessError):
-                self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
-        shutil.rmtree(self.folder, ignore_errors=True)
+def _pg_cluster() -> ModuleType:
+    """tools/pg_cluster.py, the throwaway cluster the benchmarks start too (tools/ is not a package)."""
+    path = Path(__file__).resolve().parent.parent / "tools" / "pg_cluster.py"
+    spec = importlib.util.spec_from_file_location("memesh_pg_cluster", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @functools.cache
-def cluster() -> Cluster:
+def cluster() -> Any:
     """This pytest process's cluster, started on first use (about 2 s)."""
-    bindir = _binaries()
+    tools = _pg_cluster()
+    bindir = tools.binaries()
     if bindir is None:
         reason = "PostgreSQL is not installed (apt-get install -y postgresql, or run `make test`)"
         if os.environ.get("MEMESH_TEST_REQUIRE_POSTGRES"):
             pytest.fail(reason)
         pytest.skip(reason)
-    return Cluster(bindir)
+    return tools.Cluster(bindir)
 
 
 @dataclass

@@ -68,10 +68,7 @@ def test_the_migrations_are_numbered_and_named_like_sqlites_and_recorded_once(pg
 def test_processes_opening_a_new_database_together_migrate_it_once(tmp_path: Path) -> None:
     from tests.backends import cluster
 
-    bare = cluster().new_database()  # migrated from the template: empty it to a database nothing has opened
-    with psycopg.connect(bare, autocommit=True) as conn:
-        conn.execute("DROP SCHEMA public CASCADE")
-        conn.execute("CREATE SCHEMA public")
+    bare = cluster().new_database(migrated=False)  # a database nothing has opened yet
     errors: list[BaseException] = []
 
     def opener() -> None:
