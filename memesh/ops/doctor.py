@@ -26,6 +26,7 @@ STATUS_ORDER = {"pass": 0, "warn": 1, "fail": 2}
 
 
 class DoctorStore(Protocol):
+    def where(self) -> str: ...
     def integrity(self) -> str: ...
     def missing_migrations(self) -> list[int]: ...
     def index_matches(self) -> tuple[int, int]: ...
@@ -74,8 +75,9 @@ def _database(store: DoctorStore | None, reason: str) -> dict[str, Any]:
     if entities != indexed:
         problems.append(f"keyword index holds {indexed} of {entities} memories — run `memesh reindex --fts`")
     if problems:
-        return _check("database", "Database", "fail", "; ".join(problems))
-    return _check("database", "Database", "pass", f"{entities} memories; integrity ok; keyword index whole")
+        return _check("database", "Database", "fail", f"{'; '.join(problems)} ({store.where()})")
+    detail = f"{entities} memories; integrity ok; keyword index whole ({store.where()})"
+    return _check("database", "Database", "pass", detail)
 
 
 def _config() -> dict[str, Any]:
