@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' -o -name '*.html' 2>/dev/null)
 LINKTREE = $(firstword $(wildcard build/__editable__.memesh-*))
 
-.PHONY: install run test lint typecheck typecheck-ts codegen check-codegen bench clean mcp browser
+.PHONY: install run test lint typecheck typecheck-ts codegen check-codegen bench clean mcp browser inspector
 # Bare `make` installs (it used to stop after creating the venv, the first target in the file).
 .DEFAULT_GOAL := install
 
@@ -67,8 +67,18 @@ $(CHROMIUM):
 
 browser: $(CHROMIUM)
 
-test: check-codegen lint typecheck typecheck-ts $(CHROMIUM)
-	$(BIN)/pytest -n 2
+# The official MCP Inspector, whose CLI a test runs against memesh-mcp: pinned in its lockfile and installed once
+# from the npm registry, as the plugin's tsc is (the test never downloads it).
+INSPECTOR := tools/inspector
+$(INSPECTOR)/node_modules/.installed: $(INSPECTOR)/package.json $(INSPECTOR)/package-lock.json
+	cd $(INSPECTOR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+inspector: $(INSPECTOR)/node_modules/.installed
+
+# --durations=10: the ten slowest tests, so a test that got slow shows in every run.
+test: check-codegen lint typecheck typecheck-ts $(CHROMIUM) $(INSPECTOR)/node_modules/.installed
+	$(BIN)/pytest -n 2 --durations=10
 
 # The quick benchmarks; locomo.py and scale.py --n 100000 are run by hand (benchmarks/README.md). A script's own
 # folder, not the working directory, leads sys.path, so the bare memesh/ folder cannot shadow the install here.
@@ -78,4 +88,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/longmemeval.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache $(OPENCLAW)/node_modules
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache $(OPENCLAW)/node_modules $(INSPECTOR)/node_modules

@@ -86,6 +86,9 @@ def prepared(folder: Path, n: int) -> tuple[dict[str, str], Path, str]:
     stamp = folder / f"built-{n}"
     if stamp.exists():
         env = json.loads(stamp.read_text())
+        # The plugin root is the checkout running the benchmark, not the one that built the database: the launcher
+        # case runs that checkout's memesh-hook.
+        env["CLAUDE_PLUGIN_ROOT"] = str(REPO_ROOT)
         return {**os.environ, **env}, folder / "repo", project_for(str(folder / "repo"))
     folder.mkdir(parents=True, exist_ok=True)
     env, project_dir, project = build(folder, n)

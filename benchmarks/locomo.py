@@ -30,9 +30,10 @@ Scores
   whose evidence names no parsable dia_id are skipped and counted.
 
 Diagnostics, read-only and taken before each recall (so they touch no access count): the match plan recall makes
-(memesh.core.query.plan_match with the store's document frequencies: terms kept, dropped as noise, strict AND tried
-first or OR only), whether the strict expression had any hit, and where the first gold session sits in plain BM25
-order (the store's own search, up to 100): recall takes its 10 candidates from that order and re-ranks only those.
+(memesh.core.query.plan_terms over the query's terms, with the store's document frequencies: terms kept, dropped as
+noise, strict AND tried first or OR only), whether the strict expression had any hit, and where the first gold session
+sits in plain BM25 order (the store's own search, up to 100): recall takes its 10 candidates from that order and
+re-ranks only those.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ from typing import Any
 
 from _common import Tools, bench_data, emit_json, load_json, machine, median, remember_in_calls
 
-from memesh.core.query import plan_match
+from memesh.core.query import plan_terms
 from memesh.core.terms import query_terms
 from memesh.model import Filters
 from memesh.store.open import Store
@@ -165,7 +166,7 @@ def first_rank(ranked: Sequence[Iterable[Any]], gold: set[Any]) -> int | None:
 def diagnose(store: Store, question: str, conversation: Conversation, gold: set[int]) -> dict[str, Any]:
     """What the query became and where BM25 alone puts the gold session — read-only, no access is counted."""
     terms = query_terms(question)
-    plan = plan_match(question, store.doc_freq(terms), store.count()) if terms else None
+    plan = plan_terms(terms, store.doc_freq(terms), store.count()) if terms else None
     if plan is None:
         return {"terms": [], "dropped": [], "mode": "nothing searchable", "bm25_matches": 0, "bm25_gold_rank": None}
     strict_hit = bool(store.search(replace(plan, modes=("all",)), Filters(), 1)) if plan.strict else None

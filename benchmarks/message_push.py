@@ -19,11 +19,11 @@ from typing import Any
 
 from _common import call, emit_json, machine, machine_line, median, ms, percentile
 
+from memesh.adapters.router_client import RouterClient
+from memesh.adapters.router_host import HostAdapter
 from memesh.context import CallContext
-from memesh.router.adapter import HostAdapter
-from memesh.router.client import RouterClient
-from memesh.router.server import serve
 from memesh.store.sqlite import open_store
+from memesh.transports.router.server import serve
 
 PROJECT = "bench~" + "0" * 32
 

@@ -197,8 +197,11 @@ def writers(folder: Path, count: int, per_writer: int) -> dict[str, Any]:
 
 
 def storage_report(folder: Path, messages: int) -> dict[str, Any]:
+    from memesh.app import dispatch
+    from memesh.app.operations.messages import MESSAGE_STORAGE_REPORT
+    from memesh.app.resources import Resources
+    from memesh.context import CallContext
     from memesh.core.messages_model import NewMessage
-    from memesh.ops.message_storage import storage_report as report
     from memesh.store.sqlite import open_store
 
     store = open_store(folder / "report.db")
@@ -227,10 +230,13 @@ def storage_report(folder: Path, messages: int) -> dict[str, Any]:
                 )
             )
     seeded = time.perf_counter() - seed_start
+    ctx = CallContext(source_host="bench", agent_view=False)
     samples = []
     for _ in range(3):
         start = time.perf_counter()
-        out = report(store, "2026-12-01T00:00:00Z").unwrap()
+        out = dispatch.run(
+            MESSAGE_STORAGE_REPORT, Resources.over(store), {"cutoff": "2026-12-01T00:00:00Z"}, ctx
+        ).unwrap()
         samples.append(time.perf_counter() - start)
     store.close()
     return {

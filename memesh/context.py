@@ -15,18 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from memesh.core.messages_model import RouterPort
-
-HOST_MAX = 64
-
-
-def clean_host(name: str | None, default: str) -> str:
-    """A client's self-declared name as provenance: cleaned as any stored label (controls out, credentials
-    redacted, one line), then at most 64 characters."""
-    from memesh.core.clean import clean_label  # the secret patterns: only for the transport that has a client name
-
-    cleaned = clean_label(name or "")[:HOST_MAX].strip()
-    return cleaned or default
+    from memesh.values import RouterPort
 
 
 class NotGiven(LookupError):

@@ -21,6 +21,14 @@ def db_path() -> Path:
     return Path(configured).expanduser() if configured else memesh_dir() / DB_FILENAME
 
 
+ROUTER_SOCKET = "router.sock"
+
+
+def router_socket() -> Path:
+    """The local message router's owner-private socket: router.sock in memesh_dir() (docs/adr/0004)."""
+    return memesh_dir() / ROUTER_SOCKET
+
+
 MISSING_DB_FOLDER = "MEMESH_DB_PATH is in a folder that does not exist; create the folder, or correct the variable"
 
 

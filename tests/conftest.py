@@ -1,4 +1,5 @@
-"""Fixtures shared by every test: a fresh database file and a call context."""
+"""Fixtures shared by every test: a fresh database file and a call context; and the session's own home
+(tests/isolation.py), set before any test runs and checked when the session ends."""
 
 from __future__ import annotations
 
@@ -15,18 +16,42 @@ from memesh.app.resources import local_router
 from memesh.context import CallContext
 from memesh.errors import MemeshError
 from memesh.store.sqlite import SqliteStore
-from tests.backends import Backend, backend, pg_url, pytest_configure, pytest_generate_tests
+from tests import backends, isolation
+from tests.backends import Backend, backend, pg_url, pytest_generate_tests
 from tests.calls import call
 
-__all__ = [
-    "backend",
-    "pg_url",
-    "pytest_configure",
-    "pytest_generate_tests",
-]  # the backend fixture and its parametrization
+__all__ = ["backend", "pg_url", "pytest_generate_tests"]  # the backend fixture and its parametrization
 
-# No test reaches the package index: servers started by tests (and their children) skip the update check.
-os.environ["MEMESH_UPDATE_CHECK"] = "0"
+# The real home's .memesh as the session found it: kept by the session's first process, which checks it at the end.
+REAL_MEMESH_BEFORE = pytest.StashKey[dict[Path, isolation.Listing]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    backends.pytest_configure(config)
+    if isolation.SESSION_ROOT not in os.environ:
+        config.stash[REAL_MEMESH_BEFORE] = isolation.listings()
+    isolation.isolate(os.environ.get("PYTEST_XDIST_WORKER", "main"))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    before = session.config.stash.get(REAL_MEMESH_BEFORE, None)
+    if before is None:  # an xdist worker: the controller checks once all of them are done
+        return
+    isolation.remove_session_root()
+    after = isolation.listings()
+    lines: list[str] = []
+    for folder, listing in before.items():
+        changed = isolation.changes(listing, after[folder])
+        if changed:
+            lines += [f"the test session changed the real {folder}:", *changed[:20]]
+    if not lines:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.ensure_newline()
+        reporter.write_line("\n".join(lines), red=True, bold=True)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 TEST_PROJECT = "test-project~" + "0" * 32

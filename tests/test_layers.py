@@ -1,4 +1,11 @@
-"""Dependencies point one way (docs/ARCHITECTURE.md): each layer's imports, read from the source, prove it."""
+"""Dependencies point one way (docs/ARCHITECTURE.md): each layer's imports, read from the source, prove it.
+
+    transports → app → ops → core → values floor
+                  ↘ store, adapters (reached by ops only through protocols; built by app/resources.py)
+
+An import counts wherever it stands: at the top, inside a function (the lazy imports that keep start-up light) or
+under TYPE_CHECKING, since each is a dependency all the same.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +16,68 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The values floor: plain values every layer may import. It may use only itself and memesh.schema (the schema files
+# read once, and the facts they state), which imports nothing of MeMesh but itself.
+FLOOR = ("memesh/errors.py", "memesh/context.py", "memesh/model.py", "memesh/paths.py", "memesh/values.py")
+FLOOR_MAY_IMPORT = ("memesh.errors", "memesh.context", "memesh.model", "memesh.paths", "memesh.values", "memesh.schema")
+
 # layer folder → module prefixes it must never import
 FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "transports": ("memesh.ops", "memesh.adapters", "memesh.store"),
+    "memesh/app": ("memesh.transports",),
+    "memesh/ops": ("memesh.app", "memesh.transports", "memesh.store", "memesh.adapters"),
     "memesh/core": ("memesh.app", "memesh.ops", "memesh.store", "memesh.adapters", "memesh.transports"),
-    "memesh/ops": ("memesh.app", "memesh.transports"),
-    "memesh/store": ("memesh.app", "memesh.ops", "memesh.transports"),
-    "memesh/adapters": ("memesh.app", "memesh.ops", "memesh.transports"),
-    "memesh/schema": ("memesh.app", "memesh.ops", "memesh.store", "memesh.transports"),
-    "transports": ("memesh.store",),
+    "memesh/store": ("memesh.app", "memesh.ops", "memesh.adapters", "memesh.transports"),
+    "memesh/adapters": ("memesh.app", "memesh.ops", "memesh.store", "memesh.transports"),
+    "memesh/schema": (
+        "memesh.app",
+        "memesh.ops",
+        "memesh.core",
+        "memesh.store",
+        "memesh.adapters",
+        "memesh.transports",
+    ),
+}
+
+# Files that do not keep their layer's rule YET, each with who converts it: issue 18 lands in several branches, and
+# this list only shrinks. When every branch is merged it is empty; delete it then.
+NOT_YET_CONVERTED: dict[str, str] = {
+    # converted by door-cli (the CLI commands through the door)
+    "transports/cli/actions/backup.py": "door-cli",
+    "transports/cli/actions/delegation.py": "door-cli",
+    "transports/cli/actions/hermes.py": "door-cli",
+    "transports/cli/actions/kg.py": "door-cli",
+    "transports/cli/actions/memory.py": "door-cli",
+    "transports/cli/actions/message.py": "door-cli",
+    "memesh/ops/import_bundle.py": "door-cli (store.errors.translate)",
+    "memesh/ops/rename_project.py": "door-cli (opens and copies the database itself)",
+    # converted by door-http (every HTTP route and the commands that share its operations)
+    "transports/cli/actions/config.py": "door-http",
+    "transports/cli/actions/dream.py": "door-http",
+    "transports/cli/actions/insight.py": "door-http",
+    "transports/cli/actions/session.py": "door-http",
+    "transports/http/app.py": "door-http (the update fetcher, through Resources)",
+    "transports/http/handlers/dream.py": "door-http",
+    "transports/http/handlers/insight.py": "door-http",
+    "transports/http/handlers/memory.py": "door-http",
+    "transports/http/handlers/session.py": "door-http",
+    "transports/http/handlers/settings.py": "door-http",
+    "memesh/ops/doctor.py": "door-http (config file, claude settings, plugin caches through Resources)",
+    # converted by door-hooks (the seven hook events through the door)
+    "transports/hooks/context.py": "door-hooks",
+    "transports/hooks/inbox.py": "door-hooks",
+    "transports/hooks/post_tool.py": "door-hooks",
+    "transports/hooks/pre_compact.py": "door-hooks",
+    "transports/hooks/pre_tool.py": "door-hooks",
+    "transports/hooks/prompt.py": "door-hooks",
+    "transports/hooks/session_start.py": "door-hooks",
+    "transports/hooks/stop.py": "door-hooks",
+    "transports/hooks/stop_gate.py": "door-hooks",
+    "memesh/ops/briefing.py": "door-hooks / door-http (store.errors.translate; config_file for the hook's level)",
+    # no branch of issue 18 converts these: left for the lead
+    "transports/mcp/backend.py": "lead: memesh.adapters.update_check (hand the notifier in through Resources)",
+    "transports/mcp/server.py": "lead: memesh.adapters.update_check (as backend.py)",
+    "memesh/ops/work_package.py": "lead: memesh.adapters.transcripts and project_git (through Resources)",
 }
 
 
@@ -31,12 +92,37 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
+def _offenders(layer: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / layer).rglob("*.py")):
+        names = sorted(name for name in _imports(path) if name.startswith(FORBIDDEN[layer]))
+        if names:
+            found[path.relative_to(ROOT).as_posix()] = names
+    return found
+
+
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
 def test_no_module_of_a_layer_imports_a_layer_above_it(layer: str) -> None:
-    offenders = [
-        f"{path.relative_to(ROOT)} imports {name}"
-        for path in sorted((ROOT / layer).rglob("*.py"))
-        for name in sorted(_imports(path))
-        if name.startswith(FORBIDDEN[layer])
-    ]
-    assert offenders == []
+    offenders = {path: names for path, names in _offenders(layer).items() if path not in NOT_YET_CONVERTED}
+    assert offenders == {}
+
+
+def test_the_values_floor_imports_nothing_above_it() -> None:
+    offenders = {
+        module: sorted(
+            name
+            for name in _imports(ROOT / module)
+            if name.startswith("memesh.") and not name.startswith(FLOOR_MAY_IMPORT)
+        )
+        for module in FLOOR
+    }
+    assert {module: names for module, names in offenders.items() if names} == {}
+
+
+def test_the_list_of_files_not_yet_converted_only_holds_files_that_still_break_a_rule() -> None:
+    breaking = {path for layer in FORBIDDEN for path in _offenders(layer)}
+    assert sorted(path for path in NOT_YET_CONVERTED if path not in breaking) == []
+
+
+def test_no_module_is_left_where_the_router_used_to_live() -> None:
+    assert not (ROOT / "memesh" / "router").exists()  # the router is transports/router; its clients are adapters

@@ -2,29 +2,10 @@
 # Regenerate with `python tools/codegen.py` after changing the schema.
 
 from __future__ import annotations
-from typing import Literal, NotRequired
 from typing_extensions import TypedDict
 
 
-class ConfigUpdate(TypedDict, closed=True):
+class ConfigInput(TypedDict, closed=True):
     """
-    A partial update of the owner settings in config.json (POST /v1/config). Fields not given are preserved; unknown fields and out-of-range values are refused.
-    """
-
-    autoCapture: NotRequired[bool]
-    """
-    Whether hooks capture memories on their own.
-    """
-    autoUpdate: NotRequired[Literal["off", "patch", "minor", "major"]]
-    """
-    The largest version bump an update may take.
-    """
-    sessionLimit: NotRequired[int]
-    """
-    How many recent memories the SessionStart hook injects (1–100).
-    """
-    setupCompleted: NotRequired[bool]
-    briefing: NotRequired[Literal["minimal", "standard", "full"]]
-    """
-    How much the session-start briefing assembles.
+    GET /v1/config takes no parameters: any parameter is refused.
     """

@@ -6,7 +6,7 @@ from typing import Any, Literal, NotRequired
 from typing_extensions import TypedDict
 
 
-class StoredConfig(TypedDict, closed=True):
+class Stored(TypedDict, closed=True):
     """
     The supported settings as stored in config.json. A stored `sessionLimit` is returned as stored (even outside 1–100) and a stored `briefing` whatever its JSON type, since only writes are checked.
     """
@@ -16,3 +16,14 @@ class StoredConfig(TypedDict, closed=True):
     sessionLimit: NotRequired[float]
     setupCompleted: NotRequired[bool]
     briefing: NotRequired[Any]
+    """
+    Whatever JSON value is stored: only writes are checked against the three levels.
+    """
+
+
+class ConfigOutput(TypedDict, closed=True):
+    """
+    GET /v1/config: the supported non-model settings that are present in config.json.
+    """
+
+    config: Stored

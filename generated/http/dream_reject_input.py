@@ -8,9 +8,13 @@ from typing_extensions import TypedDict
 
 class DreamRejectInput(TypedDict, closed=True):
     """
-    Body of POST /v1/dream/proposals/:id/reject (optional: an empty body rejects without a reason).
+    POST /v1/dream/proposals/:id/reject (the body is optional: an empty one rejects without a reason).
     """
 
+    id: int
+    """
+    The proposal's id.
+    """
     reason: NotRequired[str]
     """
     Why this proposal was rejected.

@@ -2,30 +2,67 @@
 # Regenerate with `python tools/codegen.py` after changing the schema.
 
 from __future__ import annotations
-from typing import Any, Literal
 from typing_extensions import TypedDict
+from typing import Any, Literal, NotRequired
 
 
-class Commit1(TypedDict):
+class Commit1(TypedDict, closed=True):
     hash: str
 
 
-class Session(TypedDict):
+Relation = TypedDict(
+    "Relation",
+    {
+        "from": str,
+        "to": str,
+        "type": str,
+    },
+    closed=True,
+)
+
+
+class Entity(TypedDict, closed=True):
+    id: int
+    name: str
+    title: str | None
+    type: str
+    namespace: Literal["personal", "team", "global"]
+    created_at: str
+    metadata: NotRequired[dict[str, Any]]
+    """
+    The memory's metadata, its replaced_history summarized to replaced_history_count (as recall shows it).
+    """
+    observations: list[str]
+    tags: list[str]
+    relations: list[Relation]
+    archived: NotRequired[Literal[True]]
+    access_count: NotRequired[int]
+    last_accessed_at: NotRequired[str]
+    confidence: NotRequired[float]
+
+
+class Session(TypedDict, closed=True):
     session_id: str
-    entities: list[dict[str, Any]]
+    entities: list[Entity]
     truncated: bool
+    """
+    The session held more than 200 memories and only the first 200 are here.
+    """
 
 
-class Commit(TypedDict):
+class Commit(TypedDict, closed=True):
     commit: Commit1
-    entity: dict[str, Any] | None
+    entity: Entity | None
+    """
+    The commit memory the post-commit hook captured, or null (no_commit_entity).
+    """
     session: Session | None
     abstentions: list[Literal["no_commit_entity", "no_session_link"]]
 
 
-class FileMemories(TypedDict):
+class FileMemories(TypedDict, closed=True):
     basis: Literal["file-tag"]
-    entities: list[dict[str, Any]]
+    entities: list[Entity]
 
 
 class WhyOutput(TypedDict, closed=True):

@@ -25,6 +25,9 @@ class Entity(TypedDict):
     Present only for archived memories.
     """
     metadata: NotRequired[dict[str, Any]]
+    """
+    The memory's metadata, free-form (provenance, trust, task_state, …).
+    """
     observations: NotRequired[list[str]]
     tags: NotRequired[list[str]]
     relations: NotRequired[list[Relation]]

@@ -48,6 +48,9 @@ class Entity(TypedDict, closed=True):
     namespace: Literal["personal", "team", "global"]
     created_at: str
     metadata: NotRequired[dict[str, Any]]
+    """
+    The memory's metadata, free-form, its replaced_history summarized to replaced_history_count.
+    """
     observations: list[str]
     tags: list[str]
     relations: list[Relation]

@@ -72,6 +72,16 @@ def update(changes: dict[str, Any], removals: tuple[str, ...] = ()) -> dict[str,
     return values
 
 
+def backup(stamp: str) -> Path:
+    """A byte-for-byte copy of config.json beside it (`config.json.bak-<stamp>`, owner-only); OSError when there is
+    no file to copy or the copy cannot be written."""
+    path = config_path()
+    copy = path.with_name(f"{FILENAME}.bak-{stamp}")
+    copy.write_bytes(path.read_bytes())
+    copy.chmod(0o600)
+    return copy
+
+
 # `env`: the caller's environment variables (a hook served by a warm memesh-mcp passes its client's); None reads
 # this process's.
 def effective_briefing(stored: dict[str, Any], env: Mapping[str, str] | None = None) -> settings.Effective:

@@ -5,8 +5,14 @@ field is not read)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from memesh import paths
+
+
+def claude_config() -> Path:
+    """Where the memesh-channel setup leaves Claude Code's host config (the file may not exist)."""
+    return paths.memesh_dir() / "hosts" / "claude.json"
 
 
 def claude_principal() -> str:
@@ -16,7 +22,7 @@ def claude_principal() -> str:
 
     from memesh.core.messages import canonical_scope
 
-    config = paths.memesh_dir() / "hosts" / "claude.json"
+    config = claude_config()
     try:
         if config.stat().st_mode & 0o077:
             return ""

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Final, TypedDict
+from typing import TYPE_CHECKING, Final, TypedDict
 
 from returns.result import Failure, Success
 
-from memesh.context import CallContext
 from memesh.core.memory_commands import MEMORY_TOOL_DEFINITION
-from memesh.core.storable import storable_input
+
+if TYPE_CHECKING:
+    from memesh.store.errors import StoreError
 
 __all__ = ["MEMORY_TOOL_DEFINITION", "SOURCE_HOST", "MemoryToolResult", "handle_memory_command"]
 
@@ -34,36 +35,35 @@ def _error(text: str) -> MemoryToolResult:
 
 
 def handle_memory_command(command: object, *, db_path: str | os.PathLike[str] | None = None) -> MemoryToolResult:
-    """Perform one `memory` tool call: `command` is the tool_use block's `input`, untrusted and checked here field by
-    field. The database is the CLI's (`MEMESH_DB_PATH`, else `~/.memesh/knowledge-graph.db`) unless `db_path` names
-    one. A refusal is `is_error: True` with the reason; nothing is written then. No result names a path of this
-    machine."""
-    from memesh.app.database import StoreError, open_database
-    from memesh.app.dispatch import guarded
-    from memesh.ops.memory_tool import memory_command
+    """Perform one `memory` tool call: `command` is the tool_use block's `input`, untrusted and checked field by
+    field by the operation. The database is the CLI's (`MEMESH_DB_PATH`, else `~/.memesh/knowledge-graph.db`) unless
+    `db_path` names one. A refusal is `is_error: True` with the reason; nothing is written then. No result names a
+    path of this machine."""
+    from memesh.app import dispatch
+    from memesh.app.operations.writing import MEMORY_TOOL_COMMAND
+    from memesh.app.resources import Resources
 
-    match storable_input(command):
-        case Failure(problem):
-            return _error(f"Error: {problem.message}")
-        case Success(checked):
-            pass
+    resources = Resources(db_path=Path(db_path) if db_path is not None else None, on_open_failure=_unavailable)
     try:
-        store = open_database(Path(db_path) if db_path is not None else None)
-    except StoreError as exc:
-        return _error(f"Error: the memory store is unavailable ({exc.reason}).")
-    ctx = CallContext(source_host=SOURCE_HOST, agent_view=True)
-    try:
-        # A database failure (locked, full, damaged) becomes its translated message, which names no path.
-        result = guarded(lambda: memory_command(store, checked, ctx=ctx))
+        # A database failure (locked, full, damaged, will not open) becomes its translated message, naming no path.
+        result = dispatch.run(MEMORY_TOOL_COMMAND, resources, {"input": command}, resources.context(SOURCE_HOST, True))
     except Exception as exc:
         # Anything else is a bug; the result still goes to a model over the wire, so it names only the exception's
         # kind, never its text, which could hold this machine's paths.
         return _error(f"Error: the memory store could not complete this command ({type(exc).__name__}).")
     finally:
-        store.close()
+        resources.close()
     match result:
         case Success(text):
             return {"content": text, "is_error": False}
         case Failure(problem):
             return _error(problem.message if problem.message.startswith("Error:") else f"Error: {problem.message}")
     raise AssertionError("a Result is Success or Failure")
+
+
+def _unavailable(exc: StoreError) -> StoreError:
+    """The database will not open: said without its path (the reason alone), as every result of this tool is."""
+    from memesh.errors import MemeshError
+    from memesh.store.errors import StoreError
+
+    return StoreError(str(exc), MemeshError.failed(f"Error: the memory store is unavailable ({exc.reason})."))

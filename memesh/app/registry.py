@@ -138,17 +138,6 @@ def _remember() -> Operation[RememberStore, RememberInput, RememberOutput]:
     return remember
 
 
-def _remember_title_derived() -> Operation[RememberStore, RememberInput, RememberOutput]:
-    from memesh.ops.remember import remember
-
-    def remember_title_derived(
-        store: RememberStore, request: RememberInput, /, *, ctx: CallContext
-    ) -> Result[RememberOutput, MemeshError]:
-        return remember(store, request, ctx=ctx, title_derived=True)
-
-    return remember_title_derived
-
-
 def _recall() -> Operation[RecallStore, RecallInput, RecallOutput]:
     from memesh.ops.recall import recall
 
@@ -217,11 +206,6 @@ def _user_patterns() -> Operation[PatternsStore, UserPatternsInput, UserPatterns
 
 # remember writes and can archive (supersedes) but never deletes; a repeat of the same call appends nothing.
 REMEMBER = tool("remember", "Remember", _remember, read_only=False, destructive=False, idempotent=True)
-# remember for a title the caller derived from free text (the CLI's `remember "<text>" --name n --obs …`): it names a
-# new memory and leaves an existing memory's title alone. Same schema and gate; not a tool of its own.
-REMEMBER_DERIVED_TITLE = tool(
-    "remember", "Remember", _remember_title_derived, read_only=False, destructive=False, idempotent=True
-)
 # recall only reads memories (it does count accesses, which is bookkeeping, not a change of content).
 RECALL = tool("recall", "Recall", _recall, read_only=True, destructive=False, idempotent=True)
 # forget hides a memory or removes an observation: a loss from the caller's point of view.

@@ -11,18 +11,34 @@ when this module is.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from memesh.context import CallContext
 
 if TYPE_CHECKING:
+    from returns.result import Result
+
+    from memesh.adapters.bundle_file import BundleFile
+    from memesh.adapters.database_file import DatabaseFile
+    from memesh.adapters.git_history import History
+    from memesh.adapters.local_files import LocalFiles
+    from memesh.adapters.note_dir import NoteFolder
+    from memesh.adapters.update_check import CacheFile
     from memesh.app.connections import ThreadConnections
-    from memesh.core.messages_model import RouterPort
+    from memesh.app.hook_database import HookDatabase
+    from memesh.app.hook_resources import HookResources
+    from memesh.core.plugin_cache import Installed
+    from memesh.core.update import Channel
+    from memesh.errors import MemeshError
+    from memesh.ops.settings import ConfigFile
+    from memesh.ops.setup import ClaudeSettingsFile
     from memesh.store.errors import StoreError
     from memesh.store.postgres import PostgresStore
+    from memesh.store.postgres_upkeep import SharedDatabaseAt
     from memesh.store.sqlite import SqliteStore
+    from memesh.values import RouterPort
 
 # The store every operation's store protocol is checked against: both adapters must satisfy each one.
 Store: TypeAlias = "SqliteStore | PostgresStore"
@@ -41,21 +57,28 @@ class Resources:
         *,
         db_path: Path | str | None = None,
         on_open_failure: Callable[[StoreError], StoreError] | None = None,
+        update_fetch: Callable[[], str] | None = None,
     ) -> None:
         self.db_path = db_path  # a file or a postgresql:// URL; None: the configured database (memesh.store.open)
         self._on_open_failure = on_open_failure
+        # The package-index lookup (None: never asked); an HTTP listener is handed the real one by `create_app`.
+        self.update_fetch = update_fetch
         self._store: Store | None = None
         self._pool: ThreadConnections[Store] | None = None
         self._owned = True
 
     @classmethod
     def pooled(
-        cls, db_path: Path | str | None = None, *, on_open_failure: Callable[[StoreError], StoreError] | None = None
+        cls,
+        db_path: Path | str | None = None,
+        *,
+        on_open_failure: Callable[[StoreError], StoreError] | None = None,
+        update_fetch: Callable[[], str] | None = None,
     ) -> Resources:
         """The resources of a server whose calls run side by side in worker threads: a connection per thread."""
         from memesh.app.connections import ThreadConnections
 
-        resources = cls(db_path=db_path, on_open_failure=on_open_failure)
+        resources = cls(db_path=db_path, on_open_failure=on_open_failure, update_fetch=update_fetch)
         resources._pool = ThreadConnections(resources.open_store)
         return resources
 
@@ -116,13 +139,219 @@ class Resources:
 
         return described(target)
 
+    # --- settings, insight, review and session: what the HTTP API's operations (and their CLI commands) reach ---
+
+    def try_store(self) -> Result[Store, MemeshError]:
+        """The database, or Failure saying why it will not open: for an operation that reports that rather than
+        failing with it (the feedback diagnostics)."""
+        from returns.result import Failure, Success
+
+        from memesh.store.errors import StoreError
+
+        try:
+            return Success(self.store)
+        except StoreError as exc:
+            return Failure(exc.error)
+
+    @property
+    def config_file(self) -> ConfigFile:
+        """config.json in the MeMesh folder (read, updated owner-only, and what is in effect with the environment)."""
+        from memesh.adapters import config_file
+
+        return config_file
+
+    @property
+    def update_cache(self) -> CacheFile:
+        """The last update check's outcome, kept in the MeMesh folder."""
+        from memesh.adapters.update_check import CacheFile
+
+        return CacheFile()
+
+    def install_channel(self) -> Channel:
+        """How this copy of memesh was installed (pipx, a virtualenv, a source checkout, …)."""
+        from memesh.adapters.update_check import install_channel
+
+        return install_channel()
+
+    def install_id(self) -> str:
+        """This installation's anonymous id (made on first use)."""
+        from memesh.adapters.install_id import install_id
+
+        return install_id()
+
+    def hook_records(self) -> list[dict[str, Any]]:
+        """The newest hook-outcome records beside the database, oldest first."""
+        from memesh.hook_outcomes import read_records
+
+        return read_records()
+
+    def entry_point(self, name: str) -> str | None:
+        """The absolute path of one of this install's console scripts, or None when it is not installed."""
+        from memesh.adapters.claude_settings_file import entry_point
+
+        return entry_point(name)
+
+    @property
+    def claude_settings(self) -> ClaudeSettingsFile:
+        """Claude Code's user settings file: its path, its text, and its atomic replacement."""
+        from memesh.adapters import claude_settings_file
+
+        return claude_settings_file
+
+    def plugin_caches(self) -> list[Installed]:
+        """The MeMesh plugin as each host that has it cached has it."""
+        from memesh.adapters.plugin_cache import discover
+
+        return discover()
+
+    def refresh_plugin_cache(self, commands: list[list[str]]) -> str | None:
+        """Run a host's updater commands in order; None when they all succeeded, else which one failed and why."""
+        from memesh.adapters.plugin_cache import UpdaterError, run_updater
+
+        try:
+            run_updater(commands)
+        except UpdaterError as exc:
+            return str(exc)
+        return None
+
+    def git_history(self, file: str, *, limit: int, line: int | None) -> History:
+        """Which commits touched `file` (or its one `line`) in the working folder's repository, by git."""
+        from memesh.adapters.git_history import history
+
+        return history(Path.cwd(), file, limit=limit, line=line)
+
     def close(self) -> None:
         """Close what was opened here (a later use opens it again)."""
         if self._pool is not None:
             self._pool.close()
+        if self._hooks is not None:
+            self._hooks.close()
         if self._store is not None and self._owned:
             self._store.close()
             self._store = None
+
+    # --- the CLI's own commands: progress, files the owner names, the database file, messages (door-cli) ---
+
+    # Who watches long work (the CLI's progress line on a terminal); nobody by default.
+    _on_progress: Callable[[int, int], None] | None = None
+
+    @classmethod
+    def for_the_owner(cls, db_path: Path | None = None) -> Resources:
+        """The resources of a command the owner typed: a database that will not open is operation.failed naming
+        the file (the person at this machine is told which one), so --json prints a failure body for it too."""
+
+        def naming_the_file(exc: StoreError) -> StoreError:
+            from memesh.errors import MemeshError
+            from memesh.store.errors import StoreError
+
+            return StoreError(str(exc), MemeshError.failed(f"memesh cannot open its database: {exc}"))
+
+        return cls(db_path=db_path, on_open_failure=naming_the_file)
+
+    def watched(self, on_progress: Callable[[int, int], None]) -> Resources:
+        """These resources, with `on_progress(done, total)` told of each step of long work."""
+        self._on_progress = on_progress
+        return self
+
+    def progress(self, done: int, total: int) -> None:
+        """`done` of `total` finished in long work (reindex, import)."""
+        if self._on_progress is not None:
+            self._on_progress(done, total)
+
+    def note_folder(self, directory: str) -> Result[NoteFolder, MemeshError]:
+        """The folder of note files `import --notes` reads; Failure(operation.failed) saying why it cannot be read."""
+        from returns.result import Failure, Success
+
+        from memesh.adapters.note_dir import NoteFolder, NoteFolderError
+        from memesh.errors import MemeshError
+
+        try:
+            return Success(NoteFolder.open(Path(directory)))
+        except NoteFolderError as exc:
+            return Failure(MemeshError.failed(str(exc)))
+
+    def database_file(self) -> DatabaseFile | SharedDatabaseAt:
+        """The database file itself (read-only opens, a private copy, a backup beside it), for the work done on
+        the file; nothing is opened or created until asked. A PostgreSQL database has its counterpart."""
+        from memesh.adapters.database_file import DatabaseFile
+        from memesh.store.open import chosen
+
+        where = chosen(self.db_path)
+        if isinstance(where, str):
+            from memesh.store.postgres_upkeep import SharedDatabaseAt
+
+            return SharedDatabaseAt(where)
+        return DatabaseFile(where)
+
+    def bundle_file(self, path: str) -> BundleFile:
+        """The file `memesh export -o` writes the bundle to."""
+        from memesh.adapters.bundle_file import BundleFile
+
+        return BundleFile(path)
+
+    def local_files(self) -> LocalFiles:
+        """Reads of the files the owner names on the command line."""
+        from memesh.adapters.local_files import LocalFiles
+
+        return LocalFiles()
+
+    def message_high_water(self) -> int:
+        """The newest message event id: what a waiting `memesh message watch` looks at before polling again."""
+        return self.store.message_high_water()
+
+    # --- hooks: the outside world of one hook event (memesh.app.hook_resources) ---
+
+    _hooks: HookResources | None = None
+
+    @classmethod
+    def for_hook(cls, environment: Mapping[str, str], cwd: str) -> Resources:
+        """The resources of one hook event run for a caller whose environment and working folder are given (its own
+        process's, or a warm memesh-mcp's client's)."""
+        resources = cls()
+        resources._hooks = resources._hook_side(environment, cwd)
+        return resources
+
+    @property
+    def hooks(self) -> HookResources:
+        """What the hook operations reach: the lean hook store, the whole store where an event needs it, settings,
+        the project-id cache, git, transcripts and note folders (this process's environment and folder unless
+        built by `for_hook`)."""
+        if self._hooks is None:
+            self._hooks = self._hook_side(os.environ, _working_folder())
+        return self._hooks
+
+    def _hook_side(self, environment: Mapping[str, str], cwd: str) -> HookResources:
+        from memesh.app.hook_resources import HookResources
+
+        if not self._owned:  # a database someone else opened (a test): the hooks use it, and leave it open
+            return HookResources(
+                environment, cwd, open_lean=lambda: self.store, open_full=lambda: self.store, owned=False
+            )
+
+        def open_lean() -> HookDatabase:
+            from memesh.app.hook_database import open_hook_database
+
+            return open_hook_database(self.db_path)
+
+        return HookResources(environment, cwd, open_lean=open_lean, open_full=self.open_store)
+
+    def hook_context(self, host: str | None, **given: Any) -> CallContext:
+        """A hook event's call context: what it captures is stamped with the host that ran it (no host when that
+        cannot be told), settings come from the caller's environment, and the project is its folder's."""
+        hooks = self.hooks
+        fields: dict[str, Any] = {
+            "environment": hooks.environment,
+            "project": lambda: hooks.project_of(hooks.session_folder(None)),
+        }
+        fields.update(given)
+        return self.context(host or "", True, **fields)
+
+
+def _working_folder() -> str:
+    try:
+        return os.getcwd()  # noqa: PTH109 (a str, as a warm server's client sends it)
+    except OSError:  # removed under the process: an event that needs it fails, recorded
+        return ""
 
 
 def current_project() -> str:
@@ -134,7 +363,7 @@ def current_project() -> str:
 
 def local_router() -> RouterPort:
     """The client of this machine's message router (only the message tool talks to it)."""
-    from memesh.router.client import RouterClient
+    from memesh.adapters.router_client import RouterClient
 
     return RouterClient.default()
 
@@ -146,3 +375,68 @@ def _quota_setting(environment: Mapping[str, str] | None) -> str | None:
 def the_store(resources: Resources) -> Store:
     """What most operations use: the database alone."""
     return resources.store
+
+
+# --- the local router: what its socket surface (transports/router) and the MCP channel reach outside ---
+
+
+class HostRegistration(Protocol):
+    """One session's registration on the router, as the host integration holding it sees it
+    (memesh.adapters.router_host.HostAdapter)."""
+
+    generation: int | None
+
+    async def connect(self) -> int: ...
+    async def activate(self) -> None: ...
+    async def host_ack(self, delivery_id: str, detail: str | None = None) -> None: ...
+    async def close(self) -> None: ...
+
+
+def host_registration(
+    *,
+    session_id: str,
+    principal_id: str,
+    project: str,
+    host_kind: str,
+    accept: Callable[[dict[str, Any]], Awaitable[bool | str]],
+    path: Path | None = None,
+) -> HostRegistration:
+    """A registration of this session on the router at `path` (default: router.sock in the MeMesh folder), made
+    when connected; `accept(envelope)` answers each delivery: True when the host took it in, else why not."""
+    from memesh.adapters.router_host import HostAdapter
+
+    return HostAdapter(
+        session_id=session_id, principal_id=principal_id, project=project, host_kind=host_kind, accept=accept, path=path
+    )
+
+
+def router_answers(path: Path) -> bool:
+    """Whether a router answers on the socket at `path` (a second router must not start beside it)."""
+    from memesh.adapters.router_client import RouterClient
+
+    return RouterClient(path).ping()
+
+
+def claude_principal() -> str:
+    """The principal the owner-private hosts/claude.json names for Claude Code sessions; "" when none is named."""
+    from memesh.adapters.hosts_file import claude_principal as from_hosts_file
+
+    return from_hosts_file()
+
+
+def themselves(resources: Resources) -> Resources:
+    """What an operation uses that reaches more than the database: the resources, seen through its protocol."""
+    return resources
+
+
+def the_config(resources: Resources) -> ConfigFile:
+    """What the settings operations use: config.json alone."""
+    return resources.config_file
+
+
+def package_index_lookup() -> Callable[[], str] | None:
+    """The real package-index lookup for a server to hand its resources, or None when MEMESH_UPDATE_CHECK=0 turns
+    update checks off."""
+    from memesh.adapters.update_check import default_fetcher
+
+    return default_fetcher()

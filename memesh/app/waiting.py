@@ -54,10 +54,6 @@ class HighWater:
                 self._at = time.monotonic()
             return self._value
 
-    def poke(self) -> None:
-        """A send in this process: the next look reads the database instead of the cached id."""
-        self._at = float("-inf")
-
 
 async def call_waiting(run: Callable[[], Awaitable[Any]], wait: int, high_water: HighWater) -> Any:
     """`run()` now; while it finds no event and `wait` ms have not passed, again each time a new event exists."""

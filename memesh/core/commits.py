@@ -1,5 +1,5 @@
-"""Commit capture: whether a shell command was a `git commit`, the commit line it printed, and the memory a commit
-becomes. Pure: the hook runs git for the file list and hands the answers in."""
+"""Commit capture: the commit line a `git commit` printed, and the memory a commit becomes (whether a command was a
+commit is `memesh.core.triggers`'). Pure: the hook runs git for the file list and hands the answers in."""
 
 from __future__ import annotations
 
@@ -13,8 +13,6 @@ from memesh.core.clean import clean_text
 COMMIT_TYPE = "commit"
 MAX_FILE_TAGS = 30
 MAX_LISTED_FILES = 50
-# `git commit`, also after options (`git -C x commit`) or chained (`git add . && git commit -m …`).
-_GIT_COMMIT = re.compile(r"(?:^|[;&|(\s])git(?:\s+-[Cc]\s+\S+|\s+--?[\w-]+(?:=\S+)?)*\s+commit(?![\w-])")
 # `[main 1a2b3c4] subject`, `[main (root-commit) 1a2b3c4] subject`, `[detached HEAD 1a2b3c4] subject`.
 _COMMIT_LINE = re.compile(
     r"^\[(?P<branch>[^\]\n]+?) (?:\(root-commit\) )?(?P<hash>[0-9a-f]{7,40})\] (?P<subject>.*)$", re.M
@@ -26,10 +24,6 @@ class CommitLine:
     branch: str
     short_hash: str
     subject: str
-
-
-def is_git_commit(command: str) -> bool:
-    return bool(_GIT_COMMIT.search(command))
 
 
 def commit_line(output: str) -> CommitLine | None:

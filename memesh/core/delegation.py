@@ -18,7 +18,7 @@ from typing import Any, Final, Literal
 from returns.result import Failure, Result, Success
 
 from memesh.core.clean import clean_name, clean_text
-from memesh.core.signal import signal_score
+from memesh.core.importance import signal_score
 from memesh.errors import ErrorCode, MemeshError
 from memesh.model import ACTIVE, DEFAULT_NAMESPACE, Entity, EntityWrite, iso_time, sqlite_time
 

@@ -17,10 +17,10 @@ from typing import Any, Literal
 
 from memesh.core import history
 from memesh.core.clean import clean_key, clean_label, clean_name, clean_text
+from memesh.core.importance import signal_score
 from memesh.core.keys import key_problem
 from memesh.core.notes import TITLE_MAX, shorten
 from memesh.core.remembering import clean_relations, observation_hash
-from memesh.core.signal import signal_score
 from memesh.core.sizecap import json_bytes
 from memesh.core.storable import map_strings
 from memesh.model import (

@@ -8,7 +8,6 @@ import unicodedata
 
 from memesh.core.clean import REDACTED
 
-SEVERITIES = ("critical", "major", "minor")
 DEFAULT_SEVERITY = "minor"
 _WORD_BREAK = re.compile(r"[^a-z0-9\u4e00-\u9fff]+")
 _SPACES = re.compile(r"\s+")

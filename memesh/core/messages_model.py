@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -148,43 +148,3 @@ class SessionCard:
             "generation": self.generation,
             "lease_expires_at_ms": self.lease_expires_at_ms,
         }
-
-
-@dataclass(frozen=True)
-class NativeOutcome:
-    """What the router answered an exact-session delivery: accepted by the host, unavailable, or not reached."""
-
-    status: str  # accepted | unavailable | unreachable | none (a principal push found no eligible session)
-    generation: int | None = None
-    reason: str = ""
-    receipt: dict[str, Any] | None = None  # the host fact the router recorded, when it did
-    session_id: str | None = None  # the session that was handed it (a principal push names the one it chose)
-
-
-class RouterPort(Protocol):
-    """The local router as the message tool uses it (memesh.router.client.RouterClient; a fake in tests)."""
-
-    def discover(self, project: str, limit: int) -> list[dict[str, Any]] | None:
-        """Live registrations in `project`; None when the router cannot be reached."""
-        ...
-
-    def deliver(
-        self, project: str, session_id: str, envelope: str, *, message_id: str = "", delivery_id: str = ""
-    ) -> NativeOutcome:
-        """Hand `envelope` to exactly `session_id`'s host and wait for its acceptance (recorded by the router as a
-        fact of the delivery when its ids are given)."""
-        ...
-
-    def push(
-        self,
-        project: str,
-        principal_id: str,
-        intended_session: str | None,
-        envelope: str,
-        *,
-        message_id: str,
-        delivery_id: str,
-    ) -> NativeOutcome:
-        """Best effort: hand a principal message to one eligible live session of that principal (only
-        `intended_session` when given); "none" when there is no such session."""
-        ...

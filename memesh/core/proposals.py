@@ -17,7 +17,6 @@ from memesh.model import ACTIVE, Entity
 PENDING: Final = "pending"
 APPLIED: Final = "applied"
 REJECTED: Final = "rejected"
-STATUSES: Final = (PENDING, APPLIED, REJECTED)
 PRODUCT_IMPROVEMENT: Final = "product_improvement"
 PATTERN_EMERGENT: Final = "pattern_emergent"
 RELATION: Final = "relation"

@@ -69,11 +69,16 @@ def drop_noise(terms: Sequence[str], doc_freq: Mapping[str, int], indexed_rows: 
     return kept, dropped
 
 
-def plan_match(query: str, doc_freq: Mapping[str, int], indexed_rows: int) -> MatchPlan | None:
-    """The match plan for `query`, or None when it holds nothing searchable (`???`)."""
-    terms = query_terms(query)
+def plan_terms(terms: Sequence[str], doc_freq: Mapping[str, int], indexed_rows: int) -> MatchPlan | None:
+    """The match plan for a query already split into its terms (`terms.query_terms`, once per query), or None when
+    there are none (`???`)."""
     if not terms:
         return None
     kept, dropped = drop_noise(terms, doc_freq, indexed_rows)
     modes: tuple[Mode, ...] = ("all", "any") if len(kept) >= STRICT_MIN_TERMS else ("any",)
     return MatchPlan(terms=tuple(kept), dropped=tuple(dropped), modes=modes)
+
+
+def plan_match(query: str, doc_freq: Mapping[str, int], indexed_rows: int) -> MatchPlan | None:
+    """The match plan for the text of `query`, or None when it holds nothing searchable (`???`)."""
+    return plan_terms(query_terms(query), doc_freq, indexed_rows)

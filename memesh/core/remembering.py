@@ -17,9 +17,9 @@ from returns.result import Failure, Result, Success
 
 from memesh.core import history
 from memesh.core.clean import clean_all, clean_key, clean_label, clean_name, clean_text
-from memesh.core.keys import HOLDS_SECRET, key_problem
+from memesh.core.importance import signal_score
+from memesh.core.keys import key_problem
 from memesh.core.notes import NOTE_TYPE, DerivedNote, derive_note
-from memesh.core.signal import signal_score
 from memesh.errors import ErrorCode, MemeshError
 from memesh.generated.tools.remember_input import RememberInput
 from memesh.model import (
@@ -78,9 +78,6 @@ def _cannot_combine(key: str) -> str:
         "replace: true and a structured title and observations — the response's `derived` shows what was derived, "
         "so the observations to keep can be copied from it (pass `type` only to also change the memory's type)",
     )
-
-
-NAME_HOLDS_SECRET = HOLDS_SECRET
 
 
 def resolve(request: RememberInput) -> Result[Resolved, MemeshError]:

@@ -11,7 +11,7 @@ from typing import Any
 from memesh.schema import facts
 
 # What a key is and what a valid value is: the schema of POST /v1/config, the one source for every surface.
-_SCHEMA = "http/config.input"
+_SCHEMA = "http/config_update.input"
 KEYS = tuple(sorted(facts.properties(_SCHEMA)))
 AUTO_UPDATE = facts.enum(_SCHEMA, "autoUpdate")
 BRIEFING_LEVELS = facts.enum(_SCHEMA, "briefing")

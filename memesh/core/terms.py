@@ -38,15 +38,19 @@ def segment(text: str) -> str:
 
 def fold(term: str) -> str:
     """The form unicode61 (remove_diacritics 2) stores a token in: lower case, combining marks removed."""
+    if term.isascii():  # no marks to remove and nothing to compose: most query words
+        return term.lower()
     decomposed = unicodedata.normalize("NFD", term.lower())
     return unicodedata.normalize("NFC", "".join(ch for ch in decomposed if not unicodedata.combining(ch)))
 
 
 def query_terms(query: str) -> list[str]:
-    """The distinct searchable terms of a query, folded, in the order they first appear."""
+    """The distinct searchable terms of a query, folded, in the order they first appear: one pass over the query,
+    whose terms every later step of a recall reads (the frequencies, the plan)."""
     seen: dict[str, None] = {}
+    cjk = _CJK_RUN.search(query) is not None  # else no word needs its runs rewritten as bigrams
     for word in _WORD.findall(query):
-        for piece in segment(word).split():
+        for piece in segment(word).split() if cjk else (word,):
             seen.setdefault(fold(piece), None)
     return list(seen)
 

@@ -13,8 +13,8 @@ from memesh.core import analytics as rules
 from memesh.errors import MemeshError
 from memesh.generated.http.analytics_input import AnalyticsInput
 from memesh.generated.http.analytics_output import AnalyticsOutput
+from memesh.generated.http.analytics_pm_input import AnalyticsPmInput
 from memesh.generated.http.analytics_pm_output import AnalyticsPmOutput
-from memesh.generated.http.analytics_pm_query import AnalyticsPmQuery
 from memesh.model import iso_time, sqlite_time
 
 PM_DEFAULT_WINDOW: Final = 30
@@ -87,7 +87,7 @@ def analytics(
 
 
 def analytics_pm(
-    store: PmStore, request: AnalyticsPmQuery, *, ctx: CallContext
+    store: PmStore, request: AnalyticsPmInput, /, *, ctx: CallContext
 ) -> Result[AnalyticsPmOutput, MemeshError]:
     """Decisions per week and releases per month over the window, stale plans, open decisions, and how many active
     memories have no relation; the window is validated at the edge (1-365 days)."""

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from returns.result import Result, Success
 
+from memesh.context import CallContext
 from memesh.core import backfill as rules
 from memesh.errors import MemeshError
+from memesh.generated.cli.backfill_relations_input import BackfillRelationsInput
+from memesh.generated.cli.backfill_relations_output import BackfillRelationsOutput
 from memesh.model import Entity
 
 PROCESSED_KEY = "kg_backfill_processed_v1"
@@ -31,6 +34,33 @@ def _processed(store: BackfillStore) -> set[int]:
     return {item for item in value if isinstance(item, int)} if isinstance(value, list) else set()
 
 
+def backfill_relations(
+    store: BackfillStore, request: BackfillRelationsInput, /, *, ctx: CallContext
+) -> Result[BackfillRelationsOutput, MemeshError]:
+    """The proposed edges, created unless a dry run, with how many orphans earlier runs had already considered;
+    fails only as the database fails."""
+    project = request.get("project")
+    defaults = rules.Options()
+    options = rules.Options(
+        # A `project:` prefix is the tag's, not part of the name (as rename-project takes it).
+        project=project.strip().removeprefix("project:") if project else None,
+        max_per_source=request.get("max_per_source", defaults.max_per_source),
+        min_shared_tags=request.get("min_shared_tags", defaults.min_shared_tags),
+        session_cooccurrence=request.get("session_cooccurrence", defaults.session_cooccurrence),
+        name_tokens=request.get("name_tokens", defaults.name_tokens),
+        min_jaccard=request.get("min_jaccard", defaults.min_jaccard),
+        evidence_links=request.get("evidence_links", defaults.evidence_links),
+    )
+    answer = backfill(
+        store,
+        options,
+        dry_run=request.get("dry_run", False),
+        include_archived=request.get("include_archived", False),
+        reset_idempotency=request.get("reset_idempotency", False),
+    )
+    return Success(cast(BackfillRelationsOutput, answer))
+
+
 def backfill(
     store: BackfillStore,
     options: rules.Options,
@@ -38,7 +68,7 @@ def backfill(
     dry_run: bool,
     include_archived: bool = False,
     reset_idempotency: bool = False,
-) -> Result[dict[str, Any], MemeshError]:
+) -> dict[str, Any]:
     """The proposed edges, created unless `dry_run`, with how many orphans earlier runs had already considered."""
     with store.transaction():
         if reset_idempotency and not dry_run:
@@ -58,16 +88,12 @@ def backfill(
     by_rule: dict[str, int] = {}
     for edge in plan.edges:
         by_rule[edge.rule] = by_rule.get(edge.rule, 0) + 1
-    return Success(
-        {
-            "dry_run": dry_run,
-            "proposed": len(plan.edges),
-            "created": created,
-            "by_rule": by_rule,
-            "edges": [
-                {"from": names[e.from_id], "to": names[e.to_id], "type": e.type, "rule": e.rule} for e in plan.edges
-            ],
-            "orphans_considered": len(plan.considered),
-            "idempotency": {"skipped": skipped},
-        }
-    )
+    return {
+        "dry_run": dry_run,
+        "proposed": len(plan.edges),
+        "created": created,
+        "by_rule": by_rule,
+        "edges": [{"from": names[e.from_id], "to": names[e.to_id], "type": e.type, "rule": e.rule} for e in plan.edges],
+        "orphans_considered": len(plan.considered),
+        "idempotency": {"skipped": skipped},
+    }

@@ -6,17 +6,19 @@ import json
 import re
 import unicodedata
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
 from memesh.core import briefing, briefing_index, handoff, scoring, task
 from memesh.errors import MemeshError
+from memesh.generated.http.briefing_index_input import BriefingIndexInput
+from memesh.generated.http.briefing_index_output import BriefingIndexOutput
 from memesh.generated.tools.briefing_input import BriefingInput
 from memesh.generated.tools.briefing_output import BriefingOutput
-from memesh.store.briefing import CandidateRow, Inbox
 from memesh.store.errors import translate
+from memesh.values import CandidateRow, Inbox
 
 # The newest memories a briefing ranks for the project's slots (decisions by date, the rest by score).
 SLOT_WINDOW = 200
@@ -192,9 +194,14 @@ def briefing_tool(
     return build(store, request, ctx=ctx).map(lambda built: cast(BriefingOutput, built.as_output()))
 
 
-def briefing_index_of(store: BriefingStore, project: str, *, ctx: CallContext) -> dict[str, Any]:
-    """The standalone durable-memory index of one project (`memesh briefing --index`, GET /v1/briefing-index)."""
+def briefing_index_of(
+    store: BriefingStore, request: BriefingIndexInput, /, *, ctx: CallContext
+) -> Result[BriefingIndexOutput, MemeshError]:
+    """The standalone durable-memory index of one project, with the staleness window it uses (`memesh briefing
+    --index`, GET /v1/briefing-index); a project with no durable memory gets the empty-state line, never a failure."""
     from memesh.core.identity import project_label
 
+    project = request["project"]
     rows, window_full = index_candidates(store, project, ctx)
-    return briefing_index.build(project_label(project), rows, ctx.now, window_full=window_full).as_dict()
+    index = briefing_index.build(project_label(project), rows, ctx.now, window_full=window_full).as_dict()
+    return Success(cast(BriefingIndexOutput, {"project": project, "staleDays": briefing_index.STALE_DAYS, **index}))

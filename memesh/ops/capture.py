@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
-from memesh.core import handoff, remembering, snapshots
-from memesh.core.commits import COMMIT_TYPE, CommitMemory
+from memesh.core import remembering
 from memesh.errors import MemeshError
 from memesh.model import ARCHIVED, Entity, EntityWrite
 
 if TYPE_CHECKING:
+    from memesh.core import snapshots
+    from memesh.core.commits import CommitMemory
     from memesh.ops.note_import import NoteSource
 
 OutcomeKind = Literal["wrote", "notified", "skipped", "error"]
@@ -60,6 +61,8 @@ def capture_handoff(
     store: CaptureStore, project: str, reply: str | None, *, auto_capture: bool, ctx: CallContext
 ) -> Outcome:
     """Replace the project's handoff with the cleaned reply; a skipped capture leaves the previous one untouched."""
+    from memesh.core import handoff  # each hook imports the rules of its own capture only (ADR 0002)
+
     decision = handoff.decide(reply, auto_capture=auto_capture)
     if decision.text is None:
         return Outcome("skipped", decision.reason)
@@ -99,6 +102,8 @@ def capture_snapshots(
     ctx: CallContext,
 ) -> Outcome:
     """Write the session's snapshots: new observations only, never one a person removed with forget."""
+    from memesh.core.snapshots import SNAPSHOT_TYPE
+
     if not derived:
         return Outcome("skipped", "fewer than 3 tool calls")
     written: list[str] = []
@@ -118,7 +123,7 @@ def capture_snapshots(
                     continue
             resolved = remembering.Resolved(
                 name=snapshot.name,
-                type=snapshots.SNAPSHOT_TYPE,
+                type=SNAPSHOT_TYPE,
                 title=None,
                 observations=incoming,
                 tags=[f"project:{project}", f"session:{session_id}"],
@@ -142,6 +147,8 @@ def capture_commit(
     ctx: CallContext,
 ) -> Outcome:
     """Remember one commit (a commit seen twice adds nothing), with the session it was made in."""
+    from memesh.core.commits import COMMIT_TYPE
+
     with store.transaction():
         existing = store.find(memory.name)
         resolved = remembering.Resolved(

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
 from memesh.core import delegation
 from memesh.errors import MemeshError
+from memesh.generated.cli.delegation_record_input import DelegationRecordInput
+from memesh.generated.cli.delegation_record_output import DelegationRecordOutput
+from memesh.generated.cli.delegation_verify_input import DelegationVerifyInput
+from memesh.generated.cli.delegation_verify_output import DelegationVerifyOutput
 from memesh.model import Entity, EntityWrite
 
 
@@ -17,6 +21,51 @@ class DelegationStore(Protocol):
     def transaction(self) -> AbstractContextManager[None]: ...
     def find(self, name: str) -> Entity | None: ...
     def save(self, write: EntityWrite) -> int: ...
+
+
+class LocalFiles(Protocol):
+    def read_at_most(self, path: str, limit: int) -> bytes: ...
+    def sha256_of(self, path: str) -> str: ...
+
+
+class Delegating(Protocol):
+    """The database, and reads of the two files the orchestrator names."""
+
+    @property
+    def store(self) -> DelegationStore: ...
+    def local_files(self) -> LocalFiles: ...
+
+
+def record_delegation(
+    uses: Delegating, request: DelegationRecordInput, /, *, ctx: CallContext
+) -> Result[DelegationRecordOutput, MemeshError]:
+    """`memesh delegation record`: read at most 4 MiB + 1 byte of the envelope (so an oversized one is refused,
+    not loaded) and hash the prompt file, then `record`; Failure(operation.failed) naming a file that cannot be
+    read, and as `record` fails."""
+    files = uses.local_files()
+    try:
+        envelope = files.read_at_most(request["envelope"], delegation.ENVELOPE_MAX_BYTES + 1)
+        prompt_sha256 = files.sha256_of(request["prompt_file"])
+    except OSError as exc:
+        return Failure(MemeshError.failed(f"cannot read {exc.filename}: {exc.strerror or exc}"))
+    granted = request.get("allow_tool")
+    recorded = delegation.RecordRequest(
+        envelope=envelope,
+        prompt_sha256=prompt_sha256,
+        source=request["source"],
+        granted_tools=tuple(granted) if granted else None,
+        verdict=request.get("verdict", "unreviewed"),
+        follow_up=request.get("follow_up"),
+    )
+    return record(uses.store, recorded, ctx=ctx).map(lambda answer: cast(DelegationRecordOutput, answer))
+
+
+def verify_delegation(
+    store: DelegationStore, request: DelegationVerifyInput, /, *, ctx: CallContext
+) -> Result[DelegationVerifyOutput, MemeshError]:
+    """`memesh delegation verify`: `verify` with the verdict and note given."""
+    answer = verify(store, request["name"], request["verdict"], request.get("note"), ctx=ctx)
+    return answer.map(lambda verified: cast(DelegationVerifyOutput, verified))
 
 
 def record(

@@ -11,6 +11,7 @@ from returns.result import Result, Success
 from memesh.context import CallContext
 from memesh.core import demo as dataset
 from memesh.errors import MemeshError
+from memesh.generated.http.demo_input import DemoInput
 from memesh.generated.http.demo_output import DemoOutput
 from memesh.model import EntityWrite
 
@@ -24,7 +25,7 @@ class DemoStore(Protocol):
     def delete(self, ids: Sequence[int]) -> int: ...
 
 
-def seed(store: DemoStore, *, ctx: CallContext) -> Result[DemoOutput, MemeshError]:
+def seed(store: DemoStore, _request: DemoInput, /, *, ctx: CallContext) -> Result[DemoOutput, MemeshError]:
     """Insert the demo memories that are missing (a name already used, by anyone, is left alone), in one
     transaction; `inserted` counts the memories written now."""
     with store.transaction():
@@ -39,7 +40,7 @@ def seed(store: DemoStore, *, ctx: CallContext) -> Result[DemoOutput, MemeshErro
     return Success({"inserted": len(new), "removed": 0})
 
 
-def reset(store: DemoStore) -> Result[DemoOutput, MemeshError]:
+def reset(store: DemoStore, _request: DemoInput, /, *, ctx: CallContext) -> Result[DemoOutput, MemeshError]:
     """Delete every memory marked demo (and only those), all or nothing; `removed` counts them."""
     with store.transaction():
         removed = store.delete(store.marked_ids(dataset.MARK))

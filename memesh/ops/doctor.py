@@ -5,20 +5,24 @@ from __future__ import annotations
 
 import platform
 import re
-from collections.abc import Callable
 from datetime import datetime, timedelta
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from returns.result import Failure, Result, Success
 
 import memesh
-from memesh import hook_outcomes
-from memesh.core import capture_liveness, plugin_cache
+from memesh.context import CallContext
+from memesh.core import capture_liveness, claude_settings, plugin_cache
 from memesh.core.briefing_text import redact_user_paths
 from memesh.core.clean import redact
-from memesh.errors import ErrorCode, MemeshError
+from memesh.errors import BrokenFile, ErrorCode, MemeshError
+from memesh.generated.http.doctor_fix_input import DoctorFixInput
+from memesh.generated.http.doctor_fix_output import DoctorFixOutput
+from memesh.generated.http.doctor_input import DoctorInput
+from memesh.generated.http.doctor_output import DoctorOutput
 from memesh.model import sqlite_time
+from memesh.ops.settings import ConfigFile
+from memesh.ops.setup import ClaudeSettingsFile
 
 # Top-level config.json keys older versions wrote and nothing reads any more (the model/provider settings).
 RETIRED_CONFIG_KEYS = ("llm", "llmProvider", "llmModel", "provider", "model", "apiKey", "embeddings", "autoConsolidate")
@@ -34,26 +38,37 @@ class DoctorStore(Protocol):
     def close(self) -> None: ...
 
 
+class DoctorResources(Protocol):
+    """What doctor looks at: each check opens its own connection (so it reports a database it cannot open), and
+    reads the hook records, config.json, Claude Code's settings and the plugin hosts' caches it is given."""
+
+    def open_store(self) -> DoctorStore: ...
+    def hook_records(self) -> list[dict[str, Any]]: ...
+    def entry_point(self, name: str) -> str | None: ...
+    @property
+    def config_file(self) -> ConfigFile: ...
+    @property
+    def claude_settings(self) -> ClaudeSettingsFile: ...
+    def plugin_caches(self) -> list[plugin_cache.Installed]: ...
+    def refresh_plugin_cache(self, commands: list[list[str]]) -> str | None: ...
+
+
 def _check(check_id: str, title: str, status: str, detail: str, **extra: Any) -> dict[str, Any]:
     return {"id": check_id, "title": title, "status": status, "detail": detail, **extra}
 
 
-def _install() -> dict[str, Any]:
-    from memesh.adapters.claude_settings_file import entry_point
-
-    missing = [name for name in ("memesh-hook", "memesh-mcp") if entry_point(name) is None]
+def _install(uses: DoctorResources) -> dict[str, Any]:
+    missing = [name for name in ("memesh-hook", "memesh-mcp") if uses.entry_point(name) is None]
     detail = f"memesh {memesh.__version__} on Python {platform.python_version()}"
     if missing:
         return _check("install", "Install", "fail", f"{detail}; not found: {', '.join(missing)} — reinstall memesh")
     return _check("install", "Install", "pass", f"{detail}; memesh-hook and memesh-mcp installed")
 
 
-def _plugin_caches() -> list[dict[str, Any]]:
+def _plugin_caches(uses: DoctorResources) -> list[dict[str, Any]]:
     """One `plugin-cache-<host>` check per host that has the plugin cached (none for a host without it)."""
-    from memesh.adapters import plugin_cache as caches
-
     checks = []
-    for installed in caches.discover():
+    for installed in uses.plugin_caches():
         found = plugin_cache.verdict(installed, memesh.__version__)
         title = f"Plugin cache ({plugin_cache.HOSTS[installed.host]})"
         extra = {"fixable": True} if found.fixable else {}
@@ -80,12 +95,10 @@ def _database(store: DoctorStore | None, reason: str) -> dict[str, Any]:
     return _check("database", "Database", "pass", detail)
 
 
-def _config() -> dict[str, Any]:
-    from memesh.adapters import config_file
-
+def _config(config_file: ConfigFile) -> dict[str, Any]:
     try:
         stored = config_file.read_raw()
-    except config_file.ConfigError as exc:
+    except BrokenFile as exc:
         return _check("config", "Settings", "fail", f"{exc.problem}; fix or remove it")
     notes = [
         f"briefing: {config_file.effective_briefing(stored).row}",
@@ -100,12 +113,9 @@ def _config() -> dict[str, Any]:
     return _check("config", "Settings", "warn" if invalid else "pass", "; ".join(notes))
 
 
-def _hooks(records: list[dict[str, Any]], now: datetime) -> dict[str, Any]:
-    from memesh.adapters.claude_settings_file import read_text, settings_path
-    from memesh.core import claude_settings
-
+def _hooks(files: ClaudeSettingsFile, records: list[dict[str, Any]], now: datetime) -> dict[str, Any]:
     try:
-        events = claude_settings.installed_events(read_text(settings_path()))
+        events = claude_settings.installed_events(files.read_text(files.settings_path()))
     except (OSError, claude_settings.SettingsError):
         events = []
     recent = [r for r in records if str(r.get("at", "")) >= (now - timedelta(days=7)).isoformat()[:19]]
@@ -134,13 +144,12 @@ def _scrub(value: Any) -> Any:
     return value
 
 
-def run(open_store: Callable[[], DoctorStore], now: datetime) -> dict[str, Any]:
-    """The doctor result: overall status, the checks, and the capture-liveness evidence."""
-    records = hook_outcomes.read_records()
+def _suite(uses: DoctorResources, now: datetime) -> dict[str, Any]:
+    records = uses.hook_records()
     store: DoctorStore | None = None
     reason = ""
     try:
-        store = open_store()
+        store = uses.open_store()
     except Exception as exc:  # doctor reports a database it cannot open; it does not fail with it
         reason = getattr(exc, "reason", type(exc).__name__)
     try:
@@ -160,11 +169,11 @@ def run(open_store: Callable[[], DoctorStore], now: datetime) -> dict[str, Any]:
         "session-summary never ran" if capture["neverRan"] else "capture is alive (or has nothing to do yet)"
     )
     checks = [
-        _install(),
-        *_plugin_caches(),
+        _install(uses),
+        *_plugin_caches(uses),
         database,
-        _config(),
-        _hooks(records, now),
+        _config(uses.config_file),
+        _hooks(uses.claude_settings, records, now),
         _check("capture-liveness", "Capture liveness", liveness_status, line),
     ]
     worst = max((STATUS_ORDER[c["status"]] for c in checks), default=0)
@@ -175,27 +184,36 @@ def run(open_store: Callable[[], DoctorStore], now: datetime) -> dict[str, Any]:
     return result
 
 
-def fix(check_id: str, open_store: Callable[[], DoctorStore], now: datetime) -> Result[dict[str, Any], MemeshError]:
-    """Apply the repair of a current check; Failure(operation.failed) when none applies now or a host's updater
-    fails, and Failure(operation.permission-denied) when the file it must write cannot be written."""
-    from memesh.adapters import config_file
+def doctor(uses: DoctorResources, _request: DoctorInput, /, *, ctx: CallContext) -> Result[DoctorOutput, MemeshError]:
+    """The doctor result: overall status, the checks, and the capture-liveness evidence; never fails (a database
+    that will not open is a failing check)."""
+    return Success(cast(DoctorOutput, _suite(uses, ctx.now)))
 
-    before = next((c for c in run(open_store, now)["checks"] if c["id"] == check_id), None)
+
+def _current(uses: DoctorResources, check_id: str, now: datetime) -> dict[str, Any] | None:
+    return next((c for c in _suite(uses, now)["checks"] if c["id"] == check_id), None)
+
+
+def doctor_fix(
+    uses: DoctorResources, request: DoctorFixInput, /, *, ctx: CallContext
+) -> Result[DoctorFixOutput, MemeshError]:
+    """Apply the repair of a current check, after running doctor again; Failure(operation.failed) when none applies
+    now or a host's updater fails, and Failure(operation.permission-denied) when the file it must write cannot be
+    written."""
+    check_id, now = request["id"], ctx.now
+    before = _current(uses, check_id, now)
     if before is None or not before.get("fixable"):
         return Failure(MemeshError.failed(f'No repair applies to "{check_id}" right now; run doctor again to see why.'))
     host = plugin_cache.host_of(check_id)
     if host is not None:
-        return _refresh_plugin_cache(host, before, open_store, now)
-    path = config_file.config_path()
+        return _refresh_plugin_cache(uses, host, before, now)
+    config_file = uses.config_file
     stamp = re.sub(r"[^0-9]", "", now.isoformat())[:14]
     try:
-        original = path.read_bytes()
-        backup = Path(f"{path}.bak-{stamp}")
-        backup.write_bytes(original)
-        backup.chmod(0o600)
+        config_file.backup(stamp)
         removed = [key for key in RETIRED_CONFIG_KEYS if key in config_file.read_raw()]
         config_file.update({}, tuple(removed))
-    except (OSError, config_file.ConfigError):
+    except (OSError, BrokenFile):
         return Failure(
             MemeshError(
                 ErrorCode.PERMISSION_DENIED,
@@ -203,13 +221,12 @@ def fix(check_id: str, open_store: Callable[[], DoctorStore], now: datetime) -> 
                 "then retry.",
             )
         )
-    after = next(c for c in run(open_store, now)["checks"] if c["id"] == check_id)
     return Success(
         _scrub(
             {
                 "action": f"removed retired config keys: {', '.join(removed)} (backup beside config.json)",
                 "before": before,
-                "after": after,
+                "after": _current(uses, check_id, now),
                 "restartRequired": False,
             }
         )
@@ -217,28 +234,23 @@ def fix(check_id: str, open_store: Callable[[], DoctorStore], now: datetime) -> 
 
 
 def _refresh_plugin_cache(
-    host: str, before: dict[str, Any], open_store: Callable[[], DoctorStore], now: datetime
-) -> Result[dict[str, Any], MemeshError]:
+    uses: DoctorResources, host: str, before: dict[str, Any], now: datetime
+) -> Result[DoctorFixOutput, MemeshError]:
     """Refresh one host's stale plugin cache through that host's own updater; the host must restart to read it."""
-    from memesh.adapters import plugin_cache as caches
-
     label = plugin_cache.HOSTS[host]
-    installed = next((found for found in caches.discover() if found.host == host), None)
+    installed = next((found for found in uses.plugin_caches() if found.host == host), None)
     if installed is None:
         return Failure(MemeshError.failed(f"{label} has no MeMesh plugin cache any more; run doctor again."))
     commands = plugin_cache.refresh_commands(installed)
-    try:
-        caches.run_updater(commands)
-    except caches.UpdaterError as exc:
-        return Failure(MemeshError.failed(_scrub(f"{label}'s updater did not refresh the plugin cache: {exc}")))
-    check_id = plugin_cache.check_id(host)
-    after = next((c for c in run(open_store, now)["checks"] if c["id"] == check_id), None)
+    problem = uses.refresh_plugin_cache(commands)
+    if problem is not None:
+        return Failure(MemeshError.failed(_scrub(f"{label}'s updater did not refresh the plugin cache: {problem}")))
     return Success(
         _scrub(
             {
                 "action": f"refreshed the {label} plugin cache: {' && '.join(' '.join(argv) for argv in commands)}",
                 "before": before,
-                "after": after,
+                "after": _current(uses, plugin_cache.check_id(host), now),
                 "restartRequired": True,
             }
         )

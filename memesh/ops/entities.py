@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, cast
 
 from returns.result import Failure, Result, Success
 
-from memesh.errors import ErrorCode, MemeshError
-from memesh.generated.tools.recall_output import Entity as ShownEntity
+from memesh.context import CallContext
+from memesh.errors import MemeshError
+from memesh.generated.http.entities_input import EntitiesInput
+from memesh.generated.http.entities_output import EntitiesOutput
+from memesh.generated.http.entity_input import EntityInput
+from memesh.generated.http.entity_output import StoredEntity
 from memesh.model import Entity
 from memesh.ops.recall import shown
 from memesh.schema import facts
 
-LIST_DEFAULT_LIMIT: int = facts.default("http/entities.query", "limit")
-LIST_MAX_LIMIT: int = facts.bounds("http/entities.query", "limit")[1]
+LIST_DEFAULT_LIMIT: int = facts.default("http/entities.input", "limit")
 
 
 class EntitiesStore(Protocol):
@@ -23,31 +26,25 @@ class EntitiesStore(Protocol):
     def find(self, name: str) -> Entity | None: ...
 
 
-def bad_limit() -> MemeshError:
-    """The one refusal for a listing limit, whatever was wrong with it."""
-    return MemeshError(ErrorCode.BAD_PARAM, f"limit must be an integer from 1 to {LIST_MAX_LIMIT}", {"param": "limit"})
-
-
-def full_entity(entity: Entity) -> ShownEntity:
+def full_entity(entity: Entity) -> StoredEntity:
     """One memory in recall's shape, but with its metadata whole (replaced_history included, not summarized)."""
-    out = shown(entity, None)
+    out = cast(StoredEntity, shown(entity, None))
     if entity.metadata:
         out["metadata"] = entity.metadata
     return out
 
 
 def list_entities(
-    store: EntitiesStore, entity_type: str | None, limit: int = LIST_DEFAULT_LIMIT
-) -> Result[list[ShownEntity], MemeshError]:
-    """Up to `limit` memories, newest first, archived included; Failure(validation.bad-param) for a limit outside
-    1..5000."""
-    if not 1 <= limit <= LIST_MAX_LIMIT:
-        return Failure(bad_limit())
-    return Success([full_entity(e) for e in store.load(store.list_ids(entity_type, limit))])
+    store: EntitiesStore, request: EntitiesInput, /, *, ctx: CallContext
+) -> Result[EntitiesOutput, MemeshError]:
+    """Up to `limit` memories (1-5000, checked at the edge), newest first, archived included; never fails."""
+    limit = request.get("limit", LIST_DEFAULT_LIMIT)
+    return Success([full_entity(e) for e in store.load(store.list_ids(request.get("type") or None, limit))])
 
 
-def get_entity(store: EntitiesStore, name: str) -> Result[ShownEntity, MemeshError]:
+def get_entity(store: EntitiesStore, request: EntityInput, /, *, ctx: CallContext) -> Result[StoredEntity, MemeshError]:
     """The memory called `name`, archived or not, with full metadata; Failure(resource.not-found) when none."""
+    name = request["name"]
     entity = store.find(name)
     if entity is None:
         return Failure(MemeshError.not_found(f'Entity "{name}" not found', name=name))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol, cast
 
 from returns.result import Failure, Result, Success
 
@@ -11,10 +11,63 @@ from memesh.context import CallContext
 from memesh.core import hermes_capture as rules
 from memesh.core.remembering import observation_hash
 from memesh.errors import MemeshError
+from memesh.generated.cli.hermes_capture_session_input import HermesCaptureSessionInput
+from memesh.generated.cli.hermes_capture_session_output import HermesCaptureSessionOutput
+from memesh.generated.cli.hermes_capture_turn_input import HermesCaptureTurnInput
+from memesh.generated.cli.hermes_capture_turn_output import HermesCaptureTurnOutput
+from memesh.generated.cli.hermes_recall_input import HermesRecallInput
+from memesh.generated.cli.hermes_recall_output import HermesRecallOutput
+from memesh.generated.tools.recall_input import RecallInput
+from memesh.generated.tools.recall_output import RecallOutput
+from memesh.generated.tools.remember_input import RememberInput
+from memesh.ops.recall import RecallStore, recall
 from memesh.ops.remember import RememberStore, remember
 
 INSIGHT_TYPE = "session-insight"
 TURN_TYPE = "conversation"
+RECALL_MAX = 20
+
+
+class HermesStore(RememberStore, RecallStore, Protocol):
+    """What the plugin's three commands use: remember's store and recall's."""
+
+
+def session_capture(
+    store: HermesStore, request: HermesCaptureSessionInput, /, *, ctx: CallContext
+) -> Result[HermesCaptureSessionOutput, MemeshError]:
+    """`memesh hermes capture-session`: `capture_session` for the session and stdin object given."""
+    answer = capture_session(store, request["session"], dict(request["input"]), ctx=ctx)
+    return cast(Result[HermesCaptureSessionOutput, MemeshError], answer)
+
+
+def turn_capture(
+    store: HermesStore, request: HermesCaptureTurnInput, /, *, ctx: CallContext
+) -> Result[HermesCaptureTurnOutput, MemeshError]:
+    """`memesh hermes capture-turn`: `capture_turn` for the session and stdin object given."""
+    answer = capture_turn(store, request["session"], dict(request["input"]), ctx=ctx)
+    return cast(Result[HermesCaptureTurnOutput, MemeshError], answer)
+
+
+def recall_block(
+    store: HermesStore, request: HermesRecallInput, /, *, ctx: CallContext
+) -> Result[HermesRecallOutput, MemeshError]:
+    """`memesh hermes recall`: recall for the query (at most 1-20 memories) as the block Hermes injects;
+    Failure(validation.bad-param) for a bad session id."""
+    match rules.check_session_id(request["session"]):
+        case Failure() as refused:
+            return refused
+    body = request["input"]
+    limit = max(1, min(body.get("limit", 5), RECALL_MAX))
+    return recall(store, cast(RecallInput, {"query": body["query"], "limit": limit}), ctx=ctx).map(_context)
+
+
+def _context(output: RecallOutput) -> HermesRecallOutput:
+    """Recalled memories as the block Hermes injects: `- (type) name: first observations`."""
+    lines = [
+        f"- ({e.get('type')}) {e.get('name')}: {'; '.join(str(o) for o in (e.get('observations') or [])[:3])}"
+        for e in output.get("entities", [])
+    ]
+    return {"context": "\n".join(["[MeMesh recall]", *lines]) if lines else "", "count": len(lines)}
 
 
 def _as_hermes(ctx: CallContext) -> CallContext:
@@ -63,7 +116,7 @@ def capture_session(
                 "observations": observations,
                 "tags": insight.tags,
             }
-            match remember(store, request, ctx=ctx):  # type: ignore[arg-type]
+            match remember(store, cast(RememberInput, request), ctx=ctx):
                 case Failure() as refused:
                     return refused
             written.append(insight.name)
@@ -94,7 +147,7 @@ def capture_turn(
     ctx = _as_hermes(ctx)
     with store.transaction():
         existed = store.find(name) is not None
-        match remember(store, request, ctx=ctx):  # type: ignore[arg-type]
+        match remember(store, cast(RememberInput, request), ctx=ctx):
             case Failure() as refused:
                 return refused
     return Success({"outcome": "wrote", "name": name, "kind": kind, "cue": cue, "new": not existed})

@@ -6,13 +6,14 @@ import sys
 import traceback
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
 from memesh.core import importing
 from memesh.errors import MemeshError
+from memesh.generated.cli.import_file_input import ImportFileInput
 from memesh.generated.tools.import_input import ImportInput
 from memesh.generated.tools.import_output import ImportOutput
 from memesh.model import Entity, EntityWrite
@@ -37,7 +38,8 @@ def import_bundle(
 ) -> Result[ImportOutput, MemeshError]:
     """Import every valid entry (bad ones are listed in `errors`), then the relations the bundle can reach.
 
-    `trust` and `keep_metadata` are for the CLI restoring the owner's own file; MCP and HTTP never set them.
+    `trust` and `keep_metadata` are for the CLI restoring the owner's own file (`import_file`); MCP and HTTP never
+    set them.
     `on_progress(done, total)` is told before each entry and once at the end (the CLI's progress line).
     Failure(validation.bad-body) for restore_archived with skip, Failure(operation.failed) for a bundle naming one
     memory twice — and then nothing is imported.
@@ -104,6 +106,29 @@ def import_bundle(
             else:
                 store.relate(source, target, kind)
     return Success({**counts, "errors": errors, "skipped_relations": skipped_relations})  # type: ignore[typeddict-item]
+
+
+class Restoring(Protocol):
+    """The database, and whoever watches the import (the CLI's progress line)."""
+
+    @property
+    def store(self) -> ImportStore: ...
+    def progress(self, done: int, total: int) -> None: ...
+
+
+def import_file(uses: Restoring, request: ImportFileInput, /, *, ctx: CallContext) -> Result[ImportOutput, MemeshError]:
+    """`memesh import <file>`: the bundle merged as the import tool merges it, keeping each entry's descriptive
+    metadata (the owner's own file) and, with `trust`, marking what it imports trusted; fails as import_bundle
+    does."""
+    arguments = {key: value for key, value in request.items() if key != "trust"}
+    return import_bundle(
+        uses.store,
+        cast(ImportInput, arguments),
+        ctx=ctx,
+        trust=request.get("trust", False),
+        keep_metadata=True,
+        on_progress=uses.progress,
+    )
 
 
 def _stops_the_import(exc: Exception) -> bool:

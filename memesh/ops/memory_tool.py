@@ -16,6 +16,7 @@ from memesh.core.clean import clean_all
 from memesh.core.memory_commands import Create, Delete, Insert, Rename, StrReplace, View, parse
 from memesh.core.memory_paths import ROOT, File, Folder, Location, Root, file_path, shown
 from memesh.errors import MemeshError
+from memesh.generated.memory_tool.command_input import MemoryCommandInput
 from memesh.model import ACTIVE, ARCHIVED, NAMESPACES, Entity, EntityWrite, Listed, iso_time
 
 NEW_MEMORY_TYPE = "note"
@@ -30,6 +31,13 @@ class MemoryToolStore(Protocol):
     def active_counts(self) -> dict[str, int]: ...
     def active_listing(self, namespace: str) -> list[Listed]: ...
     def rename(self, entity_id: int, name: str, namespace: str, metadata: dict[str, Any]) -> None: ...
+
+
+def memory_tool_command(
+    store: MemoryToolStore, request: MemoryCommandInput, /, *, ctx: CallContext
+) -> Result[str, MemeshError]:
+    """One memory tool call through the door: `memory_command` on the tool_use block's input."""
+    return memory_command(store, request["input"], ctx=ctx)
 
 
 def memory_command(store: MemoryToolStore, raw: object, *, ctx: CallContext) -> Result[str, MemeshError]:

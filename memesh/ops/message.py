@@ -10,12 +10,13 @@ from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
 from memesh.core import messages as rules
-from memesh.core.messages_model import NativeOutcome, NewMessage, NewReceipt, Receipt, SessionCard, StoredMessage
+from memesh.core.messages_model import NewMessage, NewReceipt, Receipt, SessionCard, StoredMessage
 from memesh.errors import ErrorCode, MemeshError
 from memesh.generated.tools.message_input import MessageInput
 from memesh.generated.tools.message_output import MessageOutput
 from memesh.model import iso_time
 from memesh.ops.message_receipts import ReceiptStore, receipts, record_receipt
+from memesh.values import NativeOutcome
 
 Output = dict[str, Any]
 RECEIPT_ACTIONS = frozenset({"intake", "ack", "disposition", "activation"})

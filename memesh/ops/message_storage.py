@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from returns.result import Failure, Result, Success
 
+from memesh.context import CallContext
 from memesh.core import messages as rules
 from memesh.errors import MemeshError
+from memesh.generated.cli.message_storage_prune_input import MessageStoragePruneInput
+from memesh.generated.cli.message_storage_prune_output import MessageStoragePruneOutput
+from memesh.generated.cli.message_storage_report_input import MessageStorageReportInput
+from memesh.generated.cli.message_storage_report_output import MessageStorageReportOutput
 from memesh.model import iso_time
+
+DEFAULT_BATCH = 100
 
 
 class StorageStore(Protocol):
@@ -20,29 +26,32 @@ class StorageStore(Protocol):
     def prune_payloads(self, message_ids: list[str], when: str) -> int: ...
 
 
-def storage_report(store: StorageStore, cutoff: str) -> Result[dict[str, Any], MemeshError]:
-    """Logical payload, protected/unresolved and prunable rows, audit counts, reusable pages, main/WAL sizes."""
-    match rules.parse_cutoff(cutoff):
+def storage_report(
+    store: StorageStore, request: MessageStorageReportInput, /, *, ctx: CallContext
+) -> Result[MessageStorageReportOutput, MemeshError]:
+    """Logical payload, protected/unresolved and prunable rows, audit counts, reusable pages, main/WAL sizes;
+    Failure(validation.bad-body) for a cutoff that is not an ISO timestamp."""
+    match rules.parse_cutoff(request["cutoff"]):
         case Success(when):
-            return Success(store.message_storage_report(when))
+            return Success(cast(MessageStorageReportOutput, store.message_storage_report(when)))
         case Failure() as refused:
             return refused
     raise AssertionError("unreachable")  # pragma: no cover
 
 
 def storage_prune(
-    store: StorageStore, cutoff: str, *, batch: int, apply: bool, now: datetime
-) -> Result[dict[str, Any], MemeshError]:
+    store: StorageStore, request: MessageStoragePruneInput, /, *, ctx: CallContext
+) -> Result[MessageStoragePruneOutput, MemeshError]:
     """Dry run by default: how many payloads could go. With `apply`, replace them batch by batch (one transaction
-    each), keeping every message, delivery, event and receipt row: the lifecycle audit stays."""
-    parsed = rules.parse_cutoff(cutoff)
-    if isinstance(parsed, Failure):
-        return parsed
-    size = rules.batch_size(batch)
-    if isinstance(size, Failure):
-        return size
-    when, limit = parsed.unwrap(), size.unwrap()
-    if not apply:
+    each), keeping every message, delivery, event and receipt row: the lifecycle audit stays.
+    Failure(validation.bad-body) for a cutoff that is not an ISO timestamp."""
+    match rules.parse_cutoff(request["cutoff"]):
+        case Failure() as refused:
+            return refused
+        case Success(when):
+            pass
+    limit = request.get("batch_size", DEFAULT_BATCH)
+    if not request.get("apply", False):
         report = store.message_storage_report(when)["prunable_terminal"]
         return Success({"cutoff": when, "dry_run": True, "prunable": report["messages"], "bytes": report["bytes"]})
     pruned = batches = 0
@@ -51,6 +60,6 @@ def storage_prune(
             ids = store.prunable_messages(when, limit)
             if not ids:
                 break
-            pruned += store.prune_payloads(ids, iso_time(now))
+            pruned += store.prune_payloads(ids, iso_time(ctx.now))
         batches += 1
     return Success({"cutoff": when, "dry_run": False, "pruned": pruned, "batches": batches})

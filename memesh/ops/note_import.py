@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from returns.result import Failure, Result, Success
 
@@ -21,6 +21,8 @@ from memesh.core import remembering
 from memesh.core.clean import clean_text
 from memesh.core.keys import checked_key
 from memesh.errors import MemeshError
+from memesh.generated.cli.import_notes_input import ImportNotesInput
+from memesh.generated.cli.import_notes_output import ImportNotesOutput
 from memesh.model import ARCHIVED, Entity, EntityWrite
 
 SOURCE = "note-file"
@@ -117,6 +119,35 @@ def _is_note(entity: Entity) -> bool:
     note keys (and the tag), so those are what say so — the memory stays its file's to replace."""
     provenance = _provenance(entity)
     return "note_dir_id" in provenance or "note_path" in provenance or nf.NOTE_TAG in entity.tags
+
+
+class NoteFolders(Protocol):
+    """The database, and the note folders of this machine (memesh.app.resources)."""
+
+    @property
+    def store(self) -> NoteStore: ...
+    def note_folder(self, directory: str) -> Result[NoteSource, MemeshError]: ...
+
+
+EMPTY_PROJECT = "--project is empty: give the project's name, or leave the flag out for this one."
+
+
+def import_note_folder(
+    uses: NoteFolders, request: ImportNotesInput, /, *, ctx: CallContext
+) -> Result[ImportNotesOutput, MemeshError]:
+    """`memesh import --notes <dir>`: the folder's note files ingested under the project given (default: the
+    current one); Failure(operation.failed) for a blank project or a folder that cannot be read, and as
+    import_notes fails."""
+    project = request.get("project")
+    if project is not None and not project.strip():
+        return Failure(MemeshError.failed(EMPTY_PROJECT))
+    match uses.note_folder(request["dir"]):
+        case Failure() as unreadable:
+            return unreadable
+        case Success(folder):
+            pass
+    result = import_notes(uses.store, folder, project=project or ctx.project(), ctx=ctx)
+    return cast(Result[ImportNotesOutput, MemeshError], result)
 
 
 def import_notes(

@@ -7,7 +7,10 @@ from typing import Any, Protocol
 
 from returns.result import Failure, Result, Success
 
+from memesh.context import CallContext
 from memesh.errors import MemeshError
+from memesh.generated.cli.pin_input import PinInput
+from memesh.generated.cli.pin_output import PinOutput
 from memesh.model import Entity
 
 
@@ -17,9 +20,10 @@ class PinStore(Protocol):
     def update_metadata(self, entity_id: int, metadata: dict[str, Any]) -> None: ...
 
 
-def set_pinned(store: PinStore, name: str, pinned: bool) -> Result[dict[str, Any], MemeshError]:
+def pin(store: PinStore, request: PinInput, /, *, ctx: CallContext) -> Result[PinOutput, MemeshError]:
     """`{name, pinned, found}` after writing metadata.pin (or removing it); Failure(resource.not-found) carrying
     `{name, pinned: None, found: False}` when there is no such memory."""
+    name, pinned = request["name"], request["pinned"]
     with store.transaction():
         entity = store.find(name)
         if entity is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from returns.result import Failure, Result, Success
 
@@ -16,11 +16,16 @@ from memesh.context import CallContext
 from memesh.core import guards
 from memesh.core import proposals as rules
 from memesh.core.clean import clean_text
-from memesh.errors import ErrorCode, MemeshError
+from memesh.errors import MemeshError
+from memesh.generated.http.dream_accept_input import DreamAcceptInput
+from memesh.generated.http.dream_accept_output import DreamAcceptOutput
+from memesh.generated.http.dream_proposal_input import DreamProposalInput
+from memesh.generated.http.dream_proposal_output import DreamProposalOutput
+from memesh.generated.http.dream_proposals_input import DreamProposalsInput
+from memesh.generated.http.dream_proposals_output import DreamProposalsOutput
+from memesh.generated.http.dream_reject_input import DreamRejectInput
+from memesh.generated.http.dream_reject_output import DreamRejectOutput
 from memesh.model import ARCHIVED, Entity, EntityWrite, iso_time, sqlite_time
-
-STATUS_FILTERS = ("pending", "applied", "rejected", "all")
-REASON_MAX = 500
 
 
 class ReviewStore(Protocol):
@@ -38,30 +43,33 @@ class ReviewStore(Protocol):
     def set_status(self, name: str, status: str) -> bool: ...
 
 
-def list_proposals(store: ReviewStore, status: str = "pending") -> Result[list[dict[str, Any]], MemeshError]:
-    """The review queue, newest first; Failure(validation.bad-param) for a status other than pending, applied,
-    rejected or all."""
-    if status not in STATUS_FILTERS:
-        message = f"status must be one of {'|'.join(STATUS_FILTERS)}"
-        return Failure(MemeshError(ErrorCode.BAD_PARAM, message, {"param": "status"}))
-    return Success([rules.summary(p) for p in store.proposals(None if status == "all" else status)])
+def list_proposals(
+    store: ReviewStore, request: DreamProposalsInput, /, *, ctx: CallContext
+) -> Result[DreamProposalsOutput, MemeshError]:
+    """The review queue, newest first: pending (default), applied, rejected or all; never fails."""
+    status = request.get("status", "pending")
+    found = store.proposals(None if status == "all" else status)
+    return Success(cast(DreamProposalsOutput, [rules.summary(p) for p in found]))
 
 
 def _not_found(proposal_id: int) -> Failure[MemeshError]:
     return Failure(MemeshError.not_found(f"proposal #{proposal_id} not found", id=proposal_id))
 
 
-def show_proposal(store: ReviewStore, proposal_id: int) -> Result[dict[str, Any], MemeshError]:
+def show_proposal(
+    store: ReviewStore, request: DreamProposalInput, /, *, ctx: CallContext
+) -> Result[DreamProposalOutput, MemeshError]:
     """The whole proposal with its retained evidence; Failure(resource.not-found) when there is none."""
-    found = store.proposal(proposal_id)
-    return _not_found(proposal_id) if found is None else Success(rules.detail(found))
+    found = store.proposal(request["id"])
+    return _not_found(request["id"]) if found is None else Success(cast(DreamProposalOutput, rules.detail(found)))
 
 
 def reject_proposal(
-    store: ReviewStore, proposal_id: int, reason: str | None, *, ctx: CallContext
-) -> Result[dict[str, Any], MemeshError]:
-    """`{id, status: "rejected"}`; no memory changes. Failure(resource.not-found) for no such proposal,
-    Failure(operation.failed) for one already accepted or rejected."""
+    store: ReviewStore, request: DreamRejectInput, /, *, ctx: CallContext
+) -> Result[DreamRejectOutput, MemeshError]:
+    """`{id, status: "rejected"}` with the reason recorded; no memory changes. Failure(resource.not-found) for no
+    such proposal, Failure(operation.failed) for one already accepted or rejected."""
+    proposal_id, reason = request["id"], request.get("reason")
     cleaned = (clean_text(reason).strip() or None) if reason is not None else None
     with store.transaction():
         found = store.proposal(proposal_id)
@@ -69,7 +77,7 @@ def reject_proposal(
             return _not_found(proposal_id)
         if not store.settle(proposal_id, rules.REJECTED, sqlite_time(ctx.now), reason=cleaned):
             return Failure(_settled(found))
-    return Success({"id": proposal_id, "status": rules.REJECTED})
+    return Success({"id": proposal_id, "status": "rejected"})
 
 
 def _settled(found: rules.Proposal) -> MemeshError:
@@ -80,12 +88,15 @@ def _settled(found: rules.Proposal) -> MemeshError:
     )
 
 
-def accept_proposal(store: ReviewStore, proposal_id: int, *, ctx: CallContext) -> Result[dict[str, Any], MemeshError]:
+def accept_proposal(
+    store: ReviewStore, request: DreamAcceptInput, /, *, ctx: CallContext
+) -> Result[DreamAcceptOutput, MemeshError]:
     """`{proposalId, digestEntityName, sourcesArchived, sourcesLinked, kind}` after applying the proposal in one
     transaction. Failure(resource.not-found) for no such proposal; Failure(operation.failed) for one that is not
     pending, whose sources changed since it was staged, or that can claim none of its sources (the last two are
     marked rejected with the reason, so they do not stay in the queue), or a relation or improvement with some but
     not all of its memories gone or archived (left pending: a memory may be brought back)."""
+    proposal_id = request["id"]
     with store.transaction():
         found = store.proposal(proposal_id)
         if found is None:
@@ -115,7 +126,7 @@ def accept_proposal(store: ReviewStore, proposal_id: int, *, ctx: CallContext) -
             return Failure(outcome)
         written = outcome.pop("appliedEntity", outcome["digestEntityName"])
         store.settle(found.id, rules.APPLIED, sqlite_time(ctx.now), entity=written)
-    return Success(outcome)
+    return Success(cast(DreamAcceptOutput, outcome))
 
 
 def _fresh_name(store: ReviewStore, proposed: str, kind: str, proposal_id: int) -> str:

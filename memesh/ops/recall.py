@@ -124,8 +124,8 @@ def recall(store: RecallStore, request: RecallInput, *, ctx: CallContext) -> Res
     text = request.get("query") or ""
     relevance: dict[int, float] = {}
     if text:  # not empty: searched, so whitespace or `???` alone finds nothing rather than listing recent memories
-        terms = query_terms(text)
-        plan = fts.plan_match(text, LazyDocFreq(store, terms), store.count()) if terms else None
+        terms = query_terms(text)  # the one split of the query: the frequencies and the plan read these terms
+        plan = fts.plan_terms(terms, LazyDocFreq(store, terms), store.count()) if terms else None
         if plan is None:
             return Success({"entities": [], "retrieval": {"mode": "fts", "truncated": False}})
         matches = store.search(plan, filters, limit)

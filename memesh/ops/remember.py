@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from dataclasses import replace
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from returns.result import Failure, Result, Success
 
@@ -14,6 +14,9 @@ from memesh.errors import MemeshError
 from memesh.generated.tools.remember_input import RememberInput
 from memesh.generated.tools.remember_output import RememberOutput
 from memesh.model import Entity, EntityWrite
+
+if TYPE_CHECKING:
+    from memesh.generated.cli.remember_typed_input import RememberTypedInput
 
 
 class RememberStore(Protocol):
@@ -32,7 +35,7 @@ def remember(
     """Store or extend one memory in one transaction; Failure(validation.bad-body) for a request the schema lets
     through but the rules refuse, Failure(operation.failed) for a replace the stored memory refuses.
 
-    `title_derived`: the request's title was derived from free text by the caller (the CLI's `memesh remember
+    `title_derived`: the request's title was derived from free text (`remember_typed`, for `memesh remember
     "<text>" --name n --obs …`), so it names a new memory but leaves an existing memory's title as it is.
     """
     match remembering.resolve(request):
@@ -87,3 +90,32 @@ def remember(
             "observations": derived.observations,
         }
     return Success(output)
+
+
+def remember_typed(
+    store: RememberStore, request: RememberTypedInput, /, *, ctx: CallContext
+) -> Result[RememberOutput, MemeshError]:
+    """`memesh remember` as typed: the form (note, text with flags, structured) is decided from what was given
+    (`memesh.core.text_memory`), then stored as `remember` stores it; Failure(validation.bad-body) for flags that
+    do not make a memory, or a request over the remember tool's own limits (named by its fields, as the gate
+    names them)."""
+    from memesh.core.text_memory import as_typed
+
+    match as_typed(request):
+        case Failure() as refused:
+            return refused
+        case Success(typed):
+            pass
+    problem = _over_the_tools_limits(typed.request)
+    if problem is not None:
+        return Failure(problem)
+    return remember(store, cast(RememberInput, typed.request), ctx=ctx, title_derived=typed.title_derived)
+
+
+def _over_the_tools_limits(request: dict[str, object]) -> MemeshError | None:
+    """The request this command built from the text (a note, derived observations) checked against the remember
+    tool's input schema: what was typed passed the gate, what was derived from it has not yet."""
+    from memesh.schema import files, validation
+
+    problems = validation.located_issues(files.load("tools/remember.input"), request)
+    return MemeshError.bad_body("; ".join(validation.formatted(problems))) if problems else None

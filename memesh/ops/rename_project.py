@@ -1,31 +1,66 @@
 """`memesh kg rename-project`: list the projects, preview a rename on a copy, or apply it after a backup.
 
-The preview does not estimate: it copies the database to a private temporary folder, runs the real rename on the
-copy (migrations, indexes and triggers included) and reports those counts, so they are the ones --apply produces.
+The preview does not estimate: it runs the real rename on a private copy of the database (migrations, indexes and
+triggers included) and reports those counts, so they are the ones --apply produces. The database file's own work —
+the read-only open, the copy, the backup — is the database file's (memesh.adapters.database_file, handed in by the
+composition root); what to do, and what to say when it fails, is decided here.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import tempfile
-from datetime import datetime
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar, cast
 
 from returns.result import Failure, Result, Success
 
-from memesh import paths
+from memesh.context import CallContext
 from memesh.errors import MemeshError
-from memesh.store.errors import StoreError, translate
-from memesh.store.sqlite import open_readonly, open_store
-from memesh.store.sqlite_projects import RenameRefused
+from memesh.generated.cli.rename_project_input import RenameProjectInput
+from memesh.generated.cli.rename_project_output import RenameProjectOutput
+from memesh.values import RenameRefused
 
 PROJECT_MAX = 200
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
 _ABSOLUTE = re.compile(r"^(?:/|\\|[A-Za-z]:[\\/])")
 NO_DATABASE = "No MeMesh database yet"
+T = TypeVar("T")
+
+
+class RenameStore(Protocol):
+    def transaction(self) -> AbstractContextManager[None]: ...
+    def rename_project(self, old: str, new: str) -> dict[str, int]: ...
+
+
+class ProjectCounts(Protocol):
+    def project_counts(self) -> dict[str, dict[str, int]]: ...
+
+
+class ReadOnly(Protocol):
+    """The database opened read-only: nothing written, nothing created."""
+
+    @property
+    def store(self) -> ProjectCounts: ...
+    def on_a_private_copy(self, work: Callable[[RenameStore], Result[T, MemeshError]]) -> Result[T, MemeshError]: ...
+    def close(self) -> None: ...
+
+
+class Writable(Protocol):
+    @property
+    def store(self) -> RenameStore: ...
+    def can_write(self) -> bool: ...
+    def backup(self, name: str) -> Result[Path, MemeshError]: ...
+    def restore_command(self, backup: Path) -> str: ...
+    def database_failure(self, exc: Exception) -> MemeshError | None: ...
+    def close(self) -> None: ...
+
+
+class DatabaseFile(Protocol):
+    def exists(self) -> bool: ...
+    def open_readonly(self) -> Result[ReadOnly | None, MemeshError]: ...
+    def open_for_writing(self) -> Result[Writable, MemeshError]: ...
 
 
 def project_name(value: str) -> str:
@@ -49,85 +84,115 @@ def arguments_problem(old: str | None, new: str | None, apply: bool) -> str | No
     return None
 
 
-def list_projects(path: Path | None = None) -> Result[dict[str, Any], MemeshError]:
-    """Every project with its entity and message counts, read without writing; `database: false` when none."""
-    try:
-        store = open_readonly(path)
-    except StoreError as exc:
-        return Failure(MemeshError.failed(str(exc)))
-    if store is None:
+def rename_project(
+    database: DatabaseFile, request: RenameProjectInput, /, *, ctx: CallContext
+) -> Result[RenameProjectOutput, MemeshError]:
+    """The projects (no from/to), the preview's counts, or the applied rename's with its backup;
+    Failure(validation.bad-body) for flags that do not go together or an unusable --to (before any database is
+    opened), Failure(operation.failed) when there is no database, it cannot be read or written, the backup fails,
+    or the rename does not read back as written (then nothing was changed)."""
+    old, new, apply = request.get("from"), request.get("to"), request.get("apply", False)
+    problem = arguments_problem(old, new, apply)
+    if problem is not None:
+        return Failure(MemeshError.bad_body(problem))
+    if old is None or new is None:
+        return _listed(database)
+    if apply:
+        return _applied(database, project_name(old), project_name(new), ctx)
+    return _previewed(database, project_name(old), project_name(new))
+
+
+def _listed(database: DatabaseFile) -> Result[RenameProjectOutput, MemeshError]:
+    match database.open_readonly():
+        case Failure() as unreadable:
+            return unreadable
+        case Success(source):
+            pass
+    if source is None:
         return Success({"database": False, "projects": []})
     try:
-        counts = store.project_counts()
+        counts = source.store.project_counts()
     finally:
-        store.close()
-    return Success({"database": True, "projects": [{"project": name, **n} for name, n in counts.items()]})
+        source.close()
+    projects = [{"project": name, **n} for name, n in counts.items()]
+    return Success(cast(RenameProjectOutput, {"database": True, "projects": projects}))
 
 
-def preview(old: str, new: str, path: Path | None = None) -> Result[dict[str, Any], MemeshError]:
-    """The counts --apply would produce, from the real rename run on a temporary copy (deleted afterwards)."""
+def _rename(store: RenameStore, old: str, new: str) -> Result[dict[str, int], MemeshError]:
+    """The counts of the rename, in one transaction; Failure when a write did not read back (rolled back)."""
     try:
-        source = open_readonly(path)
-    except StoreError as exc:
+        with store.transaction():
+            return Success(store.rename_project(old, new))
+    except RenameRefused as exc:
         return Failure(MemeshError.failed(str(exc)))
+
+
+def _previewed(database: DatabaseFile, old: str, new: str) -> Result[RenameProjectOutput, MemeshError]:
+    match database.open_readonly():
+        case Failure() as unreadable:
+            return unreadable
+        case Success(source):
+            pass
     if source is None:
         return Failure(MemeshError.failed(f"{NO_DATABASE}: nothing to rename"))
-    folder = Path(tempfile.mkdtemp(prefix="memesh-rename-preview-"))  # mkdtemp: owner-only
     try:
-        copy_path = folder / "preview.db"
-        source.backup_to(copy_path)
-        source.close()
-        copy = open_store(copy_path)
-        try:
-            with copy.transaction():
-                counts = copy.rename_project(project_name(old), project_name(new))
-        finally:
-            copy.close()
-    except (StoreError, RenameRefused) as exc:
-        return Failure(MemeshError.failed(f"the rename failed on the preview copy: {exc}"))
+        counted = source.on_a_private_copy(lambda copy: _rename(copy, old, new))
     finally:
         source.close()
-        shutil.rmtree(folder, ignore_errors=True)
-    return Success({"from": project_name(old), "to": project_name(new), "dry_run": True, **counts})
+    match counted:
+        case Failure(error):
+            return Failure(MemeshError.failed(f"the rename failed on the preview copy: {error.message}"))
+        case Success(counts):
+            return Success(cast(RenameProjectOutput, {"from": old, "to": new, "dry_run": True, **counts}))
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
-def apply(old: str, new: str, now: datetime, path: Path | None = None) -> Result[dict[str, Any], MemeshError]:
+def _applied(database: DatabaseFile, old: str, new: str, ctx: CallContext) -> Result[RenameProjectOutput, MemeshError]:
     """Back the database up beside it, then rename in one transaction; nothing changes if the backup fails."""
-    target = path or paths.db_path()
-    if not target.is_file():
+    if not database.exists():
         return Failure(MemeshError.failed(f"{NO_DATABASE}: nothing to rename"))
+    match database.open_for_writing():
+        case Failure(error):
+            message = f"the database cannot be opened for writing, so nothing was changed: {error.message}"
+            return Failure(MemeshError.failed(message))
+        case Success(target):
+            pass
     try:
-        store = open_store(target)
-    except StoreError as exc:
-        return Failure(MemeshError.failed(f"the database cannot be opened for writing, so nothing was changed: {exc}"))
-    try:
-        # SQLite opens a file it may not write read-only without a word; find out before writing a backup.
-        if store.read_only or not os.access(target, os.W_OK):
-            return Failure(MemeshError.failed("the database cannot be written here, so nothing was changed"))
-        backup = target.parent / "backups" / f"kg-before-rename-project-{now.strftime('%Y%m%dT%H%M%SZ')}.db"
-        try:
-            store.backup_to(backup)
-        except (OSError, StoreError) as exc:
-            return Failure(MemeshError.failed(f"the backup could not be written, so nothing was changed: {exc}"))
-        try:
-            with store.transaction():
-                counts = store.rename_project(project_name(old), project_name(new))
-        except RenameRefused as exc:
-            return Failure(MemeshError.failed(f"the rename was rolled back: {exc}"))
-        except Exception as exc:  # a database failure mid-rename: rolled back, said in one line
-            error = translate(exc)
-            if error is None:
-                raise
-            return Failure(MemeshError.failed(f"the rename was rolled back, nothing was changed: {error.message}"))
+        return _backed_up_then_renamed(target, old, new, ctx)
     finally:
-        store.close()
-    return Success(
-        {
-            "from": project_name(old),
-            "to": project_name(new),
-            "dry_run": False,
-            **counts,
-            "backup": str(backup),
-            "restore": f"sqlite3 {target} \".restore '{backup}'\"",
-        }
-    )
+        target.close()
+
+
+def _backed_up_then_renamed(
+    target: Writable, old: str, new: str, ctx: CallContext
+) -> Result[RenameProjectOutput, MemeshError]:
+    if not target.can_write():  # find out before writing a backup
+        return Failure(MemeshError.failed("the database cannot be written here, so nothing was changed"))
+    match target.backup(f"kg-before-rename-project-{ctx.now.strftime('%Y%m%dT%H%M%SZ')}.db"):
+        case Failure(error):
+            return Failure(
+                MemeshError.failed(f"the backup could not be written, so nothing was changed: {error.message}")
+            )
+        case Success(backup):
+            pass
+    try:
+        renamed = _rename(target.store, old, new)
+    except Exception as exc:  # a database failure mid-rename: rolled back, said in one line
+        failure = target.database_failure(exc)
+        if failure is None:
+            raise
+        return Failure(MemeshError.failed(f"the rename was rolled back, nothing was changed: {failure.message}"))
+    match renamed:
+        case Failure(error):
+            return Failure(MemeshError.failed(f"the rename was rolled back: {error.message}"))
+        case Success(counts):
+            pass
+    answer: dict[str, Any] = {
+        "from": old,
+        "to": new,
+        "dry_run": False,
+        **counts,
+        "backup": str(backup),
+        "restore": target.restore_command(backup),
+    }
+    return Success(cast(RenameProjectOutput, answer))

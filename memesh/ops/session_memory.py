@@ -4,17 +4,17 @@ guards a command matches, which memories reached the session, and credit for the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from returns.result import Result, Success
 
-from memesh.context import CallContext
-from memesh.core import guards, transcript
 from memesh.core.briefing_text import MemoryLine
-from memesh.core.commits import file_tag
-from memesh.errors import MemeshError
 from memesh.model import iso_time
-from memesh.store.briefing import CandidateRow
+
+if TYPE_CHECKING:
+    from memesh.context import CallContext
+    from memesh.errors import MemeshError
+    from memesh.values import CandidateRow
 
 FILE_MEMORIES = 5
 GUARDS_READ = 200
@@ -32,6 +32,8 @@ def file_memories(
     store: SessionStore, project: str, path: str, *, session_id: str | None, ctx: CallContext
 ) -> Result[list[MemoryLine], MemeshError]:
     """The project's newest memories tagged with the file's name; recorded as recalled in the session."""
+    from memesh.core.commits import file_tag  # each hook imports the rules of its own part only (ADR 0002)
+
     rows = store.file_candidates(f"project:{project}", file_tag(path), FILE_MEMORIES)
     snippets = store.first_observations([r.id for r in rows])
     if session_id and rows:
@@ -50,11 +52,15 @@ def record_injected(
 
 def credit(store: SessionStore, session_id: str, replies: Sequence[str]) -> Result[list[int], MemeshError]:
     """Credit each memory the replies cite that reached this session (once per session); the ids credited now."""
+    from memesh.core import transcript
+
     cited = transcript.citations(replies)
     return Success(store.credit_citations(session_id, cited) if cited else [])
 
 
 def guard_warnings(store: SessionStore, command: str) -> Result[list[str], MemeshError]:
     """The warning lines of the lessons whose guard the command matches."""
+    from memesh.core import guards
+
     parsed = [g for g in (guards.parse(*row) for row in store.guards(GUARDS_READ)) if g is not None]
     return Success(guards.warnings(parsed, command))

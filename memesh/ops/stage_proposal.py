@@ -21,6 +21,7 @@ from memesh.core import proposals as rules
 from memesh.core.clean import clean_text
 from memesh.core.improvement import normalized
 from memesh.errors import MemeshError
+from memesh.generated.cli.propose_output import ProposeOutput
 from memesh.generated.proposals.guard_input import GuardProposalInput
 from memesh.generated.proposals.pattern_emergent_input import PatternProposalInput
 from memesh.generated.proposals.relation_input import RelationProposalInput
@@ -37,7 +38,7 @@ class StageStore(Protocol):
     def stage(self, proposal: rules.NewProposal) -> int: ...
 
 
-Staged = Result[dict[str, Any], MemeshError]
+Staged = Result[ProposeOutput, MemeshError]
 
 
 def _active(store: StageStore, names: list[str]) -> dict[str, Entity] | MemeshError:
@@ -114,7 +115,7 @@ def stage_relation(store: StageStore, request: RelationProposalInput, *, ctx: Ca
                 fingerprints=_fingerprints([start, end]),
             ),
         )
-    return Success(answer)
+    return Success(cast(ProposeOutput, answer))
 
 
 def stage_pattern(store: StageStore, request: PatternProposalInput, *, ctx: CallContext) -> Staged:
@@ -154,7 +155,7 @@ def stage_pattern(store: StageStore, request: PatternProposalInput, *, ctx: Call
                 fingerprints=_fingerprints(sources),
             ),
         )
-    return Success(answer)
+    return Success(cast(ProposeOutput, answer))
 
 
 def stage_guard(store: StageStore, request: GuardProposalInput, *, ctx: CallContext) -> Staged:
@@ -215,4 +216,4 @@ def stage_guard(store: StageStore, request: GuardProposalInput, *, ctx: CallCont
                 fingerprints=_fingerprints([lesson]),
             ),
         )
-    return Success(answer)
+    return Success(cast(ProposeOutput, answer))

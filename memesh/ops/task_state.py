@@ -1,9 +1,9 @@
-"""task_state: read or update where the work stands on a project."""
+"""task_state: read or update where the work stands on a project (the tool), and the read alone (GET /v1/task-state)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Literal, cast
+from typing import Literal, Protocol, cast
 
 from returns.result import Failure, Result, Success
 
@@ -11,13 +11,35 @@ from memesh.context import CallContext
 from memesh.core import remembering, task
 from memesh.core.clean import clean_text
 from memesh.core.keys import checked_project
-from memesh.errors import MemeshError
+from memesh.errors import ErrorCode, MemeshError
+from memesh.generated.http.task_state_input import TaskStateReadInput
+from memesh.generated.http.task_state_output import State as StateRead
+from memesh.generated.http.task_state_output import TaskStateReadOutput
 from memesh.generated.tools.task_state_input import TaskStateInput
 from memesh.generated.tools.task_state_output import State, TaskStateOutput
-from memesh.model import ACTIVE, iso_time
+from memesh.model import ACTIVE, Entity, iso_time
 from memesh.ops.remember import RememberStore
 
 Field = Literal["goal", "next", "blocked", "done"]
+
+
+class TaskStateReader(Protocol):
+    def find(self, name: str) -> Entity | None: ...
+
+
+def read_task_state(
+    store: TaskStateReader, request: TaskStateReadInput, /, *, ctx: CallContext
+) -> Result[TaskStateReadOutput, MemeshError]:
+    """The project's stated task state ({} when nothing was stated); it never writes. Failure(validation.bad-param)
+    for a project that is blank once cleaned or holds a credential."""
+    match checked_project(request["project"], ctx.project):
+        case Failure(problem):
+            return Failure(MemeshError(ErrorCode.BAD_PARAM, problem, {"param": "project"}))
+        case Success(project):
+            pass
+    existing = store.find(task.entity_name(project))
+    current = task.stored_state(existing.metadata) if existing and existing.status == ACTIVE else {}
+    return Success({"project": project, "state": cast(StateRead, task.shown(current))})
 
 
 def task_state(

@@ -1,7 +1,7 @@
 """update_status: this installation's version against the newest release, and how to update (GET /v1/update-status).
 
-The lookup is injected (`fetch`), so tests and offline machines never reach the network; without one, or with
-`cached`, the answer is built from the cache alone.
+The lookup is handed in (`update_fetch`), so tests and offline machines never reach the network; without one, or
+with `cached`, the answer is built from the cache alone.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from typing import Protocol, cast
 
 from returns.result import Result, Success
 
+import memesh
 from memesh.context import CallContext
 from memesh.core import update as rules
 from memesh.errors import MemeshError
+from memesh.generated.http.update_status_input import UpdateStatusInput
 from memesh.generated.http.update_status_output import UpdateStatus
-from memesh.generated.http.update_status_query import UpdateStatusQuery
 
 CHECKS_OFF = "update checks are turned off (MEMESH_UPDATE_CHECK=0)"
 
@@ -24,6 +25,17 @@ CHECKS_OFF = "update checks are turned off (MEMESH_UPDATE_CHECK=0)"
 class UpdateCache(Protocol):
     def read(self) -> rules.CheckRecord: ...
     def write(self, record: rules.CheckRecord) -> None: ...
+
+
+class UpdateSource(Protocol):
+    """Where the answer comes from: the cache of the last check, the package-index lookup (None: never asked), and
+    how this copy was installed."""
+
+    @property
+    def update_cache(self) -> UpdateCache: ...
+    @property
+    def update_fetch(self) -> Callable[[], str] | None: ...
+    def install_channel(self) -> rules.Channel: ...
 
 
 def check(
@@ -48,17 +60,12 @@ def check(
 
 
 def update_status(
-    cache: UpdateCache,
-    fetch: Callable[[], str] | None,
-    request: UpdateStatusQuery,
-    *,
-    current: str,
-    channel: rules.Channel,
-    ctx: CallContext,
+    source: UpdateSource, request: UpdateStatusInput, /, *, ctx: CallContext
 ) -> Result[UpdateStatus, MemeshError]:
     """The status, preferring a fresh lookup unless `cached`; a failed lookup answers from the cache with
     checkSucceeded false and lastError, never a failure."""
-    record, live = check(cache, fetch, cached_only=bool(request.get("cached")), ctx=ctx)
+    record, live = check(source.update_cache, source.update_fetch, cached_only=bool(request.get("cached")), ctx=ctx)
+    current, channel = memesh.__version__, source.install_channel()
     return Success(cast(UpdateStatus, rules.status(record, current=current, channel=channel, now=ctx.now, live=live)))
 
 

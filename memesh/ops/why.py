@@ -1,20 +1,22 @@
 """why: what memesh remembers about the commits that touched a file, their sessions, and the memories tagged with
-the file's name. The graph half only: commit hashes come from the caller (the CLI asks git; the HTTP route never
-runs git)."""
+the file's name. `why` is the graph half alone: commit hashes come from the caller (POST /v1/why never runs git);
+`why_here` asks the working folder's git history it is handed which commits those are (`memesh why`)."""
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
 from returns.result import Result, Success
 
 from memesh.context import CallContext
 from memesh.core.commits import entity_name, file_tag
 from memesh.errors import MemeshError
+from memesh.generated.cli.why_input import WhyHereInput
 from memesh.generated.http.why_input import WhyInput
-from memesh.generated.http.why_output import Commit, WhyOutput
+from memesh.generated.http.why_output import Commit, Session, WhyOutput
+from memesh.generated.http.why_output import Entity as ShownEntity
 from memesh.model import Entity
 from memesh.ops.recall import shown
 
@@ -28,8 +30,8 @@ class WhyStore(Protocol):
     def load(self, ids: Sequence[int]) -> list[Entity]: ...
 
 
-def _entity(entity: Entity) -> dict[str, Any]:
-    return dict(shown(entity, None))
+def _entity(entity: Entity) -> ShownEntity:
+    return cast(ShownEntity, shown(entity, None))
 
 
 def _commit_entity(store: WhyStore, commit: str) -> Entity | None:
@@ -45,7 +47,7 @@ def _commit_entity(store: WhyStore, commit: str) -> Entity | None:
     return found
 
 
-def _session(store: WhyStore, session_id: str) -> dict[str, Any]:
+def _session(store: WhyStore, session_id: str) -> Session:
     ids = store.ids_with_tag(f"session:{session_id}")
     return {
         "session_id": session_id,
@@ -54,9 +56,21 @@ def _session(store: WhyStore, session_id: str) -> dict[str, Any]:
     }
 
 
-def why(store: WhyStore, request: WhyInput, *, ctx: CallContext) -> Result[WhyOutput, MemeshError]:
+class GitHistory(Protocol):
+    """Which commits git says touched a file, newest first, and why it could not say (typed abstentions)."""
+
+    commits: list[str]
+    abstentions: list[str]
+
+
+class WhyResources(Protocol):
+    @property
+    def store(self) -> WhyStore: ...
+    def git_history(self, file: str, *, limit: int, line: int | None) -> GitHistory: ...
+
+
+def why(store: WhyStore, request: WhyInput, /, *, ctx: CallContext) -> Result[WhyOutput, MemeshError]:
     """The attribution chain for the file; every gap is a typed abstention. Never fails for a missing memory."""
-    del ctx
     limit = request.get("limit", DEFAULT_LIMIT)
     file = request["file"]
     basename = posixpath.basename(file.replace("\\", "/").rstrip("/")) or file
@@ -99,4 +113,15 @@ def why(store: WhyStore, request: WhyInput, *, ctx: CallContext) -> Result[WhyOu
             "file_memories": {"basis": "file-tag", "entities": [_entity(e) for e in tagged[:limit]]},
             "abstentions": top,
         }
+    )
+
+
+def why_here(uses: WhyResources, request: WhyHereInput, /, *, ctx: CallContext) -> Result[WhyOutput, MemeshError]:
+    """The attribution chain for a file of the working folder's repository, scoped to its project: git's
+    abstentions (not a repository, untracked, unreadable history, …) come first. Never fails for a missing memory."""
+    limit = request.get("limit", DEFAULT_LIMIT)
+    found = uses.git_history(request["file"], limit=limit, line=request.get("line"))
+    asked: WhyInput = {"file": request["file"], "commits": found.commits, "project": ctx.project(), "limit": limit}
+    return why(uses.store, asked, ctx=ctx).map(
+        lambda out: {**out, "abstentions": [*found.abstentions, *out["abstentions"]]}
     )

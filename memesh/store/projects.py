@@ -13,15 +13,12 @@ from memesh.model import Entity
 from memesh.store.messages import Messages
 from memesh.store.reads import Reads
 from memesh.store.sql import _dumps, _loads
+from memesh.values import RenameRefused
 
 # The message tables scoped by project that make a message findable in its inbox: a message row, its one delivery
 # and its events (what poll reads). A message row stands for the message in the counts.
 MESSAGE_TABLES = ("agent_messages", "agent_deliveries", "agent_message_events")
 TASK_STATE_PREFIX = "task-state:"
-
-
-class RenameRefused(Exception):
-    """A write the rename made did not read back as written (a trigger ignored or undid it)."""
 
 
 class Projects(Reads, Messages):

@@ -5,8 +5,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from memesh.store.projects import Projects, RenameRefused
+from memesh.store.projects import Projects
 from memesh.store.sqlite_base import SqliteBase
+from memesh.values import RenameRefused
 
 __all__ = ["RenameRefused", "SqliteProjects"]
 

@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memesh.core import commits, guards, snapshots, transcript
+from memesh.core import commits, guards, snapshots, transcript, triggers
 
 
 def _line(kind: str, content: object, **extra: object) -> str:
@@ -59,9 +59,9 @@ def test_snapshot_paths_are_relative_to_the_project_and_user_paths_hidden() -> N
 
 def test_git_commit_commands_are_recognised() -> None:
     for yes in ("git commit -m x", "git add . && git commit -am 'y'", "git -C repo commit", "(cd a; git commit)"):
-        assert commits.is_git_commit(yes), yes
+        assert triggers.is_git_commit(yes), yes
     for no in ("git status", "echo git commit-tree", "gitcommit", "git log --grep commit"):
-        assert not commits.is_git_commit(no), no
+        assert not triggers.is_git_commit(no), no
 
 
 def test_the_commit_line_git_prints_is_read() -> None:

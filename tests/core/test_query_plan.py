@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from memesh.core.query import drop_noise, is_prefix, plan_match
+import re
+import unicodedata
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memesh.core.query import drop_noise, is_prefix, plan_match, plan_terms
 from memesh.core.terms import query_terms, segment
 from memesh.store.sqlite_search import fts5_expressions, quote
 
@@ -122,3 +128,32 @@ def test_an_all_common_query_keeps_its_rarest_term_however_long() -> None:
     assert plan is not None
     assert plan.terms == ("c39",)
     assert len(plan.dropped) == 39
+
+
+def _terms_word_by_word(query: str) -> list[str]:
+    """The tokenizer's rule spelled out slowly: every word's CJK runs rewritten, every piece fully normalised."""
+    seen: dict[str, None] = {}
+    for word in re.findall(r"[^\W_]+", query):
+        for piece in segment(word).split():
+            decomposed = unicodedata.normalize("NFD", piece.lower())
+            kept = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+            seen.setdefault(unicodedata.normalize("NFC", kept), None)
+    return list(seen)
+
+
+_TRICKY = st.sampled_from(
+    ["e\u0301", "\u0130", "\u212a", "ß", "ﬁ", "認證", "方式", "한국", "カ・ナ", "ー", "々", "⺁", "_", "-"]
+)
+
+
+@settings(max_examples=500)
+@given(st.lists(st.one_of(st.text(max_size=8), _TRICKY), max_size=8).map(" ".join))
+def test_the_one_pass_finds_exactly_the_terms_of_the_word_by_word_rule(query: str) -> None:
+    assert query_terms(query) == _terms_word_by_word(query)
+
+
+def test_a_plan_from_the_terms_is_the_plan_from_the_text() -> None:
+    query = "How did Melanie feel about her family supporting her? 認證方式"
+    freq = {"how": 80, "did": 70, "her": 90}
+    assert plan_terms(query_terms(query), freq, 100) == plan_match(query, freq, 100)
+    assert plan_terms([], freq, 100) is None

@@ -83,7 +83,7 @@ def test_cli_text_becomes_the_json_type_the_schema_gives_the_key() -> None:
 
 
 def test_the_setting_keys_and_values_are_the_config_schema_s() -> None:
-    schema = json.loads((ROOT / "schemas" / "http" / "config.input.json").read_text())
+    schema = json.loads((ROOT / "schemas" / "http" / "config_update.input.json").read_text())
     assert tuple(sorted(schema["properties"])) == settings.KEYS
     assert tuple(schema["properties"]["briefing"]["enum"]) == settings.BRIEFING_LEVELS
     assert (settings.SESSION_LIMIT_MIN, settings.SESSION_LIMIT_MAX) == (1, 100)

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from memesh.app.operations.session import BRIEFING_INDEX
 from memesh.context import CallContext
 from memesh.errors import ErrorCode
-from memesh.ops.briefing import briefing_index_of
 from memesh.store.sqlite import SqliteStore
-from tests.calls import call
+from tests.calls import call, run
 
 PROJECT = "myrepo~" + "c" * 32
 TAG = f"project:{PROJECT}"
@@ -117,7 +117,7 @@ def test_the_standalone_index_skips_evidence_and_keeps_durable_types(live: Any) 
     _remember(live, "a-decision")
     _remember(live, "a-commit", kind="commit")
     _remember(live, "a-pattern", kind="pattern")
-    index = briefing_index_of(live.store, PROJECT, ctx=live.ctx)
+    index = run(BRIEFING_INDEX, live.store, {"project": PROJECT}, live.ctx).unwrap()
     assert len(index["ids"]) == 2 and index["shown"] == 2
     assert not any("a-commit" in line for line in index["lines"])
     assert index["lines"][1].startswith("- [pattern] a-pattern")  # newest first

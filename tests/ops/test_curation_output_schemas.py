@@ -7,11 +7,11 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from memesh.context import CallContext
-from memesh.ops import proposals
 from memesh.schema import files as schemas
 from memesh.store.sqlite import SqliteStore
 from tests.calls import call
 from tests.conftest import TEST_PROJECT
+from tests.ops import review_calls
 from tests.ops.curation_helpers import digest_result, seed_week
 
 
@@ -53,6 +53,6 @@ def test_every_improvement_answer_matches_its_output_schema(fresh_db: SqliteStor
     _check("improvement", staged)
     status = {"action": "status", "proposal_id": staged["proposal_id"]}
     _check("improvement", call("improvement", fresh_db, status, ctx).unwrap())
-    proposals.reject_proposal(fresh_db, staged["proposal_id"], "no", ctx=ctx).unwrap()
+    review_calls.reject(fresh_db, staged["proposal_id"], "no", ctx=ctx).unwrap()
     _check("improvement", call("improvement", fresh_db, status, ctx).unwrap())
     _check("improvement", call("improvement", fresh_db, propose, ctx).unwrap())

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from memesh.app.operations.insight import DEMO_RESET, DEMO_SEED
 from memesh.context import CallContext
 from memesh.core import demo as dataset
-from memesh.ops import demo
 from memesh.store.sqlite import SqliteStore
+from tests.calls import run
 
 if TYPE_CHECKING:
     from tests.backends import Backend
-from tests.conftest import Caller
+    from tests.conftest import Caller
 
 
 def test_seed_inserts_every_demo_memory_marked_demo(fresh_db: SqliteStore, ctx: CallContext) -> None:
-    assert demo.seed(fresh_db, ctx=ctx).unwrap() == {"inserted": len(dataset.MEMORIES), "removed": 0}
+    assert run(DEMO_SEED, fresh_db, {}, ctx).unwrap() == {"inserted": len(dataset.MEMORIES), "removed": 0}
     entity = fresh_db.find("demo-auth-decision")
     assert entity is not None
     assert entity.metadata["demo"] is True
@@ -24,16 +25,16 @@ def test_seed_inserts_every_demo_memory_marked_demo(fresh_db: SqliteStore, ctx: 
 
 
 def test_seeding_twice_inserts_nothing_the_second_time(fresh_db: SqliteStore, ctx: CallContext) -> None:
-    demo.seed(fresh_db, ctx=ctx)
-    assert demo.seed(fresh_db, ctx=ctx).unwrap() == {"inserted": 0, "removed": 0}
+    run(DEMO_SEED, fresh_db, {}, ctx)
+    assert run(DEMO_SEED, fresh_db, {}, ctx).unwrap() == {"inserted": 0, "removed": 0}
 
 
 def test_a_user_memory_under_a_demo_name_is_left_alone_by_seed_and_reset(
     fresh_db: SqliteStore, ctx: CallContext, tools: Caller
 ) -> None:
     tools.ok("remember", {"name": "demo-auth-decision", "type": "decision", "observations": ["mine"]})
-    assert demo.seed(fresh_db, ctx=ctx).unwrap()["inserted"] == len(dataset.MEMORIES) - 1
-    assert demo.reset(fresh_db).unwrap() == {"inserted": 0, "removed": len(dataset.MEMORIES) - 1}
+    assert run(DEMO_SEED, fresh_db, {}, ctx).unwrap()["inserted"] == len(dataset.MEMORIES) - 1
+    assert run(DEMO_RESET, fresh_db, {}, ctx).unwrap() == {"inserted": 0, "removed": len(dataset.MEMORIES) - 1}
     kept = fresh_db.find("demo-auth-decision")
     assert kept is not None
     assert kept.observations == ["mine"]
@@ -47,8 +48,8 @@ def test_reset_removes_exactly_the_demo_rows_and_their_index_entries(
     odd = "{}" if backend.postgres else "{bad"
     with fresh_db.transaction():
         fresh_db.conn.execute("INSERT INTO entities (name, type, metadata) VALUES ('odd', 'note', ?)", (odd,))
-    demo.seed(fresh_db, ctx=ctx)
-    demo.reset(fresh_db)
+    run(DEMO_SEED, fresh_db, {}, ctx)
+    run(DEMO_RESET, fresh_db, {}, ctx)
     assert fresh_db.count() == 2
     assert fresh_db.find("my-pkce-note") is not None
     found = tools.ok("recall", {"query": "PKCE"})["entities"]
@@ -56,5 +57,5 @@ def test_reset_removes_exactly_the_demo_rows_and_their_index_entries(
     assert fresh_db.conn.execute("SELECT COUNT(*) FROM relations").fetchone()[0] == 0
 
 
-def test_reset_with_nothing_seeded_removes_nothing(fresh_db: SqliteStore) -> None:
-    assert demo.reset(fresh_db).unwrap() == {"inserted": 0, "removed": 0}
+def test_reset_with_nothing_seeded_removes_nothing(fresh_db: SqliteStore, ctx: CallContext) -> None:
+    assert run(DEMO_RESET, fresh_db, {}, ctx).unwrap() == {"inserted": 0, "removed": 0}

@@ -6,10 +6,10 @@ from typing import Any
 
 from memesh.context import CallContext
 from memesh.errors import ErrorCode
-from memesh.ops import proposals
 from memesh.store.sqlite import SqliteStore
 from tests.calls import call
 from tests.conftest import TEST_PROJECT
+from tests.ops import review_calls
 
 
 def _propose(**overrides: Any) -> dict[str, Any]:
@@ -83,7 +83,7 @@ def test_status_follows_the_review_to_the_accepted_memory(fresh_db: SqliteStore,
     pending = call("improvement", fresh_db, {"action": "status", "proposal_id": pid}, ctx).unwrap()
     assert pending["status"] == "pending"
     assert pending["accepted_entity_name"] is None
-    accepted = proposals.accept_proposal(fresh_db, pid, ctx=ctx).unwrap()
+    accepted = review_calls.accept(fresh_db, pid, ctx=ctx).unwrap()
     assert accepted["kind"] == "product_improvement"
     assert accepted["sourcesArchived"] == 0 and accepted["sourcesLinked"] == 2
     status = call("improvement", fresh_db, {"action": "status", "proposal_id": pid}, ctx).unwrap()
@@ -107,5 +107,5 @@ def test_secrets_in_a_proposal_are_redacted_before_staging(fresh_db: SqliteStore
     _sources(fresh_db, ctx)
     secret = "sk-" + "b" * 40
     pid = call("improvement", fresh_db, _propose(problem=f"the key {secret} leaked"), ctx).unwrap()["proposal_id"]
-    shown = proposals.show_proposal(fresh_db, pid).unwrap()
+    shown = review_calls.show(fresh_db, pid).unwrap()
     assert secret not in str(shown)

@@ -69,7 +69,7 @@ def test_an_empty_database_answers_every_read_with_zeros(
 def test_the_demo_tour_gives_every_read_something_to_show(
     fresh_db: SqliteStore, ctx: CallContext, tools: Caller
 ) -> None:
-    demo.seed(fresh_db, ctx=ctx)
+    demo.seed(fresh_db, {}, ctx=ctx)
     answers = _answers(fresh_db, ctx, tools)
     _assert_schemas(answers)
     assert answers["stats"]["totalEntities"] == 12

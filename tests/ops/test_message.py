@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from memesh.context import CallContext
-from memesh.core.messages_model import NativeOutcome
 from memesh.errors import ErrorCode
 from memesh.store.sqlite import SqliteStore
+from memesh.values import NativeOutcome
 from tests.conftest import Caller
 
 PROJECT = "demo~" + "0" * 32

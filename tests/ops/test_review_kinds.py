@@ -10,14 +10,15 @@ from typing import Any
 import pytest
 
 from memesh.app import gate
+from memesh.app.operations.kg import PROPOSE
 from memesh.context import CallContext
 from memesh.core import guards
 from memesh.errors import ErrorCode
 from memesh.model import EntityWrite
-from memesh.ops import proposals, stage_proposal
 from memesh.store.sqlite import SqliteStore
-from tests.calls import call
+from tests.calls import call, run
 from tests.conftest import TEST_PROJECT
+from tests.ops import review_calls
 
 
 def _memory(store: SqliteStore, name: str, entity_type: str = "decision", text: str = "a decision") -> int:
@@ -75,12 +76,7 @@ def graph(fresh_db: SqliteStore) -> SqliteStore:
 
 
 def _stage(store: SqliteStore, ctx: CallContext, kind: str, body: dict[str, Any]) -> dict[str, Any]:
-    operation = {
-        "relation": stage_proposal.stage_relation,
-        "pattern_emergent": stage_proposal.stage_pattern,
-        "guard": stage_proposal.stage_guard,
-    }[kind]
-    answer: dict[str, Any] = operation(store, _admitted(kind, body), ctx=ctx).unwrap()  # type: ignore[operator]
+    answer: dict[str, Any] = run(PROPOSE[kind], store, body, ctx).unwrap()
     return answer
 
 
@@ -115,7 +111,7 @@ def test_staging_writes_no_memory(graph: SqliteStore, ctx: CallContext) -> None:
     for kind, body in (("relation", RELATION), ("pattern_emergent", PATTERN), ("guard", GUARD)):
         _stage(graph, ctx, kind, body)
     assert _snapshot(graph) == before
-    assert [row["kind"] for row in proposals.list_proposals(graph).unwrap()] == [
+    assert [row["kind"] for row in review_calls.listed(graph).unwrap()] == [
         "guard",
         "pattern_emergent",
         "relation",
@@ -156,9 +152,9 @@ def test_the_schema_refuses_malformed_input_with_the_field_path(kind: str, body:
 def test_a_guard_that_would_misfire_is_refused_and_nothing_staged(
     graph: SqliteStore, ctx: CallContext, changes: dict[str, Any], fragment: str
 ) -> None:
-    error = stage_proposal.stage_guard(graph, _admitted("guard", {**GUARD, **changes}), ctx=ctx).failure()
+    error = run(PROPOSE["guard"], graph, {**GUARD, **changes}, ctx).failure()
     assert error.code == ErrorCode.BAD_BODY and fragment in error.message
-    assert proposals.list_proposals(graph, "all").unwrap() == []
+    assert review_calls.listed(graph, "all").unwrap() == []
 
 
 def test_staging_refuses_missing_archived_or_wrong_kind_memories(graph: SqliteStore, ctx: CallContext) -> None:
@@ -180,23 +176,23 @@ def test_staging_refuses_missing_archived_or_wrong_kind_memories(graph: SqliteSt
             )
         )
     cases = [
-        stage_proposal.stage_guard(graph, _admitted("guard", {**GUARD, "lesson": "imported-lesson"}), ctx=ctx),
-        stage_proposal.stage_relation(graph, _admitted("relation", {**RELATION, "to": "nope"}), ctx=ctx),
-        stage_proposal.stage_relation(graph, _admitted("relation", {**RELATION, "to": "keep-jwt"}), ctx=ctx),
-        stage_proposal.stage_pattern(graph, _admitted("pattern_emergent", PATTERN), ctx=ctx),
-        stage_proposal.stage_guard(graph, _admitted("guard", {**GUARD, "lesson": "use-jwt"}), ctx=ctx),
+        run(PROPOSE["guard"], graph, {**GUARD, "lesson": "imported-lesson"}, ctx),
+        run(PROPOSE["relation"], graph, {**RELATION, "to": "nope"}, ctx),
+        run(PROPOSE["relation"], graph, {**RELATION, "to": "keep-jwt"}, ctx),
+        run(PROPOSE["pattern_emergent"], graph, PATTERN, ctx),
+        run(PROPOSE["guard"], graph, {**GUARD, "lesson": "use-jwt"}, ctx),
     ]
     for result in cases:
         assert result.failure().code == ErrorCode.OPERATION_FAILED
-    same = stage_proposal.stage_relation(graph, _admitted("relation", {**RELATION, "to": "no-jwt"}), ctx=ctx)
+    same = run(PROPOSE["relation"], graph, {**RELATION, "to": "no-jwt"}, ctx)
     assert same.failure().code == ErrorCode.BAD_BODY
-    assert proposals.list_proposals(graph, "all").unwrap() == []
+    assert review_calls.listed(graph, "all").unwrap() == []
 
 
 def test_staged_text_is_cleaned_and_redacted(graph: SqliteStore, ctx: CallContext) -> None:
     secret = "token ghp_" + "b" * 36
     staged = _stage(graph, ctx, "pattern_emergent", {**PATTERN, "observations": [f"Seen with {secret}\x07"]})
-    shown = proposals.show_proposal(graph, staged["proposal_id"]).unwrap()
+    shown = review_calls.show(graph, staged["proposal_id"]).unwrap()
     [observation] = shown["proposed_digest"]["observations"]
     assert "ghp_" not in observation and "\x07" not in observation and "***REDACTED***" in observation
 
@@ -207,7 +203,7 @@ def test_staged_text_is_cleaned_and_redacted(graph: SqliteStore, ctx: CallContex
 def test_accepting_a_relation_creates_that_one_relation_and_nothing_else(graph: SqliteStore, ctx: CallContext) -> None:
     staged = _stage(graph, ctx, "relation", RELATION)
     rows_before, relations_before = _snapshot(graph)
-    out = proposals.accept_proposal(graph, staged["proposal_id"], ctx=ctx).unwrap()
+    out = review_calls.accept(graph, staged["proposal_id"], ctx=ctx).unwrap()
     assert out == {
         "proposalId": staged["proposal_id"],
         "digestEntityName": "no-jwt —supersedes→ use-jwt",
@@ -220,7 +216,7 @@ def test_accepting_a_relation_creates_that_one_relation_and_nothing_else(graph: 
     assert len(relations_after) == len(relations_before) + 1
     no_jwt = graph.find("no-jwt")
     assert no_jwt is not None and [(r.to_name, r.type) for r in no_jwt.relations] == [("use-jwt", "supersedes")]
-    assert proposals.show_proposal(graph, staged["proposal_id"]).unwrap()["status"] == "applied"
+    assert review_calls.show(graph, staged["proposal_id"]).unwrap()["status"] == "applied"
 
 
 @pytest.mark.parametrize("fate", ["archived", "deleted"])
@@ -234,10 +230,10 @@ def test_a_relation_whose_end_is_gone_is_refused_and_stays_pending(
         else:
             graph.conn.execute("DELETE FROM entities WHERE name = 'use-jwt'")
     before = _snapshot(graph)
-    error = proposals.accept_proposal(graph, staged["proposal_id"], ctx=ctx).failure()
+    error = review_calls.accept(graph, staged["proposal_id"], ctx=ctx).failure()
     assert error.code == ErrorCode.OPERATION_FAILED and "use-jwt" in error.message
     assert _snapshot(graph) == before
-    assert proposals.show_proposal(graph, staged["proposal_id"]).unwrap()["status"] == "pending"
+    assert review_calls.show(graph, staged["proposal_id"]).unwrap()["status"] == "pending"
 
 
 def test_a_proposal_none_of_whose_memories_remain_is_refused_and_marked_rejected(
@@ -250,16 +246,16 @@ def test_a_proposal_none_of_whose_memories_remain_is_refused_and_marked_rejected
             graph.set_status(name, "archived")
     before = _snapshot(graph)
     for staged in (relation, guard):
-        error = proposals.accept_proposal(graph, staged["proposal_id"], ctx=ctx).failure()
+        error = review_calls.accept(graph, staged["proposal_id"], ctx=ctx).failure()
         assert error.code == ErrorCode.OPERATION_FAILED and "gone or archived" in error.message
-        shown = proposals.show_proposal(graph, staged["proposal_id"]).unwrap()
+        shown = review_calls.show(graph, staged["proposal_id"]).unwrap()
         assert shown["status"] == "rejected" and "gone or archived" in shown["reason"]
     assert _snapshot(graph) == before
 
 
 def test_accepting_a_pattern_links_its_sources_which_stay_active(graph: SqliteStore, ctx: CallContext) -> None:
     staged = _stage(graph, ctx, "pattern_emergent", PATTERN)
-    out = proposals.accept_proposal(graph, staged["proposal_id"], ctx=ctx).unwrap()
+    out = review_calls.accept(graph, staged["proposal_id"], ctx=ctx).unwrap()
     assert out == {
         "proposalId": staged["proposal_id"],
         "digestEntityName": "auth-churn",
@@ -284,22 +280,22 @@ def test_a_pattern_keeps_the_sources_still_there_and_refuses_when_none_are(
     partial = _stage(graph, ctx, "pattern_emergent", PATTERN)
     with graph.transaction():
         graph.set_status("keep-jwt", "archived")
-    out = proposals.accept_proposal(graph, partial["proposal_id"], ctx=ctx).unwrap()
+    out = review_calls.accept(graph, partial["proposal_id"], ctx=ctx).unwrap()
     assert out["sourcesLinked"] == 2 and out["sourcesMissing"] == 1
     lonely = _stage(graph, ctx, "pattern_emergent", {**PATTERN, "name": "other", "source_names": ["use-jwt", "no-jwt"]})
     with graph.transaction():
         graph.set_status("use-jwt", "archived")
         graph.set_status("no-jwt", "archived")
-    error = proposals.accept_proposal(graph, lonely["proposal_id"], ctx=ctx).failure()
+    error = review_calls.accept(graph, lonely["proposal_id"], ctx=ctx).failure()
     assert error.code == ErrorCode.OPERATION_FAILED
     assert graph.find("other") is None
-    assert proposals.show_proposal(graph, lonely["proposal_id"]).unwrap()["status"] == "rejected"
+    assert review_calls.show(graph, lonely["proposal_id"]).unwrap()["status"] == "rejected"
 
 
 def test_accepting_a_guard_patches_the_lesson_and_creates_no_memory(graph: SqliteStore, ctx: CallContext) -> None:
     staged = _stage(graph, ctx, "guard", GUARD)
     count = len(_snapshot(graph)[0])
-    out = proposals.accept_proposal(graph, staged["proposal_id"], ctx=ctx).unwrap()
+    out = review_calls.accept(graph, staged["proposal_id"], ctx=ctx).unwrap()
     assert out["kind"] == "guard" and out["digestEntityName"] == "guard on rm-build-lesson"
     assert out["sourcesArchived"] == 0
     assert len(_snapshot(graph)[0]) == count
@@ -323,8 +319,8 @@ def stage_guard_warnings(store: SqliteStore, command: str) -> list[str]:
 def test_a_guard_on_a_lesson_that_got_another_guard_meanwhile_is_refused(graph: SqliteStore, ctx: CallContext) -> None:
     first = _stage(graph, ctx, "guard", GUARD)
     second = _stage(graph, ctx, "guard", {**GUARD, "message": "Use make clean instead"})
-    proposals.accept_proposal(graph, first["proposal_id"], ctx=ctx).unwrap()
-    error = proposals.accept_proposal(graph, second["proposal_id"], ctx=ctx).failure()
+    review_calls.accept(graph, first["proposal_id"], ctx=ctx).unwrap()
+    error = review_calls.accept(graph, second["proposal_id"], ctx=ctx).failure()
     assert error.code == ErrorCode.OPERATION_FAILED and "another guard" in error.message
     lesson = graph.find("rm-build-lesson")
     assert lesson is not None and lesson.metadata["guard"]["message"] == GUARD["message"]
@@ -335,9 +331,9 @@ def test_accepting_twice_is_refused_and_changes_nothing(
     graph: SqliteStore, ctx: CallContext, kind: str, body: dict[str, Any]
 ) -> None:
     staged = _stage(graph, ctx, kind, body)
-    proposals.accept_proposal(graph, staged["proposal_id"], ctx=ctx).unwrap()
+    review_calls.accept(graph, staged["proposal_id"], ctx=ctx).unwrap()
     before = _snapshot(graph)
-    error = proposals.accept_proposal(graph, staged["proposal_id"], ctx=ctx).failure()
+    error = review_calls.accept(graph, staged["proposal_id"], ctx=ctx).failure()
     assert error.code == ErrorCode.OPERATION_FAILED and "already applied" in error.message
     assert _snapshot(graph) == before
 
@@ -352,22 +348,20 @@ def test_a_source_changed_since_staging_is_refused(
     appended = {"name": target, "type": entity_type, "observations": ["a later second thought"]}
     call("remember", graph, appended, ctx).unwrap()
     before = _snapshot(graph)
-    error = proposals.accept_proposal(graph, staged["proposal_id"], ctx=ctx).failure()
+    error = review_calls.accept(graph, staged["proposal_id"], ctx=ctx).failure()
     assert error.code == ErrorCode.OPERATION_FAILED and "changed since" in error.message
     assert _snapshot(graph) == before
-    assert proposals.show_proposal(graph, staged["proposal_id"]).unwrap()["status"] == "rejected"
+    assert review_calls.show(graph, staged["proposal_id"]).unwrap()["status"] == "rejected"
 
 
 @pytest.mark.parametrize(("kind", "body"), [("relation", RELATION), ("pattern_emergent", PATTERN), ("guard", GUARD)])
 def test_reject_changes_no_memory(graph: SqliteStore, ctx: CallContext, kind: str, body: dict[str, Any]) -> None:
     staged = _stage(graph, ctx, kind, body)
     before = _snapshot(graph)
-    out = proposals.reject_proposal(graph, staged["proposal_id"], "not convinced", ctx=ctx).unwrap()
+    out = review_calls.reject(graph, staged["proposal_id"], "not convinced", ctx=ctx).unwrap()
     assert out == {"id": staged["proposal_id"], "status": "rejected"}
     assert _snapshot(graph) == before
-    assert proposals.accept_proposal(graph, staged["proposal_id"], ctx=ctx).failure().code == (
-        ErrorCode.OPERATION_FAILED
-    )
+    assert review_calls.accept(graph, staged["proposal_id"], ctx=ctx).failure().code == (ErrorCode.OPERATION_FAILED)
 
 
 def test_an_accepted_pattern_does_not_make_a_pending_review_over_its_sources_look_changed(
@@ -382,10 +376,10 @@ def test_an_accepted_pattern_does_not_make_a_pending_review_over_its_sources_loo
         "pattern_emergent",
         {**PATTERN, "name": "lesson-pattern", "source_names": ["rm-build-lesson", "use-jwt"]},
     )
-    proposals.accept_proposal(graph, pattern["proposal_id"], ctx=ctx).unwrap()
-    proposals.accept_proposal(graph, guard["proposal_id"], ctx=ctx).unwrap()
-    assert proposals.accept_proposal(graph, relation["proposal_id"], ctx=ctx).unwrap()["kind"] == "relation"
-    assert proposals.accept_proposal(graph, other["proposal_id"], ctx=ctx).unwrap()["sourcesLinked"] == 2
+    review_calls.accept(graph, pattern["proposal_id"], ctx=ctx).unwrap()
+    review_calls.accept(graph, guard["proposal_id"], ctx=ctx).unwrap()
+    assert review_calls.accept(graph, relation["proposal_id"], ctx=ctx).unwrap()["kind"] == "relation"
+    assert review_calls.accept(graph, other["proposal_id"], ctx=ctx).unwrap()["sourcesLinked"] == 2
     use_jwt = graph.find("use-jwt")
     assert use_jwt is not None and len(use_jwt.metadata["evidence_for"]) == 2
 
@@ -401,7 +395,7 @@ def test_a_stored_guard_that_no_longer_validates_is_refused_at_accept(graph: Sql
         graph.conn.execute(
             "UPDATE dream_proposals SET proposed_digest = ? WHERE id = ?", (json.dumps(digest), staged["proposal_id"])
         )
-    error = proposals.accept_proposal(graph, staged["proposal_id"], ctx=ctx).failure()
+    error = review_calls.accept(graph, staged["proposal_id"], ctx=ctx).failure()
     assert error.code == ErrorCode.OPERATION_FAILED and "not usable" in error.message
     lesson = graph.find("rm-build-lesson")
     assert lesson is not None and "guard" not in lesson.metadata
@@ -436,6 +430,6 @@ def test_an_improvement_none_of_whose_sources_remain_is_marked_rejected(graph: S
         graph.set_status("use-jwt", "archived")
         graph.set_status("no-jwt", "archived")
     for proposal_id, status in ((both, "rejected"), (one, "pending")):
-        error = proposals.accept_proposal(graph, proposal_id, ctx=ctx).failure()
+        error = review_calls.accept(graph, proposal_id, ctx=ctx).failure()
         assert error.code == ErrorCode.OPERATION_FAILED and "use-jwt" in error.message
-        assert proposals.show_proposal(graph, proposal_id).unwrap()["status"] == status
+        assert review_calls.show(graph, proposal_id).unwrap()["status"] == status

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from memesh.adapters.update_check import CacheFile, UpdateNotifier
 from memesh.context import CallContext
-from memesh.core.update import CheckFailed, CheckRecord
+from memesh.core.update import Channel, CheckFailed, CheckRecord
 from memesh.ops.update_status import CHECKS_OFF, session_notice, update_status
 
 
@@ -26,19 +29,38 @@ class MemoryCache:
         self.writes += 1
 
 
+@dataclass
+class Source:
+    """What update_status is handed: the cache, the lookup (None: checks off) and the install channel."""
+
+    update_cache: MemoryCache
+    update_fetch: Callable[[], str] | None
+    channel: Channel = "pipx"
+
+    def install_channel(self) -> Channel:
+        return self.channel
+
+
+def _status(
+    cache: MemoryCache, fetch: Callable[[], str] | None, request: Any, ctx: CallContext, channel: Channel = "pipx"
+) -> Any:
+    """update_status of this installation (memesh 0.1.0)."""
+    return update_status(Source(cache, fetch, channel), request, ctx=ctx)
+
+
 def _offline() -> str:
     raise CheckFailed("package index unavailable (URLError)")
 
 
 def test_a_live_answer_is_fresh_and_cached(ctx: CallContext) -> None:
     cache = MemoryCache()
-    answer = update_status(cache, lambda: "0.2.0", {}, current="0.1.0", channel="pipx", ctx=ctx).unwrap()
+    answer = _status(cache, lambda: "0.2.0", {}, ctx, channel="pipx").unwrap()
     assert (answer["freshness"], answer["source"], answer["updateAvailable"]) == ("fresh", "live", True)
     assert cache.record.latest_version == "0.2.0"
 
 
 def test_with_no_network_the_answer_is_the_failed_unknown_shape(ctx: CallContext) -> None:
-    answer = update_status(MemoryCache(), _offline, {}, current="0.1.0", channel="pipx", ctx=ctx).unwrap()
+    answer = _status(MemoryCache(), _offline, {}, ctx, channel="pipx").unwrap()
     assert answer["checkSucceeded"] is False
     assert answer["lastError"] == "package index unavailable (URLError)"
     assert (answer["freshness"], answer["source"], answer["latestVersion"]) == ("unavailable", "none", None)
@@ -46,7 +68,7 @@ def test_with_no_network_the_answer_is_the_failed_unknown_shape(ctx: CallContext
 
 def test_a_failed_lookup_falls_back_to_the_cached_success(ctx: CallContext) -> None:
     cache = MemoryCache(CheckRecord("0.3.0", ctx.now - timedelta(hours=2), ctx.now - timedelta(hours=2)))
-    answer = update_status(cache, _offline, {}, current="0.1.0", channel="pipx", ctx=ctx).unwrap()
+    answer = _status(cache, _offline, {}, ctx, channel="pipx").unwrap()
     assert (answer["freshness"], answer["source"], answer["checkSucceeded"]) == ("cached", "cache", False)
     assert answer["latestVersion"] == "0.3.0"
 
@@ -56,14 +78,14 @@ def test_cached_reads_never_call_the_lookup(ctx: CallContext) -> None:
         raise AssertionError("looked up")
 
     cache = MemoryCache()
-    answer = update_status(cache, refuse, {"cached": True}, current="0.1.0", channel="pipx", ctx=ctx).unwrap()
+    answer = _status(cache, refuse, {"cached": True}, ctx, channel="pipx").unwrap()
     assert answer["freshness"] == "unavailable"
     assert cache.writes == 0
 
 
 def test_checks_turned_off_say_so_without_recording_a_failure(ctx: CallContext) -> None:
     cache = MemoryCache()
-    answer = update_status(cache, None, {}, current="0.1.0", channel="unknown", ctx=ctx).unwrap()
+    answer = _status(cache, None, {}, ctx, channel="unknown").unwrap()
     assert answer["lastError"] == CHECKS_OFF
     assert cache.writes == 0
 

@@ -1,78 +1,75 @@
-"""The same defective request reads the same on every surface: the same code and the same field path over MCP
-(the isError text), HTTP (status, errorCode, error) and the CLI (`memesh call`: exit 1 and the --json failure
-body), and `memesh import FILE` for a bundle.
+"""The same defective request reads the same on every surface that reaches its operation: the same code and the
+same field path over MCP (the isError text), HTTP (status, errorCode, error: a body's defect is
+validation.bad-body, a query parameter's validation.bad-param), the CLI (`memesh call`: exit 1 and the --json
+failure body) and the door itself (`dispatch.run`, what every CLI command calls), and `memesh import FILE` for a
+bundle.
 
-The defects are derived from each registered tool's input schema, so a new tool joins this test by being registered.
+Every registered operation (`all_ops()`) is here, each with the surfaces that reach it found from the registry and
+the HTTP route table, and its defects derived from its input schema: a new operation or route joins this test by
+being registered. An operation only one surface reaches still has its schema files, its generated modules, a loader
+that loads, and an unknown field refused.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 import httpx
 import pytest
+from returns.result import Failure
 
-from memesh.app.registry import TOOLS, Tool
+from memesh.app import dispatch
+from memesh.app.operations import all_ops
+from memesh.app.registry import TOOLS, Op, Tool
+from memesh.app.resources import Resources
+from memesh.context import CallContext
+from memesh.errors import ErrorCode
 from memesh.schema import files as schemas
 from memesh.transports.cli.app import run
 from memesh.transports.http.app import create_app
+from memesh.transports.http.endpoint import ApiRoute
+from memesh.transports.http.routes import API
+from tests.parity.defects import DEEP, UNKNOWN, Defect, defects, nested
 from tests.transports.mcp.conftest import McpHarness, RawServer
 
-DEEP = 150
+OPS = all_ops()
+BAD_BODY, BAD_PARAM = ErrorCode.BAD_BODY.value, ErrorCode.BAD_PARAM.value
 
 
-def _nested(depth: int) -> Any:
-    value: Any = "x"
-    for _ in range(depth):
-        value = [value]
-    return value
+def routes_of(op: Op[Any, Any, Any]) -> tuple[ApiRoute, ...]:
+    return tuple(route for route in API if route.op is op)
 
 
-def _wrong(schema: dict[str, Any]) -> Any | None:
-    """A value of the wrong JSON type for a property schema, or None when any type would do."""
-    kind = schema.get("type")
-    if kind == "string" or "enum" in schema:
-        return 12345
-    if kind in ("integer", "number", "boolean", "array", "object"):
-        return "not-the-right-type"
-    return None
+def path_parameters(op: Op[Any, Any, Any]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(name for route in routes_of(op) for name in route.path_parameters))
 
 
-def defects(tool: Tool[Any, Any, Any]) -> dict[str, dict[str, Any]]:
-    """Requests for `tool` that each carry one defect its schema refuses."""
-    schema = schemas.load(tool.input_schema)
-    base: dict[str, Any] = {}
-    refine = schema.get("$defs", {}).get("refine")
-    if refine is not None:
-        # Action-discriminated (a flat top level, the rules in $defs/refine): the defects of its first action, each
-        # request naming that action, its fields as the top level declares them.
-        action = refine["oneOf"][0]
-        base = {name: prop["const"] for name, prop in action["properties"].items() if "const" in prop}
-        top = schema["properties"]
-        schema = {**action, "properties": {name: top[name] for name in action["properties"]}}
-    properties: dict[str, Any] = {k: v for k, v in schema.get("properties", {}).items() if k not in base}
-    required: list[str] = [name for name in schema.get("required", []) if name not in base]
-    first = next(iter(properties))
-    cases: dict[str, dict[str, Any]] = {"too deep": {**base, first: _nested(DEEP)}}
-    if schema.get("additionalProperties") is False:
-        cases["unknown key"] = {**base, "not_a_field": 1}
-        cases["lone surrogate in a key"] = {**base, "bad\ud800key": 1}
-    if required:
-        cases["missing required field"] = dict(base)
-    for name, prop in properties.items():
-        wrong = _wrong(prop)
-        if wrong is not None:
-            cases["wrong type"] = {**base, name: wrong}
-            break
-    return cases
+def is_tool(op: Op[Any, Any, Any]) -> bool:
+    return isinstance(op, Tool) and any(tool is op for tool in TOOLS)
 
 
-CASES = [(tool, label, request) for tool in TOOLS for label, request in defects(tool).items()]
-IDS = [f"{tool.name}-{label}" for tool, label, _ in CASES]
+@dataclass(frozen=True)
+class Case:
+    op: Op[Any, Any, Any]
+    defect: Defect
+    index: int
+
+    @property
+    def id(self) -> str:
+        return f"{self.op.name}-{self.defect.label}"
+
+
+CASES = [
+    Case(op, defect, index)
+    for index, (op, defect) in enumerate((op, defect) for op in OPS for defect in defects(op, path_parameters(op)))
+]
 
 
 @pytest.fixture(scope="module")
@@ -81,35 +78,77 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def mcp_answers(folder: Path) -> dict[str, str]:
-    """Every case sent to one real memesh-mcp process as JSON-RPC lines (escaped JSON, as clients write it); the
-    isError text of each."""
+def mcp_answers(folder: Path) -> dict[int, str]:
+    """Every tool's case sent to one real memesh-mcp process as JSON-RPC lines (escaped JSON, as clients write it):
+    the isError text of each, by case."""
     (folder / "mcp").mkdir(exist_ok=True)  # MEMESH_DB_PATH's folder must exist
     harness = McpHarness(folder=folder, db=folder / "mcp" / "db.sqlite", stderr_log=folder / "mcp.log")
     server = RawServer(harness)
-    answers: dict[str, str] = {}
+    answers: dict[int, str] = {}
     try:
         server.initialize("parity")
-        for (tool, _, request), case_id in zip(CASES, IDS, strict=True):
-            result = server.call_tool(tool.name, request)["result"]
-            assert result["isError"] is True, (case_id, result)
-            answers[case_id] = result["content"][0]["text"]
+        for case in CASES:
+            if is_tool(case.op):
+                result = server.call_tool(case.op.name, case.defect.body())["result"]
+                assert result["isError"] is True, (case.id, result)
+                answers[case.index] = result["content"][0]["text"]
     finally:
         server.close()
     return answers
 
 
-def _http(db: Path, tool: Tool[Any, Any, Any], request: dict[str, Any]) -> httpx.Response:
+def _http(db: Path, method: str, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
+    """One request to the HTTP API on `db`: a body as escaped JSON (a lone surrogate arrives as the \\ud800
+    escape), query parameters in the path."""
+
     async def go() -> httpx.Response:
         app = create_app(db_path=db)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:3737") as client:
-            body = json.dumps(request).encode()  # escaped, so a lone surrogate arrives as the \\ud800 escape
-            answer = await client.post(f"/v1/{tool.name}", content=body, headers={"content-type": "application/json"})
+            if body is None:
+                answer = await client.request(method, path)
+            else:
+                content = json.dumps(body).encode()
+                answer = await client.request(
+                    method, path, content=content, headers={"content-type": "application/json"}
+                )
         app.close()
         return answer
 
     return anyio.run(go)
+
+
+def _path(route: ApiRoute, defect: Defect) -> str:
+    values = defect.body()
+    path = route.path
+    for name in route.path_parameters:
+        path = path.replace(f"{{{name}}}", quote(str(values[name]), safe=""))
+    return path
+
+
+def http_answers(case: Case, db: Path) -> dict[str, tuple[str, str]]:
+    """(errorCode, error) of each HTTP request that can carry the defect, by method and path; each must be a 400."""
+    answers: dict[str, tuple[str, str]] = {}
+    for route in routes_of(case.op):
+        parameters = tuple(route.path_parameters)
+        if "POST" in route.methods:
+            answer = _http(db, "POST", _path(route, case.defect), case.defect.body(without=parameters))
+            answers[f"POST {route.path}"] = _refusal(answer)
+        if "GET" in route.methods and case.defect.as_params:
+            query = "&".join(
+                f"{quote(name)}={quote(value)}"
+                for name, values in case.defect.params(without=parameters).items()
+                for value in values
+            )
+            answer = _http(db, "GET", _path(route, case.defect) + (f"?{query}" if query else ""))
+            answers[f"GET {route.path}"] = _refusal(answer)
+    return answers
+
+
+def _refusal(answer: httpx.Response) -> tuple[str, str]:
+    body = answer.json()
+    assert (answer.status_code, body["success"]) == (400, False), body
+    return body["errorCode"], body["error"]
 
 
 @pytest.fixture
@@ -119,41 +158,79 @@ def cli_env(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
-@pytest.mark.parametrize(("tool", "label", "request_"), CASES, ids=IDS)
+@pytest.mark.parametrize("case", [pytest.param(case, id=case.id) for case in CASES])
 def test_a_defect_gets_one_code_and_one_field_path_on_every_surface(  # noqa: PLR0917 - parameters and fixtures
-    tool: Tool[Any, Any, Any],
-    label: str,
-    request_: dict[str, Any],
+    case: Case,
     folder: Path,
-    mcp_answers: dict[str, str],
+    mcp_answers: dict[int, str],
     cli_env: None,
+    ctx: CallContext,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    case_id = f"{tool.name}-{label}"
-    mcp_message = mcp_answers[case_id]
+    refusals: dict[str, tuple[str, str]] = {}  # surface → (code, message)
+    match dispatch.run(case.op, Resources(db_path=folder / "door" / "db.sqlite"), case.defect.body(), ctx):
+        case Failure(error):
+            refusals["door"] = (error.code.value, error.message)
+        case other:
+            pytest.fail(f"the door admitted {case.id}: {other}")
 
-    capsys.readouterr()
-    code = run(["call", tool.name, json.dumps(request_)])
-    cli_body = json.loads(capsys.readouterr().out)
-    assert code == 1
-    assert cli_body["errorCode"] == "validation.bad-body"
-    assert cli_body["error"] == mcp_message
+    if is_tool(case.op):
+        refusals["mcp"] = (BAD_BODY, mcp_answers[case.index])
+        capsys.readouterr()
+        status = run(["call", case.op.name, json.dumps(case.defect.body())])
+        cli_body = json.loads(capsys.readouterr().out)
+        assert status == 1
+        refusals["cli"] = (cli_body["errorCode"], cli_body["error"])
 
-    if tool.http_post:
-        answer = _http(folder / "http" / "db.sqlite", tool, request_)
-        assert answer.status_code == 400
-        body = answer.json()
-        assert (body["success"], body["errorCode"], body["error"]) == (False, "validation.bad-body", mcp_message)
+    refusals |= http_answers(case, folder / "http" / "db.sqlite")
+
+    for surface, (code, _) in refusals.items():
+        assert code == (BAD_PARAM if surface.startswith("GET ") else BAD_BODY), (surface, refusals)
+    assert len({message for _, message in refusals.values()}) == 1, refusals
+    if case.defect.label == "unknown key":
+        assert f"{UNKNOWN}: Unrecognized key" in refusals["door"][1], refusals
 
 
-def test_every_tool_has_a_defect_case() -> None:
-    assert {tool.name for tool, _, _ in CASES} == {tool.name for tool in TOOLS}
+@pytest.mark.parametrize("op", [pytest.param(op, id=op.name) for op in OPS])
+def test_every_operation_refuses_a_field_it_does_not_know(op: Op[Any, Any, Any]) -> None:
+    assert schemas.load(op.input_schema).get("additionalProperties") is False
+    labels = {defect.label for defect in defects(op, path_parameters(op))}
+    assert {"too deep", "unknown key", "lone surrogate in a key"} <= labels
+
+
+def _generated_module(schema: str) -> str:
+    group, _, stem = schema.rpartition("/")
+    return f"memesh.generated.{group.replace('/', '.')}.{stem.replace('.', '_').replace('-', '_')}"
+
+
+@pytest.mark.parametrize("op", [pytest.param(op, id=op.name) for op in OPS])
+def test_every_operation_has_its_schema_files_its_generated_modules_and_loads(op: Op[Any, Any, Any]) -> None:
+    assert op.output_schema is not None, f"{op.name} has no output schema"
+    for schema in (op.input_schema, op.output_schema):
+        loaded = schemas.load(schema)
+        importlib.import_module(_generated_module(schema))
+        described = {key: value for key, value in loaded.items() if key not in ("$schema", "title", "description")}
+        assert described != {"type": "object"}, f"{schema} is a bare object: it describes nothing"
+    assert callable(op.load())
+
+
+def test_every_api_route_is_sent_a_defect() -> None:
+    for route in API:
+        carried = [c for c in CASES if c.op is route.op and ("POST" in route.methods or c.defect.as_params)]
+        assert carried, route.path
+
+
+def test_every_tool_and_every_api_route_has_its_operation_here() -> None:
+    ids = {id(op) for op in OPS}
+    assert all(id(tool) in ids for tool in TOOLS)
+    assert all(id(route.op) in ids for route in API)
+    assert {case.op.name for case in CASES} == {op.name for op in OPS}
 
 
 def test_a_bundle_nested_too_deep_is_refused_alike_by_memesh_import_and_the_import_tool(
     folder: Path, cli_env: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    bundle = {"entities": [{"name": "n", "type": "note", "observations": [], "metadata": {"x": _nested(DEEP)}}]}
+    bundle = {"entities": [{"name": "n", "type": "note", "observations": [], "metadata": {"x": nested(DEEP)}}]}
     path = folder / "deep.json"
     path.write_text(json.dumps(bundle))
     capsys.readouterr()
@@ -187,7 +264,6 @@ def test_an_import_bundle_with_one_bad_entry_reads_the_same_through_mcp_http_and
         ]
     }
     request = {"data": bundle, "merge_strategy": "skip"}
-    import_tool = next(tool for tool in TOOLS if tool.name == "import")
     answers: list[Any] = []
 
     (folder / "mcp-import").mkdir(exist_ok=True)  # MEMESH_DB_PATH's folder must exist
@@ -198,7 +274,7 @@ def test_an_import_bundle_with_one_bad_entry_reads_the_same_through_mcp_http_and
     finally:
         server.close()
     answers.append(("mcp", result["isError"], result.get("structuredContent") or result["content"][0]["text"]))
-    http = _http(folder / "http-import" / "db.sqlite", import_tool, request)
+    http = _http(folder / "http-import" / "db.sqlite", "POST", "/v1/import", request)
     answers.append(("http", http.status_code != 200, http.json().get("data") or http.json().get("error")))
     capsys.readouterr()
     code = run(["call", "import", json.dumps(request)])

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from memesh.adapters.project_git import current_project
+from memesh.adapters.router_client import RouterClient
 from memesh.context import CallContext
-from memesh.router.client import RouterClient
 from memesh.store.sqlite import open_store
 from tests.calls import call
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from memesh.router.adapter import HostAdapter
+from memesh.adapters.router_host import HostAdapter
 from memesh.store.sqlite import open_store
 from tests.calls import call
 from tests.router.test_router import PROJECT, _context, folder, running_router

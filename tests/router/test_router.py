@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
+from memesh.adapters.router_client import RouterClient
+from memesh.adapters.router_host import HostAdapter
 from memesh.context import CallContext
 from memesh.errors import ErrorCode
-from memesh.router.adapter import HostAdapter
-from memesh.router.client import RouterClient
-from memesh.router.server import serve
 from memesh.store.sqlite import SqliteStore, open_store
+from memesh.transports.router.server import serve
 from tests.calls import call
 
 pytestmark = pytest.mark.anyio
@@ -193,3 +193,72 @@ def test_the_router_command_listens_owner_only_and_stops_cleanly(folder: Path) -
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def _raw(socket: Path, message: dict[str, Any]) -> Any:
+    return RouterClient(socket).request(message, timeout_s=5.0)
+
+
+async def test_a_registration_the_router_cannot_admit_is_answered_with_the_reason_and_registers_nothing(
+    folder: Path,
+) -> None:
+    line = {"op": "register", "session_id": "/home/me", "principal_id": "reviewer", "project": PROJECT}
+    async with running_router(folder) as socket:
+        as_path = await asyncio.to_thread(_raw, socket, {**line, "host_kind": "claude-code"})
+        unknown_kind = await asyncio.to_thread(_raw, socket, {**line, "session_id": "sess-1", "host_kind": "vim"})
+        unknown_field = await asyncio.to_thread(
+            _raw, socket, {**line, "session_id": "sess-1", "host_kind": "test", "colour": "blue"}
+        )
+        found = await asyncio.to_thread(_raw, socket, {"op": "discover", "project": PROJECT})
+    assert as_path["ok"] is False and as_path["error"].startswith("session_id: an absolute filesystem path")
+    assert unknown_kind["ok"] is False and unknown_kind["error"].startswith("host_kind: ")
+    assert unknown_field["ok"] is False and "colour" in unknown_field["error"]
+    assert found == {"ok": True, "registrations": []}
+    store = open_store(folder / "k.db")
+    try:
+        assert store.latest_session("sess-1") is None and store.latest_session("/home/me") is None
+    finally:
+        store.close()
+
+
+async def test_presence_is_recorded_while_the_connection_lives_and_ended_when_it_closes(folder: Path) -> None:
+    async with running_router(folder) as socket:
+        adapter = _adapter(socket, [])
+        generation = await adapter.connect()
+        store = open_store(folder / "k.db")
+        try:
+            [card] = store.live_sessions(PROJECT, 0, 10)
+            assert (card.session_id, card.principal_id, card.generation, card.work_summary) == (
+                "sess-1",
+                "reviewer",
+                generation,
+                "reviewing the auth change",
+            )
+            await adapter.close()
+            for _ in range(100):  # the router notices the closed connection on its next read
+                if not store.live_sessions(PROJECT, 0, 10):
+                    break
+                await asyncio.sleep(0.02)
+            assert store.live_sessions(PROJECT, 0, 10) == []
+        finally:
+            store.close()
+
+
+async def test_a_router_that_stops_leaves_no_registration_live(folder: Path) -> None:
+    async with running_router(folder) as socket:
+        adapter = _adapter(socket, [])
+        await adapter.connect()
+    await adapter.close()
+    store = open_store(folder / "k.db")
+    try:
+        latest = store.latest_session("sess-1")
+        assert latest is not None and latest.disconnected
+    finally:
+        store.close()
+
+
+async def test_a_router_refuses_to_start_on_a_file_that_is_not_a_database(folder: Path) -> None:
+    (folder / "k.db").write_bytes(b"not a database, just some bytes " * 64)
+    with pytest.raises(RuntimeError, match="could not be used"):
+        await serve(folder / "router.sock", folder / "k.db", asyncio.Event())
+    assert not (folder / "router.sock").exists()

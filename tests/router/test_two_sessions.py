@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from memesh.router.client import RouterClient
+from memesh.adapters.router_client import RouterClient
 from tests.router.test_claude_channel import _project_of
 
 BIN = Path(sys.executable).parent

@@ -10,7 +10,7 @@ import pytest
 
 from memesh.context import CallContext
 from memesh.store.sqlite import SqliteStore
-from memesh.store.sqlite_projects import RenameRefused
+from memesh.values import RenameRefused
 from tests.conftest import Caller
 
 OLD = "old~" + "1" * 32

@@ -1,9 +1,10 @@
-"""The one path every hook event takes: read stdin, check it against the event's schema, run the event's handler,
-write the outcome records and the answer. Never raises, never blocks: the exit status is always 0."""
+"""The one path every hook event takes: read stdin, leave early where the event's trigger plainly does not apply,
+then the door (`dispatch.run`: the gate checks the JSON against the event's schema, the event's operation runs on
+the hook's resources), then the outcome records and the answer. Never raises, never blocks: the exit status is
+always 0."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 from typing import TYPE_CHECKING
@@ -12,17 +13,17 @@ from memesh import hook_outcomes
 from memesh.transports.hooks.wire import MAX_STDIN
 
 if TYPE_CHECKING:  # typing and dataclasses cost a hook measurable start-up: neither is imported at run time
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
     from typing import IO, Any
 
-    Handler = Callable[[dict[str, Any], "HookCall"], "Answer"]
+    from memesh.generated.hooks.answer_output import HookAnswer
 
 
 class HookCall:
-    """Who runs the hook, and where: the environment variables the handlers read and the working directory.
+    """Who runs the hook, and where: the environment variables the operations read and the working directory.
 
     A hook running in its own process reads its own (`here`); a warm memesh-mcp serving a hook for its client
-    passes the client's, so a handler never reads os.environ or the process's working directory itself.
+    passes the client's, so nothing on the way reads os.environ or the process's working directory itself.
     """
 
     __slots__ = ("cwd", "env", "host")
@@ -36,34 +37,20 @@ class HookCall:
     def here(cls) -> HookCall:
         try:
             cwd = os.getcwd()  # noqa: PTH109 (a str, as the client sends it)
-        except OSError:  # the folder was removed under the host: a handler that needs it fails, recorded
+        except OSError:  # the folder was removed under the host: an event that needs it fails, recorded
             cwd = ""
         return cls(os.environ, cwd)
 
 
-class Answer:
-    """What a handler did: the JSON the host reads (None prints nothing) and one outcome per capture."""
-
-    def __init__(self) -> None:
-        self.output: dict[str, Any] | None = None
-        self.records: list[tuple[str, str, dict[str, str]]] = []
-
-    def record(self, hook: str, outcome: str, *, reason: str | None = None, entity: str | None = None) -> None:
-        detail = {"reason": reason} if reason is not None else {}
-        if entity is not None:
-            detail["entity"] = entity
-        self.records.append((hook, outcome, detail))
-
-
-# event → (module under memesh.transports.hooks, its schema under schemas/hooks, the hook its failures are filed under)
-EVENTS: dict[str, tuple[str, str, str]] = {
-    "session-start": ("session_start", "hooks/session_start.input", "session-start"),
-    "stop": ("stop", "hooks/stop.input", "handoff-capture"),
-    "pre-compact": ("pre_compact", "hooks/stop.input", "pre-compact"),
-    "post-tool-use": ("post_tool", "hooks/tool_use.input", "post-commit"),
-    "pre-tool-use": ("pre_tool", "hooks/tool_use.input", "pre-edit"),
-    "stop-gate": ("stop_gate", "hooks/stop.input", "message-gate"),
-    "user-prompt-submit": ("prompt", "hooks/prompt.input", "message-reminder"),
+# event → the hook its failures are filed under (each event's operation: memesh.app.operations.hooks.BY_EVENT)
+EVENTS: dict[str, str] = {
+    "session-start": "session-start",
+    "stop": "handoff-capture",
+    "pre-compact": "pre-compact",
+    "post-tool-use": "post-commit",
+    "pre-tool-use": "pre-edit",
+    "stop-gate": "message-gate",
+    "user-prompt-submit": "message-reminder",
 }
 
 
@@ -94,43 +81,86 @@ def _decode(data: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _not_triggered(event: str, payload: dict[str, Any], call: HookCall) -> list[tuple[str, str]] | None:
+    """The skips to record — none, for a hook that stays quiet — when the event's trigger plainly does not apply,
+    told before the door is imported (ADR 0002); None when the event goes through the door. Most Bash calls are not
+    commits, and most sessions name no recipient, and these hooks run after every Bash call, prompt and stop."""
+    from memesh.core import triggers
+
+    if event == "post-tool-use" and triggers.plainly_not_a_commit(payload):
+        return [("post-commit", triggers.NOT_A_COMMIT)]
+    if event == "stop-gate" and not triggers.gate_applies(call.host):
+        return []
+    if event in ("user-prompt-submit", "stop-gate"):
+        from memesh.app.hook_resources import channel_configured
+
+        if not triggers.may_name_a_recipient(call.env, call.host, channel_configured):
+            return []
+    return None
+
+
 def record_failure(event: str, reason: str, call: HookCall | None = None) -> None:
     """The error outcome of a hook that could not be run to the end (filed under the event's hook)."""
-    spec = EVENTS.get(event)
     host = (call or HookCall(os.environ, "")).host
-    hook_outcomes.record(spec[2] if spec else "session-start", "error", host=host, reason=reason)
+    hook_outcomes.record(EVENTS.get(event, "session-start"), "error", host=host, reason=reason)
+
+
+def _through_the_door(event: str, payload: dict[str, Any], call: HookCall) -> HookAnswer | str:
+    """The event's answer, or the reason of its error outcome: the JSON does not fit the event's schema, or the
+    database failed on the way (the door translated it to the spec's code)."""
+    from returns.result import Failure, Success
+
+    from memesh.app import dispatch
+    from memesh.app.operations.hooks import BY_EVENT
+    from memesh.app.resources import Resources
+    from memesh.errors import ErrorCode
+
+    resources = Resources.for_hook(call.env, call.cwd)
+    try:
+        result = dispatch.run(BY_EVENT[event], resources, payload, resources.hook_context(call.host))
+    finally:
+        resources.close()
+    match result:
+        case Success(answer):
+            found: HookAnswer = answer
+            return found
+        case Failure(error) if error.code is ErrorCode.BAD_BODY:  # the gate's: no operation ran
+            return f"stdin JSON does not fit: {error.message}"
+        case Failure(error):
+            return f"uncaught {error.code}"
+    raise AssertionError("a Result is a Success or a Failure")
 
 
 def run(event: str, data: bytes, stdout: IO[str], call: HookCall) -> int:
     """Run one hook event over its stdin bytes (at most MAX_STDIN of them, or it is malformed); 0 always."""
     host = call.host
-    spec = EVENTS.get(event)
-    if spec is None:
+    hook = EVENTS.get(event)
+    if hook is None:
         hook_outcomes.record("session-start", "error", host=host, reason="unknown hook event")
         return 0
-    module_name, schema_name, hook = spec
     payload = _decode(data) if len(data) <= MAX_STDIN else None
     if payload is None:
         hook_outcomes.record(hook, "error", host=host, reason="malformed stdin JSON")
         return 0
     try:
-        from memesh.schema import files as schemas
-        from memesh.schema import validation
-
-        problems = validation.issues(schemas.load(schema_name), payload)
-        if problems:
-            hook_outcomes.record(hook, "error", host=host, reason=f"stdin JSON does not fit: {problems[0]}")
+        skipped = _not_triggered(event, payload, call)
+        if skipped is not None:
+            for skipped_hook, why in skipped:
+                hook_outcomes.record(skipped_hook, "skipped", host=host, reason=why)
             return 0
-        handler: Handler = importlib.import_module(f"memesh.transports.hooks.{module_name}").handle
-        answer = handler(payload, call)
+        answer = _through_the_door(event, payload, call)
     except Exception as exc:  # a hook never takes the agent down with it: the label is recorded, not the text
         hook_outcomes.record(hook, "error", host=host, reason=f"uncaught {type(exc).__name__}")
         return 0
-    for name, outcome, detail in answer.records:
-        hook_outcomes.record(name, outcome, host=host, reason=detail.get("reason"), entity=detail.get("entity"))
-    if answer.output is not None:
+    if isinstance(answer, str):
+        hook_outcomes.record(hook, "error", host=host, reason=answer)
+        return 0
+    for outcome in answer["outcomes"]:
+        reason, entity = outcome.get("reason"), outcome.get("entity")
+        hook_outcomes.record(outcome["hook"], outcome["outcome"], host=host, reason=reason, entity=entity)
+    if "output" in answer:
         try:
-            stdout.write(json.dumps(answer.output, ensure_ascii=False))
+            stdout.write(json.dumps(answer["output"], ensure_ascii=False))
             stdout.flush()
         except (OSError, ValueError):
             pass

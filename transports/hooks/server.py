@@ -2,8 +2,9 @@
 
 Claude Code keeps memesh-mcp running for the whole session, with MeMesh imported; a hook process that hands its
 event to it skips every import a cold hook pays for (docs/adr/0002-hook-startup.md). The server runs the same
-`runner.run` (the same gate, handlers and operations) on a worker thread per request, each opening its own SQLite
-connection, so it never shares a connection with the MCP tool calls.
+`runner.run` (the same door, gate and operations) on a worker thread per request, each with its own resources (its
+own SQLite connections, the client's environment and folder), so it never shares a connection with the MCP tool
+calls.
 
 Guarantees:
 - Owner only: the socket lives in the MeMesh folder, is created 0600 (umask 0177 while binding), and every
@@ -41,40 +42,15 @@ MAX_WORKERS = 8  # hooks served at once; one more is refused and runs in its own
 STANDBY_RETRY_S = 15.0  # a server that found another one bound looks again this often
 READ_TIMEOUT_S = 5.0  # for the client's request, once connected
 ACCEPT_POLL_S = 1.0  # how often the accept loop looks whether to stop, or whether its socket was taken away
-# What every event needs, imported once before the socket is bound (the handlers import them lazily).
-WARM_MODULES = (
-    "memesh.transports.hooks.session_start",
-    "memesh.transports.hooks.pre_tool",
-    "memesh.transports.hooks.post_tool",
-    "memesh.transports.hooks.stop",
-    "memesh.transports.hooks.pre_compact",
-    "memesh.transports.hooks.prompt",
-    "memesh.transports.hooks.stop_gate",
-    "memesh.app.hook_database",
-    "memesh.app.gate",
-    "memesh.adapters.config_file",
-    "memesh.adapters.note_dir",
-    "memesh.adapters.project_git",
-    "memesh.core.briefing_text",
-    "memesh.core.commits",
-    "memesh.core.identity",
-    "memesh.core.snapshots",
-    "memesh.ops.briefing",
-    "memesh.ops.capture",
-    "memesh.ops.session_memory",
-    "memesh.schema.files",
-    "memesh.schema.validation",
-)
 
 
 def warm() -> None:
-    """Import what the handlers use and read the hook schemas, so the first served hook pays for none of it."""
-    for name in WARM_MODULES:
-        importlib.import_module(name)
-    from memesh.schema import files
+    """Import the door, the hook operations and what they use on first use, and read the hook schemas, so the first
+    served hook pays for none of it."""
+    importlib.import_module("memesh.app.dispatch")
+    from memesh.app.operations import hooks
 
-    for _module, schema, _hook in runner.EVENTS.values():
-        files.load(schema)
+    hooks.preload()
 
 
 def _peer_uid(sock: socket.socket) -> int | None:
@@ -197,7 +173,7 @@ class HookServer:
     def _run(self) -> None:
         try:
             warm()
-        except Exception:  # a server that cannot import its handlers serves none: every hook runs cold
+        except Exception:  # a server that cannot import the hook operations serves none: every hook runs cold
             log.exception("the hook server could not load the hooks; hooks run in their own processes")
             return
         while not self._stop.is_set():

@@ -75,7 +75,8 @@ class MemeshHttpApp:
     ) -> None:
         self.remote = remote
         self.token = token
-        self.runtime = Runtime(db_path)
+        # `update_fetch`: the package-index lookup GET /v1/update-status uses (None: never looked up).
+        self.runtime = Runtime(db_path, update_fetch)
 
         @asynccontextmanager
         async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -89,8 +90,6 @@ class MemeshHttpApp:
         )
         self.router.router.redirect_slashes = False
         self.router.state.runtime = self.runtime
-        # The package-index lookup GET /v1/update-status uses (None: never looked up).
-        self.router.state.update_fetch = update_fetch
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -163,7 +162,7 @@ def create_app(
     MEMESH_UPDATE_CHECK=0 turns it off. Tests pass their own.
     """
     if update_fetch is _REAL_LOOKUP:
-        from memesh.adapters.update_check import default_fetcher
+        from memesh.app.resources import package_index_lookup
 
-        update_fetch = default_fetcher()
+        update_fetch = package_index_lookup()
     return MemeshHttpApp(remote=remote, token=token, db_path=db_path, update_fetch=update_fetch)

@@ -1,67 +1,26 @@
-"""GET /openapi.json: an OpenAPI 3.1 document of the HTTP API, generated from the route table and the schema files.
+"""GET /openapi.json: an OpenAPI 3.1 document of the HTTP API, generated from the two route tables and the schema files.
 
 Nothing here restates a field: every body, query, path parameter and answer is the schema file the gate and the
-tools already use, embedded under `components/schemas` (its `$defs` references rewritten to point there). Each route
-in `routes.ROUTES` is described, so a route added to the table is in the document at once; `DESCRIBED` names the
-schema files and the extra error codes of a handler, by the handler's name, and a tool route is described from the
-registry (`post_<tool>`). A route with no entry is still listed, with its path parameters and the envelope.
+operations already use, embedded under `components/schemas` (its `$defs` references rewritten to point there). An
+operation route (`routes.API`) is described from its registry entry: the input schema is its path parameters, then
+(GET) its query or (POST) its body, and the output schema is the answer's `data`. A page (`routes.PAGES`) says its
+summary, its codes and the schema of what it serves. A route added to either table is in the document at once.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any
-
-from starlette.routing import BaseRoute, Route
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import memesh
 from memesh.errors import ErrorCode
 from memesh.schema import files as schemas
-from memesh.transports.http.endpoint import ApiRoute
+from memesh.transports.http.endpoint import PARAMETER, ApiRoute
 from memesh.transports.http.errors import HTTP_STATUS
 
-
-@dataclass(frozen=True)
-class Described:
-    """What a handler takes and answers: schema names under `schemas/` and the error codes its operation may give
-    (beyond the ones every route can give: auth, origin, server, and body or parameter validation)."""
-
-    summary: str
-    query: str | None = None
-    path: str | None = None
-    body: str | None = None
-    output: str | None = None
-    errors: tuple[ErrorCode, ...] = ()
-    status: dict[ErrorCode, int] = field(default_factory=dict)
-
-
-DESCRIBED: dict[str, Described] = {
-    "health": Described("Liveness and the number of stored memories"),
-    "list_entities": Described(
-        "The newest memories, archived ones included", query="http/entities.query", errors=(ErrorCode.BAD_PARAM,)
-    ),
-    "get_entity": Described(
-        "One memory by name, with its full metadata",
-        path="http/entity.path",
-        errors=(ErrorCode.BAD_PARAM, ErrorCode.NOT_FOUND),
-    ),
-    "task_state": Described(
-        "Where the work stands on a project",
-        query="http/task_state.query",
-        output="tools/task_state.output",
-        errors=(ErrorCode.BAD_PARAM, ErrorCode.BAD_BODY),
-    ),
-    "get_config": Described("The owner-local settings", output="http/config.output"),
-    "post_config": Described(
-        "Change the owner-local settings",
-        body="http/config.input",
-        output="http/config.output",
-        errors=(ErrorCode.OPERATION_FAILED,),
-    ),
-    "gone": Described("Retired: answers 410 with a pointer to what replaced it", errors=(ErrorCode.ROUTE_RETIRED,)),
-    "openapi": Described("This document"),
-}
+if TYPE_CHECKING:
+    from memesh.transports.http.routes import Page
 
 # What any route can answer, whatever it does.
 ALWAYS = (
@@ -73,14 +32,21 @@ ALWAYS = (
     ErrorCode.INTERNAL,
 )
 WITH_BODY = (ErrorCode.BAD_BODY, ErrorCode.PAYLOAD_TOO_LARGE)
-_PARAM = re.compile(r"\{(\w+)(?::\w+)?\}")
 
 
-def _described(route: Route, method: str) -> Described:
-    found = DESCRIBED.get(route.endpoint.__name__)
-    if found is not None:
-        return found
-    return Described(f"{method} {route.path}", errors=(ErrorCode.BAD_PARAM, ErrorCode.OPERATION_FAILED))
+@dataclass(frozen=True)
+class Described:
+    """One method of one route as the document tells it: schema names under `schemas/`, and the codes it may give
+    beyond the ones every route can give (auth, origin, server, and for a POST the body's)."""
+
+    summary: str
+    parameters: list[dict[str, Any]]
+    body: str | None
+    body_required: bool
+    answer: str | None
+    enveloped: bool
+    media_type: str
+    errors: tuple[ErrorCode, ...]
 
 
 class _Components:
@@ -107,20 +73,6 @@ class _Components:
                 loaded["required"] = [name for name in loaded["required"] if name not in fields]
             self.schemas[key] = _rebased(loaded, f"#/components/schemas/{key}")
         return derived
-
-    def parameters(self, schema_name: str, where: str) -> list[dict[str, Any]]:
-        loaded = schemas.load(schema_name)
-        required = set(loaded.get("required", []))
-        return [
-            {
-                "name": name,
-                "in": where,
-                "required": where == "path" or name in required,
-                "description": prop.get("description", ""),
-                "schema": {k: v for k, v in prop.items() if k != "description"},
-            }
-            for name, prop in loaded.get("properties", {}).items()
-        ]
 
 
 def _rebased(value: Any, base: str) -> Any:
@@ -150,9 +102,18 @@ def _failure_schema(codes: list[ErrorCode]) -> dict[str, Any]:
     }
 
 
-def _of_op(route: ApiRoute, method: str, components: _Components) -> tuple[Described, list[dict[str, Any]]]:
-    """What an operation route takes and answers, read from its entry: the input schema is the path parameters,
-    then (GET) the query or (POST) the body; the output schema is the answer's data."""
+def _parameter(name: str, where: str, prop: dict[str, Any], *, required: bool) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": where,
+        "required": required,
+        "description": prop.get("description", ""),
+        "schema": {k: v for k, v in prop.items() if k != "description"},
+    }
+
+
+def _of_op(route: ApiRoute, method: str, components: _Components) -> Described:
+    """What an operation route takes and answers, read from its entry."""
     op = route.op
     loaded = schemas.load(op.input_schema)
     properties: dict[str, Any] = loaded.get("properties", {})
@@ -166,98 +127,90 @@ def _of_op(route: ApiRoute, method: str, components: _Components) -> tuple[Descr
             for name, prop in properties.items()
             if name not in in_path
         ]
-    elif in_path:
-        body = components.without(op.input_schema, in_path)
     else:
-        body = op.input_schema
-    errors = (*op.errors, ErrorCode.BAD_PARAM)
-    return Described(op.summary or op.name, body=body, output=op.output_schema, errors=errors), parameters
+        body = components.without(op.input_schema, in_path) if in_path else op.input_schema
+    return Described(
+        summary=op.summary or op.name,
+        parameters=parameters,
+        body=body,
+        body_required=not route.body_optional,
+        answer=op.output_schema,
+        enveloped=True,
+        media_type="application/json",
+        errors=(*op.errors, ErrorCode.BAD_PARAM),
+    )
 
 
-def _parameter(name: str, where: str, prop: dict[str, Any], *, required: bool) -> dict[str, Any]:
-    return {
-        "name": name,
-        "in": where,
-        "required": required,
-        "description": prop.get("description", ""),
-        "schema": {k: v for k, v in prop.items() if k != "description"},
-    }
+def _of_page(page: Page) -> Described:
+    return Described(
+        summary=page.summary,
+        parameters=[],
+        body=None,
+        body_required=False,
+        answer=page.answer,
+        enveloped=False,
+        media_type=page.media_type,
+        errors=page.errors,
+    )
 
 
-def _operation(route: Route | ApiRoute, path: str, method: str, components: _Components) -> dict[str, Any]:
-    parameters: list[dict[str, Any]] = []
-    if isinstance(route, ApiRoute):
-        described, parameters = _of_op(route, method, components)
-    else:
-        described = _described(route, method)
-    if described.query:
-        parameters += components.parameters(described.query, "query")
-    if described.path:
-        parameters += components.parameters(described.path, "path")
-    route_path = route.path
-    named = {p["name"] for p in parameters if p["in"] == "path"}
-    parameters += [
-        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-        for name in _PARAM.findall(route_path)
-        if name not in named
-    ]
+def _responses(described: Described, method: str, components: _Components) -> tuple[dict[str, Any], list[ErrorCode]]:
     codes = [*ALWAYS, *described.errors, *(WITH_BODY if method == "POST" else ())]
     by_status: dict[int, list[ErrorCode]] = {}
     for code in dict.fromkeys(codes):
-        by_status.setdefault(described.status.get(code, HTTP_STATUS[code]), []).append(code)
+        by_status.setdefault(HTTP_STATUS[code], []).append(code)
     if method == "POST":  # a body that stops arriving (`body.BODY_READ_SECONDS`)
         by_status.setdefault(408, []).append(ErrorCode.BAD_BODY)
-    if ErrorCode.INTERNAL in codes:
-        by_status.setdefault(503, []).append(ErrorCode.INTERNAL)  # a database unavailable rather than broken
-    data = components.ref(described.output) if described.output else {}
-    responses: dict[str, Any] = {
-        "200": {
-            "description": "Success",
-            "content": {
-                "application/json": {
-                    "schema": {
-                        "type": "object",
-                        "properties": {"success": {"const": True}, "data": data},
-                        "required": ["success", "data"],
-                    }
-                }
-            },
-        }
-    }
+    by_status.setdefault(503, []).append(ErrorCode.INTERNAL)  # a database unavailable rather than broken
+    responses: dict[str, Any] = {}
+    if described.answer is not None:
+        answer: dict[str, Any] = components.ref(described.answer)
+        if described.enveloped:
+            answer = {
+                "type": "object",
+                "properties": {"success": {"const": True}, "data": answer},
+                "required": ["success", "data"],
+                "additionalProperties": False,
+            }
+        responses["200"] = {"description": "Success", "content": {described.media_type: {"schema": answer}}}
     for status, status_codes in sorted(by_status.items()):
         responses[str(status)] = {
             "description": ", ".join(sorted(str(code) for code in status_codes)),
             "content": {"application/json": {"schema": _failure_schema(status_codes)}},
         }
+    return responses, list(dict.fromkeys(codes))
+
+
+def _operation(described: Described, path: str, method: str, components: _Components) -> dict[str, Any]:
+    responses, codes = _responses(described, method, components)
     operation: dict[str, Any] = {
         "operationId": f"{method.lower()}_{re.sub(r'[^A-Za-z0-9]+', '_', path).strip('_')}",
         "summary": described.summary,
         "responses": responses,
-        "x-errorCodes": sorted(str(code) for code in dict.fromkeys(codes)),
+        "x-errorCodes": sorted(str(code) for code in codes),
     }
-    if parameters:
-        operation["parameters"] = parameters
-    if method == "POST":
-        body = components.ref(described.body) if described.body else {"type": "object"}
-        operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+    if described.parameters:
+        operation["parameters"] = described.parameters
+    if described.body is not None:
+        operation["requestBody"] = {
+            "required": described.body_required,
+            "content": {"application/json": {"schema": components.ref(described.body)}},
+        }
     return operation
 
 
-def document(api: list[ApiRoute], routes: list[BaseRoute]) -> dict[str, Any]:
-    """The OpenAPI 3.1 document for the operation routes `api` and the other `routes` (each Starlette Route, each
-    of its methods but HEAD)."""
+def document(api: list[ApiRoute], pages: list[Page]) -> dict[str, Any]:
+    """The OpenAPI 3.1 document for the operation routes `api` and the `pages` (each method of each)."""
     components = _Components()
     paths: dict[str, dict[str, Any]] = {}
-    for entry in api:
-        path = _PARAM.sub(r"{\1}", entry.path)
-        for method in entry.methods:
-            paths.setdefault(path, {})[method.lower()] = _operation(entry, path, method, components)
-    for route in routes:
-        if not isinstance(route, Route) or route.endpoint.__name__.startswith("serve_"):
-            continue
-        path = _PARAM.sub(r"{\1}", route.path)
-        for method in sorted((route.methods or set()) - {"HEAD"}):
-            paths.setdefault(path, {})[method.lower()] = _operation(route, path, method, components)
+    for route in api:
+        path = PARAMETER.sub(r"{\1}", route.path)
+        for method in route.methods:
+            described = _of_op(route, method, components)
+            paths.setdefault(path, {})[method.lower()] = _operation(described, path, method, components)
+    for page in pages:
+        for method in page.methods:
+            paths.setdefault(page.path, {})[method.lower()] = _operation(_of_page(page), page.path, method, components)
     return {
         "openapi": "3.1.0",
         "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",

@@ -1,25 +1,72 @@
-"""Every HTTP route, in one table.
+"""Every HTTP route, in two tables.
 
 `API` is the operations: `ApiRoute(path, OP, methods)`, each served by the one generic endpoint (`endpoint.py`),
 which admits path, query and body together against the operation's input schema and calls the door. Each
 registered tool with `http_post` is POST /v1/<tool>, so a new tool joins the API by being registered. `PAGES` are the
-routes that are not operations: the dashboard page, this API's OpenAPI document and the retired paths.
+routes that are not operations — the dashboard page, this API's OpenAPI document and the retired paths — each with
+what /openapi.json says of it. `openapi.py` reads these two tables and nothing else.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from memesh.app.operations import insight as insight_ops
-from memesh.app.operations import memory as memory_ops
+from memesh.app.operations import insight, memory, review, session, settings
 from memesh.app.registry import TOOLS, USER_PATTERNS
 from memesh.errors import ErrorCode, MemeshError
 from memesh.transports.http import respond
 from memesh.transports.http.endpoint import ApiRoute, op_endpoint
-from memesh.transports.http.handlers import dashboard, dream, insight, memory, session, settings
+from memesh.transports.http.handlers import dashboard
 from memesh.transports.http.handlers.common import Endpoint
+
+API: list[ApiRoute] = [
+    ApiRoute("/v1/health", memory.HEALTH),
+    ApiRoute("/v1/entities", memory.ENTITIES),
+    # `:path` so Starlette hands over a name with %2F in it; the endpoint reads the name from the path as sent, where
+    # a literal `/` makes one segment too many (route.not-found).
+    ApiRoute("/v1/entities/{name:path}", memory.ENTITY),
+    ApiRoute("/v1/task-state", memory.TASK_STATE_READ),
+    ApiRoute("/v1/briefing-index", session.BRIEFING_INDEX),
+    ApiRoute("/v1/doctor", session.DOCTOR),
+    ApiRoute("/v1/doctor/fix", session.DOCTOR_FIX, ("POST",)),
+    ApiRoute("/v1/why", session.WHY, ("POST",)),
+    ApiRoute("/v1/config", settings.CONFIG),
+    ApiRoute("/v1/config", settings.CONFIG_UPDATE, ("POST",)),
+    ApiRoute("/v1/stats", insight.STATS),
+    ApiRoute("/v1/analytics", insight.ANALYTICS),
+    ApiRoute("/v1/analytics/pm", insight.ANALYTICS_PM),
+    # The tool's own input schema is the query's: ?categories=workflow,strengths.
+    ApiRoute("/v1/patterns", USER_PATTERNS),
+    ApiRoute("/v1/projects", insight.PROJECTS),
+    ApiRoute("/v1/update-status", insight.UPDATE_STATUS),
+    ApiRoute("/v1/dream/proposals", review.PROPOSALS),
+    ApiRoute("/v1/dream/proposals/{id}", review.PROPOSAL),
+    ApiRoute("/v1/dream/proposals/{id}/accept", review.ACCEPT, ("POST",), body_optional=True),
+    ApiRoute("/v1/dream/proposals/{id}/reject", review.REJECT, ("POST",), body_optional=True),
+    ApiRoute("/v1/demo/seed", insight.DEMO_SEED, ("POST",), body_optional=True),
+    ApiRoute("/v1/demo/reset", insight.DEMO_RESET, ("POST",), body_optional=True),
+    *(ApiRoute(f"/v1/{tool.name}", tool, ("POST",)) for tool in TOOLS if tool.http_post),
+]
+
+
+@dataclass(frozen=True)
+class Page:
+    """A route that is not an operation: its endpoint, and what /openapi.json says of it — a summary, the codes it
+    may answer beyond every route's, and the schema file of its 200 answer (`answer`, in `media_type`; None: it has
+    no success answer). A page's answer is not the envelope: the page is what it serves."""
+
+    path: str
+    endpoint: Endpoint
+    methods: tuple[str, ...]
+    summary: str
+    answer: str | None
+    media_type: str = "application/json"
+    errors: tuple[ErrorCode, ...] = ()
+
 
 RETIRED = {
     "/v1/consolidate": (
@@ -38,10 +85,10 @@ RETIRED = {
 
 
 async def openapi(_request: Request) -> Response:
-    """GET /openapi.json: the document generated from this table and the schema files (`http/openapi.py`)."""
+    """GET /openapi.json: the document generated from the two tables and the schema files (`http/openapi.py`)."""
     from memesh.transports.http.openapi import document
 
-    return respond.json_response(200, document(API, ROUTES))
+    return respond.json_response(200, document(API, PAGES))
 
 
 def _retired(message: str) -> Endpoint:
@@ -51,36 +98,30 @@ def _retired(message: str) -> Endpoint:
     return gone
 
 
-API: list[ApiRoute] = [
-    ApiRoute("/v1/health", memory_ops.HEALTH),
-    ApiRoute("/v1/stats", insight_ops.STATS),
-    ApiRoute("/v1/analytics", insight_ops.ANALYTICS),
-    # The tool's own input schema is the query's: ?categories=workflow,strengths.
-    ApiRoute("/v1/patterns", USER_PATTERNS),
-    ApiRoute("/v1/projects", insight_ops.PROJECTS),
-    *(ApiRoute(f"/v1/{tool.name}", tool, ("POST",)) for tool in TOOLS if tool.http_post),
+PAGES: list[Page] = [
+    Page(
+        "/dashboard",
+        dashboard.page,
+        ("GET",),
+        "The dashboard: one self-contained HTML page",
+        "http/dashboard.output",
+        media_type="text/html",
+    ),
+    *(
+        Page(
+            path,
+            _retired(message),
+            ("POST",),
+            "Retired: answers 410 with a pointer to what replaced it",
+            None,
+            errors=(ErrorCode.ROUTE_RETIRED,),
+        )
+        for path, message in RETIRED.items()
+    ),
+    Page("/openapi.json", openapi, ("GET",), "This document", "http/openapi.output"),
 ]
 
 ROUTES: list[BaseRoute] = [
     *(Route(route.path, op_endpoint(route), methods=list(route.methods)) for route in API),
-    Route("/v1/entities", memory.list_entities, methods=["GET"]),
-    Route("/v1/entities/{name:path}", memory.get_entity, methods=["GET"]),
-    Route("/v1/task-state", memory.task_state, methods=["GET"]),
-    Route("/v1/briefing-index", session.briefing_index, methods=["GET"]),
-    Route("/v1/doctor", session.doctor, methods=["GET"]),
-    Route("/v1/doctor/fix", session.doctor_fix, methods=["POST"]),
-    Route("/v1/why", session.why, methods=["POST"]),
-    Route("/v1/config", settings.get_config, methods=["GET"]),
-    Route("/v1/config", settings.post_config, methods=["POST"]),
-    Route("/v1/dream/proposals", dream.list_proposals, methods=["GET"]),
-    Route("/v1/dream/proposals/{id}", dream.show_proposal, methods=["GET"]),
-    Route("/v1/dream/proposals/{id}/accept", dream.accept_proposal, methods=["POST"]),
-    Route("/v1/dream/proposals/{id}/reject", dream.reject_proposal, methods=["POST"]),
-    Route("/v1/analytics/pm", insight.analytics_pm, methods=["GET"]),
-    Route("/v1/update-status", insight.update_status, methods=["GET"]),
-    Route("/v1/demo/seed", insight.demo_seed, methods=["POST"]),
-    Route("/v1/demo/reset", insight.demo_reset, methods=["POST"]),
-    Route("/dashboard", dashboard.page, methods=["GET"]),
-    *(Route(path, _retired(message), methods=["POST"]) for path, message in RETIRED.items()),
-    Route("/openapi.json", openapi, methods=["GET"]),
+    *(Route(page.path, page.endpoint, methods=list(page.methods)) for page in PAGES),
 ]

@@ -22,8 +22,8 @@ import anyio.to_thread
 from mcp import types
 from mcp.shared.message import SessionMessage
 
-from memesh.router import wire
-from memesh.router.adapter import HostAdapter
+from memesh import paths
+from memesh.app.resources import HostRegistration, claude_principal, current_project, host_registration
 
 log = logging.getLogger("memesh.mcp")
 CAPABILITY = "claude/channel"
@@ -67,20 +67,16 @@ def principal_from_environment() -> str:
     declared = os.environ.get("MEMESH_RECIPIENT", "").strip()
     if declared:
         return declared
-    from memesh.adapters.hosts_file import claude_principal
-
     return claude_principal()
 
 
-async def start(writer: Any) -> HostAdapter | None:
+async def start(writer: Any) -> HostRegistration | None:
     """The registered adapter, or None when this is not a Claude Code session with a declared recipient, or no
     router answers (the session is then reached by principal messages only)."""
     session_id = os.environ.get("CLAUDE_CODE_SESSION_ID", "").strip()
     principal = principal_from_environment()
-    if not session_id or not principal or not wire.socket_path().exists():
+    if not session_id or not principal or not paths.router_socket().exists():
         return None
-    from memesh.adapters.project_git import current_project
-
     project = await anyio.to_thread.run_sync(current_project)
 
     async def accept(envelope: dict[str, Any]) -> bool | str:
@@ -90,7 +86,7 @@ async def start(writer: Any) -> HostAdapter | None:
         await writer.send(SessionMessage(notification))
         return True
 
-    adapter = HostAdapter(
+    adapter = host_registration(
         session_id=session_id, principal_id=principal, project=project, host_kind="claude-code", accept=accept
     )
     try:
@@ -116,9 +112,9 @@ class ActivatingReader:
     """The server's read stream, activating `adapter` when Claude Code finishes the handshake (`_past_handshake`):
     from then on the session reads channel notifications, so principal messages may be pushed to it as well."""
 
-    def __init__(self, inner: Any, adapter: HostAdapter) -> None:
+    def __init__(self, inner: Any, adapter: HostRegistration) -> None:
         self._inner = inner
-        self._adapter: HostAdapter | None = adapter
+        self._adapter: HostRegistration | None = adapter
 
     async def receive(self) -> Any:
         item = await self._inner.receive()

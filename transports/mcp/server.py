@@ -28,7 +28,8 @@ from mcp.shared.message import SessionMessage
 
 import memesh
 from memesh.app.waiting import call_waiting, wait_ms
-from memesh.context import clean_host, session_from_environment
+from memesh.context import session_from_environment
+from memesh.core.provenance import clean_host
 from memesh.transports.mcp import channel
 from memesh.transports.mcp.backend import Backend
 from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight, ScreenedLines

@@ -13,9 +13,40 @@ from memesh.app.registry import TOOLS, Op
 
 def all_ops() -> tuple[Op[Any, Any, Any], ...]:
     """Every registered operation: the tools first, then each group's entries, each once."""
-    from memesh.app.operations import database, insight, memory
+    from memesh.app.operations import (
+        database,
+        delegation,
+        hermes,
+        hooks,
+        insight,
+        kg,
+        maintenance,
+        memory,
+        messages,
+        review,
+        router,
+        session,
+        settings,
+        writing,
+    )
 
     found: dict[int, Op[Any, Any, Any]] = {}
-    for op in (*TOOLS, *memory.OPS, *insight.OPS, *database.OPS):
+    for op in (
+        *TOOLS,
+        *memory.OPS,
+        *insight.OPS,
+        *review.OPS,
+        *settings.OPS,
+        *session.OPS,
+        *router.OPS,
+        *maintenance.OPS,
+        *kg.OPS,
+        *messages.OPS,
+        *delegation.OPS,
+        *hermes.OPS,
+        *writing.OPS,
+        *hooks.OPS,
+        *database.OPS,
+    ):
         found.setdefault(id(op), op)
     return tuple(found.values())

@@ -54,3 +54,15 @@ def test_a_stale_plugin_cache_shows_as_its_own_row_in_text_and_json(memesh_proce
     assert "codex plugin marketplace upgrade memesh && codex plugin add memesh@memesh" in text
     [row] = [c for c in json.loads(memesh_process("doctor", "--json").out)["checks"] if c["id"] == "plugin-cache-codex"]
     assert row["status"] == "warn" and row["fixable"] is True
+
+
+def test_fix_applies_the_config_repair_once_and_then_says_none_applies(memesh_process: Process) -> None:
+    config = Path(memesh_process.env["MEMESH_DIR"]) / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('{"briefing": "full", "llmModel": "x"}')
+    done = memesh_process("doctor", "--fix", "config")
+    assert done.code == 0, done.err
+    assert done.out.startswith("Repaired: removed retired config keys: llmModel (backup beside config.json).")
+    assert json.loads(config.read_text()) == {"briefing": "full"}
+    again = memesh_process("doctor", "--fix", "config", "--json")
+    assert again.code == 1 and json.loads(again.out)["errorCode"] == "operation.failed"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import playwright.sync_api as playwright_sync
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -29,7 +30,6 @@ FLAGS = [
 RUNNING = re.compile(r"^MeMesh HTTP server running at (http://[^ ]+)$")
 WAIT_MS = 15_000
 
-playwright_sync = pytest.importorskip("playwright.sync_api")
 if not CHROMIUM.exists():
     pytest.skip("no /usr/bin/chromium: `make test` installs it (apt-get install -y chromium)", allow_module_level=True)
 
@@ -131,17 +131,3 @@ def tab(browser: Any, server: Server, request: pytest.FixtureRequest) -> Iterato
         opened.shot(request.node.name)
     finally:
         context.close()
-
-
-@pytest.fixture(autouse=True)
-def _skip_until_routes_exist(request: pytest.FixtureRequest) -> None:
-    """`@pytest.mark.needs_routes("/v1/doctor")`: skip while the server answers that route with route.not-found
-    (another part of MeMesh builds it); any other answer, an error included, runs the test."""
-    marker = request.node.get_closest_marker("needs_routes")
-    if marker is None:
-        return
-    running: Server = request.getfixturevalue("server")
-    for path in marker.args:
-        body = running.api("GET", path).json()
-        if body.get("errorCode") == "route.not-found":
-            pytest.skip(f"{path} answers route.not-found on this build")

@@ -76,6 +76,17 @@ def test_a_bash_call_that_is_not_a_commit_loads_no_store_and_no_returns(hook_env
     }
     loaded = _modules_after(hook_env, "post-tool-use", payload)
     assert not {name for name in loaded if name.startswith(("memesh.store", "returns", "sqlite3"))}
+    # It leaves before the door: no gate, no schema, no operation; and no subprocess, dataclasses or secret patterns.
+    assert not {name for name in loaded if name.startswith(("memesh.app", "memesh.ops", "memesh.schema"))}
+    assert not loaded & {"subprocess", "dataclasses", "memesh.core.clean", "memesh.core.commits"}
+
+
+def test_a_prompt_in_a_session_that_names_no_recipient_leaves_before_the_door(hook_env: HookEnv) -> None:
+    payload = {"session_id": "s1", "cwd": str(hook_env.project_dir), "prompt": "go on"}
+    loaded = _modules_after(hook_env, "user-prompt-submit", payload)
+    unused = ("memesh.store", "memesh.ops", "memesh.schema", "memesh.app.dispatch", "returns", "sqlite3")
+    assert not {name for name in loaded if name.startswith(unused)}
+    assert "dataclasses" not in loaded and hook_env.outcomes() == []  # quiet: nothing printed, nothing recorded
 
 
 def test_cleaning_text_compiles_no_secret_pattern_it_does_not_need() -> None:

@@ -56,3 +56,37 @@ def test_a_repair_that_does_not_apply_is_refused(api: Any, home: Path) -> None:
 
 def test_doctor_has_no_get_side_effect_route_for_fix(api: Any, home: Path) -> None:
     api.fails("GET", "/v1/doctor/fix", 404, "route.not-found")
+
+
+def test_doctor_reports_a_database_the_listener_cannot_open(tmp_path: Path, home: Path) -> None:
+    from memesh.transports.http.app import create_app
+    from tests.transports.http.conftest import Api
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    app = create_app(db_path=blocker / "knowledge-graph.db")
+    try:
+        api = Api(app)
+        api.fails("GET", "/v1/health", 503, "server.internal")
+        data = api.ok("GET", "/v1/doctor")
+        [database] = [check for check in data["checks"] if check["id"] == "database"]
+        assert database["status"] == "fail" and database["detail"].startswith("cannot open the database")
+        assert data["status"] == "FAIL" and str(tmp_path) not in json.dumps(data)
+    finally:
+        app.close()
+
+
+def test_a_repair_that_cannot_back_up_the_file_is_permission_denied_and_changes_nothing(
+    api: Any, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (home / ".memesh").mkdir(parents=True)
+    config = home / ".memesh" / "config.json"
+    config.write_text('{"llm": "x"}')
+
+    def no_room(stamp: str) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("memesh.adapters.config_file.backup", no_room)
+    body = api.fails("POST", "/v1/doctor/fix", 500, "operation.permission-denied", json={"id": "config"})
+    assert str(home) not in body["error"]
+    assert config.read_text() == '{"llm": "x"}'

@@ -15,7 +15,8 @@ from starlette.routing import Route
 
 from memesh.errors import ErrorCode
 from memesh.transports.http.app import create_app
-from memesh.transports.http.routes import ROUTES
+from memesh.transports.http.endpoint import PARAMETER
+from memesh.transports.http.routes import API, PAGES, ROUTES
 from tests.transports.http.conftest import Api
 
 # One app and database for the whole fuzz: hypothesis calls the test many times, and each call is a real request.
@@ -59,6 +60,55 @@ def test_the_document_lists_every_route_and_method_of_the_table(api: Api) -> Non
         "$ref": "#/components/schemas/tools_remember_input"
     }
     assert "validation.bad-body" in remember["x-errorCodes"]
+
+
+def _vague_objects(value: Any, where: str = "") -> list[str]:
+    """Where an object schema says nothing of what it holds: neither its properties nor what any property holds."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        kind = value.get("type")
+        is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)
+        if is_object and not {"properties", "additionalProperties", "anyOf", "oneOf", "$ref"} & set(value):
+            found.append(where or "/")
+        for key, item in value.items():
+            found += _vague_objects(item, f"{where}/{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _vague_objects(item, f"{where}/{index}")
+    return found
+
+
+def test_no_schema_in_the_document_is_a_bare_object(api: Api) -> None:
+    assert _vague_objects(api.get("/openapi.json").json()) == []
+
+
+def test_every_operation_publishes_its_own_input_and_output_schema(api: Api) -> None:
+    paths = api.get("/openapi.json").json()["paths"]
+    for route in API:
+        for method in route.methods:
+            described = paths[PARAMETER.sub(r"{\1}", route.path)][method.lower()]
+            data = described["responses"]["200"]["content"]["application/json"]["schema"]["properties"]["data"]
+            assert route.op.output_schema is not None, route.path  # every answer has its real schema
+            key = route.op.output_schema.replace("/", "_").replace(".", "_")
+            assert data == {"$ref": f"#/components/schemas/{key}"}, (method, route.path)
+            if method == "POST":
+                body = described["requestBody"]["content"]["application/json"]["schema"]
+                assert body["$ref"].startswith(
+                    "#/components/schemas/" + route.op.input_schema.replace("/", "_").replace(".", "_")
+                )
+                assert described["requestBody"]["required"] is not route.body_optional
+
+
+def test_the_pages_are_described_by_their_own_table(api: Api) -> None:
+    paths = api.get("/openapi.json").json()["paths"]
+    for page in PAGES:
+        for method in page.methods:
+            described = paths[page.path][method.lower()]
+            assert described["summary"] == page.summary
+            assert set(map(str, page.errors)) <= set(described["x-errorCodes"])
+            assert ("200" in described["responses"]) is (page.answer is not None)
+    dashboard = paths["/dashboard"]["get"]["responses"]["200"]["content"]
+    assert dashboard == {"text/html": {"schema": {"$ref": "#/components/schemas/http_dashboard_output"}}}
 
 
 @SCHEMA.parametrize()

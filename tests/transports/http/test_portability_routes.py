@@ -59,6 +59,34 @@ def test_task_state_of_a_project_with_no_statement_is_empty(api: Any) -> None:
     assert api.ok("GET", "/v1/task-state?project=memesh") == {"project": "memesh", "state": {}}
 
 
+def test_task_state_is_a_read_that_refuses_every_field_that_would_write(api: Any) -> None:
+    for field in ("goal", "next", "blocked", "done"):
+        body = api.fails("GET", f"/v1/task-state?project=memesh&{field}=x", 400, "validation.bad-param")
+        assert body["error"].startswith(f"{field}: ")
+    assert api.ok("GET", "/v1/task-state?project=memesh") == {"project": "memesh", "state": {}}
+    assert api.ok("GET", "/v1/health")["entity_count"] == 0
+
+
+def test_a_task_state_project_holding_a_credential_is_a_bad_param(api: Any) -> None:
+    body = api.fails("GET", "/v1/task-state?project=sk-live-abcdefghijklmnop1234", 400, "validation.bad-param")
+    assert body["error"].startswith("project: ")
+
+
+def test_the_task_state_read_shows_what_the_tool_stated(api: Any) -> None:
+    from memesh.context import CallContext
+    from memesh.store.sqlite import open_store
+    from tests.calls import call
+
+    store = open_store(api.app.runtime.db_path)
+    try:
+        ctx = CallContext(source_host="test", agent_view=False, project=lambda: "memesh")
+        call("task_state", store, {"project": "memesh", "goal": "Ship 1.0"}, ctx).unwrap()
+    finally:
+        store.close()
+    state = api.ok("GET", "/v1/task-state?project=memesh")["state"]
+    assert state["goal"] == "Ship 1.0" and "updated_at" in state
+
+
 def test_task_state_has_no_write_route(api: Any) -> None:
     api.fails("POST", "/v1/task_state", 404, "route.not-found", json={"goal": "x"})
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from returns.result import Success
-
+from memesh.app import dispatch
+from memesh.app.operations.memory import HEALTH
 from memesh.transports.http.runtime import Runtime
 from tests.descriptors import needs_proc, open_to
 
@@ -16,12 +16,15 @@ from tests.descriptors import needs_proc, open_to
 def test_the_connection_of_a_worker_thread_that_ended_is_closed(tmp_path: Path) -> None:
     db = tmp_path / "k.db"
     runtime = Runtime(db)
+    ctx = runtime.resources.context("http", False)
     seen: list[int] = []
+
+    def health() -> None:  # what an endpoint's worker thread does: an operation through the door
+        seen.append(dispatch.run(HEALTH, runtime.resources, {}, ctx).unwrap()["entity_count"])
+
     try:
         for _ in range(6):  # six worker threads one after another, each ending, as idle anyio workers do
-            worker = threading.Thread(
-                target=lambda: seen.append(runtime._on_store(lambda s: Success(s.count())).unwrap())
-            )
+            worker = threading.Thread(target=health)
             worker.start()
             worker.join()
         assert seen == [0] * 6

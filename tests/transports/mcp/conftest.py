@@ -1,4 +1,6 @@
-"""The real `memesh-mcp` run as a subprocess over stdio, reached through the mcp SDK's clients of both eras."""
+"""MeMesh's MCP server reached through the mcp SDK's clients of both eras: in this process over the SDK's in-memory
+transport (`mcp_server`: the tools' behaviour), or as the real `memesh-mcp` subprocess over stdio (`mcp_process`,
+`start_raw`: what only the process shows — the early front, the drain, stdout and fd handling)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ from typing import Any
 
 import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types
+from mcp.client.session import ClientRequestContext
+from pydantic import FileUrl
 
 LEGACY = "2025-11-25"  # ClientSession + stdio_client: the initialize handshake
 MODERN = "2026-07-28"  # mcp.Client: every request carries its own envelope
@@ -73,9 +77,65 @@ def text_of(result: types.CallToolResult) -> str:
     return block.text
 
 
+def client_info(client_name: str) -> types.Implementation:
+    return types.Implementation(name=client_name, version="1.0")
+
+
+def roots_callback(roots: list[Path] | None) -> Any:
+    """A client's answer to roots/list offering `roots`; None (no roots capability) when it offers none."""
+    if roots is None:
+        return None
+
+    async def list_roots(_context: ClientRequestContext) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=FileUrl(path.as_uri())) for path in roots])
+
+    return list_roots
+
+
+@dataclass
+class McpInMemory:
+    """The server built in this process (`build_server` on its own `Backend`, as memesh-mcp builds it) on its own
+    database, each connection a client over the SDK's in-memory transport: the legacy era through the initialize
+    handshake on memory streams, the modern one through the SDK's direct dispatch."""
+
+    folder: Path
+    db: Path
+
+    @asynccontextmanager
+    async def connect(
+        self, era: str, client_name: str = "pytest-client", *, roots: list[Path] | None = None
+    ) -> AsyncIterator[McpClient]:
+        from memesh.transports.mcp.backend import Backend
+        from memesh.transports.mcp.server import build_server
+
+        server = build_server(Backend(self.db))
+        mode = "legacy" if era == LEGACY else "auto"
+        async with Client(
+            server,
+            mode=mode,
+            client_info=client_info(client_name),
+            read_timeout_seconds=WAIT_SECONDS,
+            list_roots_callback=roots_callback(roots),
+        ) as client:
+            assert client.protocol_version == era
+            yield McpClient(client, client.server_info)
+
+
+@pytest.fixture
+def mcp_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> McpInMemory:
+    """A server in this process with its own database file in the test's folder, run from that folder (its
+    project is that folder's, as for a memesh-mcp started there); it serves no hooks (the process tests cover
+    that)."""
+    monkeypatch.setenv("MEMESH_HOOK_SERVER", "0")
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "memesh" / "knowledge-graph.db"
+    db.parent.mkdir()
+    return McpInMemory(folder=tmp_path, db=db)
+
+
 @dataclass
 class McpHarness:
-    """How to start the server under test: its command, its database and where its stderr goes."""
+    """How to start the real server process: its command, its database and where its stderr goes."""
 
     folder: Path
     db: Path
@@ -99,7 +159,7 @@ class McpHarness:
 
     @asynccontextmanager
     async def connect(self, era: str, client_name: str = "pytest-client") -> AsyncIterator[McpClient]:
-        info = types.Implementation(name=client_name, version="1.0")
+        info = client_info(client_name)
         with self.stderr_log.open("a", encoding="utf-8") as errlog:
             transport = stdio_client(self.params(), errlog=errlog)
             if era == LEGACY:
@@ -120,8 +180,8 @@ class McpHarness:
 
 
 @pytest.fixture
-def mcp_server(tmp_path: Path) -> McpHarness:
-    """A server with its own database file in the test's folder."""
+def mcp_process(tmp_path: Path) -> McpHarness:
+    """The real memesh-mcp, to be started with its own database file in the test's folder."""
     db = tmp_path / "memesh" / "knowledge-graph.db"
     db.parent.mkdir()  # MEMESH_DB_PATH's folder must exist (only MeMesh's own folder is created for it)
     return McpHarness(folder=tmp_path, db=db, stderr_log=tmp_path / "stderr.log")
@@ -159,8 +219,12 @@ class RawServer:
             self._incoming.put(line)
 
     def send(self, message: dict[str, Any]) -> None:
+        self.send_line(json.dumps(message))
+
+    def send_line(self, line: str) -> None:
+        """One line as written, whatever it holds."""
         assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.write(line + "\n")
         self.process.stdin.flush()
 
     def start(self, method: str, params: dict[str, Any] | None = None) -> int:
@@ -229,12 +293,12 @@ class RawServer:
 
 
 @pytest.fixture
-def start_raw(mcp_server: McpHarness) -> Iterator[Callable[[], RawServer]]:
-    """Starts the server by hand (after the test has set the harness up), stopped when the test ends."""
+def start_raw(mcp_process: McpHarness) -> Iterator[Callable[[], RawServer]]:
+    """Starts the server process by hand (after the test has set the harness up), stopped when the test ends."""
     servers: list[RawServer] = []
 
     def start() -> RawServer:
-        servers.append(RawServer(mcp_server))
+        servers.append(RawServer(mcp_process))
         return servers[-1]
 
     yield start

@@ -1,18 +1,16 @@
 """Every request is answered: one still running when stdin closes, however long it takes, and JSON-RPC's own
-errors for a request with an id JSON-RPC does not allow."""
+errors for a line that is not JSON or a request with an id JSON-RPC does not allow."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
 
 import pytest
 
-if TYPE_CHECKING:
-    from tests.transports.mcp.conftest import McpHarness, RawServer
+from tests.transports.mcp.conftest import McpHarness, RawServer
 
 # A recall for "wait" blocks until the test writes to a FIFO; any finite wait the drain takes is cut to 0.2 s, so a
 # drain with a grace period (30 s before) gives up while the call is still running, and the test sees it quickly.
@@ -47,12 +45,12 @@ mcp_server.main()
 
 
 def test_a_call_still_running_when_stdin_closes_is_answered_however_long_it_takes(
-    mcp_server: McpHarness, start_raw: Callable[[], RawServer]
+    mcp_process: McpHarness, start_raw: Callable[[], RawServer]
 ) -> None:
-    gate = mcp_server.folder / "gate"
+    gate = mcp_process.folder / "gate"
     os.mkfifo(gate)
-    mcp_server.launch_with(SLOW_LAUNCHER)
-    mcp_server.command.append(str(gate))
+    mcp_process.launch_with(SLOW_LAUNCHER)
+    mcp_process.command.append(str(gate))
     server = start_raw()
     server.initialize("pytest-raw")
     owed = server.start("tools/call", server.tool_params("recall", {"query": "wait"}))
@@ -66,26 +64,46 @@ def test_a_call_still_running_when_stdin_closes_is_answered_however_long_it_take
     assert server.process.wait(timeout=30) == 0
 
 
+@pytest.fixture(scope="module")
+def one_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawServer]:
+    """One server process after its handshake, for the requests below: each leaves it serving as before."""
+    folder = tmp_path_factory.mktemp("answers-owed")
+    (folder / "memesh").mkdir()
+    server = RawServer(McpHarness(folder=folder, db=folder / "memesh" / "kg.db", stderr_log=folder / "stderr.log"))
+    server.initialize("pytest-raw")
+    yield server
+    server.close()
+
+
 @pytest.mark.parametrize("bad_id", [None, 1.5, True, [1], {"a": 1}])
 def test_a_request_whose_id_json_rpc_does_not_allow_gets_an_invalid_request_error(
-    start_raw: Callable[[], RawServer], bad_id: object
+    one_server: RawServer, bad_id: object
 ) -> None:
-    server = start_raw()
-    server.initialize("pytest-raw")
-    server.send({"jsonrpc": "2.0", "id": bad_id, "method": "tools/list"})
-    follow_up = server.request("tools/list")  # answered after the refusal, which comes first
+    before = len(one_server.lines)
+    one_server.send({"jsonrpc": "2.0", "id": bad_id, "method": "tools/list"})
+    follow_up = one_server.request("tools/list")  # answered after the refusal, which comes first
     assert "result" in follow_up
-    [refusal] = [json.loads(line) for line in server.lines if "error" in json.loads(line)]
+    [refusal] = [json.loads(line) for line in one_server.lines[before:] if "error" in json.loads(line)]
     assert refusal["id"] is None
     assert refusal["error"]["code"] == -32600
 
 
-def test_a_line_that_is_not_json_rpc_is_answered_with_its_id(start_raw: Callable[[], RawServer]) -> None:
-    server = start_raw()
-    server.initialize("pytest-raw")
-    server.send({"jsonrpc": "2.0", "id": 41, "params": {}})  # no method: not a request, but its id can be read
-    server.send({"jsonrpc": "1.0", "id": "forty-two", "method": "tools/list"})
-    first = server.response(41)
-    second = server.response("forty-two")  # type: ignore[arg-type]
+def test_a_line_that_is_not_json_rpc_is_answered_with_its_id(one_server: RawServer) -> None:
+    one_server.send({"jsonrpc": "2.0", "id": 41, "params": {}})  # no method: not a request, but its id can be read
+    one_server.send({"jsonrpc": "1.0", "id": "forty-two", "method": "tools/list"})
+    first = one_server.response(41)
+    second = one_server.response("forty-two")  # type: ignore[arg-type]
     assert first["error"]["code"] == -32600
     assert second["error"]["code"] == -32600
+
+
+def test_a_line_that_is_not_json_is_answered_with_a_parse_error_and_the_next_request_still_is(
+    one_server: RawServer,
+) -> None:
+    before = len(one_server.lines)
+    one_server.send_line("this is not json")
+    listed = one_server.request("tools/list")
+    answers = [json.loads(line) for line in one_server.lines[before:]]
+    assert [answer["id"] for answer in answers] == [None, listed["id"]]
+    assert answers[0]["error"]["code"] == -32700
+    assert "tools" in listed["result"]

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
+from memesh.adapters.router_client import RouterClient
+from memesh.adapters.router_host import HostAdapter
 from memesh.context import CallContext
-from memesh.router.adapter import HostAdapter
-from memesh.router.client import RouterClient
-from memesh.router.server import serve
 from memesh.transports.mcp.backend import Backend
+from memesh.transports.router.server import serve
 from tests.descriptors import needs_proc, open_to
 
 PROJECT = "demo~" + "4" * 32

@@ -237,10 +237,10 @@ early.main()
 
 
 def test_the_opening_is_answered_before_the_sdk_has_loaded(
-    mcp_server: McpHarness, start_raw: Callable[[], RawServer]
+    mcp_process: McpHarness, start_raw: Callable[[], RawServer]
 ) -> None:
-    go = mcp_server.folder / "go"
-    mcp_server.launch_with(HELD_BACK.format(go=str(go), patch=""))
+    go = mcp_process.folder / "go"
+    mcp_process.launch_with(HELD_BACK.format(go=str(go), patch=""))
     raw = start_raw()
     init = raw.initialize("held-back")
     listed = raw.request("tools/list")
@@ -250,8 +250,8 @@ def test_the_opening_is_answered_before_the_sdk_has_loaded(
     assert init["result"]["serverInfo"]["name"] == "memesh"
     assert [tool["name"] for tool in listed["result"]["tools"]] == [tool.name for tool in TOOLS]
     assert called["result"]["isError"] is False
-    assert "loaded before go: \n" in mcp_server.stderr()  # neither mcp nor pydantic was needed for the opening
-    assert "differs" not in mcp_server.stderr()
+    assert "loaded before go: \n" in mcp_process.stderr()  # neither mcp nor pydantic was needed for the opening
+    assert "differs" not in mcp_process.stderr()
     # The SDK's own answers to the two requests passed on under private ids never reach the client.
     assert [json.loads(line)["id"] for line in raw.lines] == [1, 2, 3]
 
@@ -270,18 +270,18 @@ early.recorded_answers = stale
 
 
 def test_an_early_answer_that_differs_from_the_sdks_is_logged(
-    mcp_server: McpHarness, start_raw: Callable[[], RawServer]
+    mcp_process: McpHarness, start_raw: Callable[[], RawServer]
 ) -> None:
-    go = mcp_server.folder / "go"
+    go = mcp_process.folder / "go"
     go.touch()
-    mcp_server.launch_with(HELD_BACK.format(go=str(go), patch=STALE))
+    mcp_process.launch_with(HELD_BACK.format(go=str(go), patch=STALE))
     raw = start_raw()
     raw.initialize("stale")
     listed = raw.request("tools/list")
     raw.call_tool("recall", {"query": "anything"})
     raw.close()
     assert listed["result"] == {"tools": []}
-    assert "an early answer differs from the SDK's own" in mcp_server.stderr()
+    assert "an early answer differs from the SDK's own" in mcp_process.stderr()
 
 
 def run_front(messages: list[str]) -> tuple[list[dict[str, Any]], list[str]]:

@@ -8,13 +8,15 @@ import sys
 from typing import TYPE_CHECKING
 
 import pytest
-from mcp import Client, ClientSession, stdio_client
+from mcp import Client
 
 from memesh import __version__
-from tests.transports.mcp.conftest import LEGACY, SERVER, WAIT_SECONDS
+from memesh.transports.mcp.backend import Backend
+from memesh.transports.mcp.server import build_server
+from tests.transports.mcp.conftest import LEGACY, SERVER
 
 if TYPE_CHECKING:
-    from tests.transports.mcp.conftest import McpHarness
+    from tests.transports.mcp.conftest import McpInMemory
 
 ANSWER_SECONDS = 20  # a server waiting on stdin would never answer: the stdin pipe below stays open
 
@@ -62,15 +64,11 @@ INSTRUCTED = ("recall", "remember", "[mem:")
 
 
 @pytest.mark.anyio
-async def test_initialize_carries_instructions_on_using_the_memory(mcp_server: McpHarness, era: str) -> None:
-    with mcp_server.stderr_log.open("a", encoding="utf-8") as errlog:
-        transport = stdio_client(mcp_server.params(), errlog=errlog)
-        if era == LEGACY:
-            async with transport as (read, write), ClientSession(read, write) as session:
-                instructions = (await session.initialize()).instructions
-        else:
-            async with Client(transport, read_timeout_seconds=WAIT_SECONDS) as client:
-                instructions = client.instructions
+async def test_initialize_carries_instructions_on_using_the_memory(mcp_server: McpInMemory, era: str) -> None:
+    server = build_server(Backend(mcp_server.db))
+    async with Client(server, mode="legacy" if era == LEGACY else "auto") as client:
+        assert client.protocol_version == era
+        instructions = client.instructions
     assert instructions is not None
     for words in INSTRUCTED:
         assert words in instructions

@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,41 +16,31 @@ from memesh.app.registry import TOOLS
 if TYPE_CHECKING:
     from tests.transports.mcp.conftest import McpHarness
 
-# Pinned: unpinned, npx on Node 20 resolves to the newest release whose `engines` allow Node 20 (0.15.0), which has
-# no --strict and fails with "spawn --strict ENOENT". 2.12.0 declares Node >= 22 but runs on 20.
-INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
-INSTALL_SECONDS = 600  # the first run downloads the Inspector; later runs reuse the npm cache in .venv
-OFFLINE = re.compile(r"ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH")
+# Installed once by `make inspector` (a dependency of `make test`), pinned in tools/inspector/package-lock.json: 2.12.0
+# declares Node >= 22 but runs on 20, and has the --strict the newest release allowing Node 20 (0.15.0) lacks.
+INSPECTOR = Path(__file__).resolve().parents[3] / "tools" / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
+RUN_SECONDS = 120
 
 
 def inspector(harness: McpHarness, *arguments: str) -> subprocess.CompletedProcess[str]:
-    npx = shutil.which("npx")
-    if npx is None:
-        pytest.skip("npx is not installed")
+    if not INSPECTOR.exists():
+        pytest.fail(f"the MCP Inspector is not installed at {INSPECTOR}: run `make inspector`")
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(harness.folder),  # the Inspector writes its catalog file under HOME
         "MEMESH_UPDATE_CHECK": "0",
-        "npm_config_cache": str(Path(sys.prefix) / "npm-cache"),
-        "npm_config_loglevel": "error",
-        "npm_config_update_notifier": "false",
-        "npm_config_fund": "false",
-        "npm_config_audit": "false",
     }
-    command = [npx, "-y", INSPECTOR, "--cli", *arguments, "-e", f"MEMESH_DB_PATH={harness.db}", *harness.command]
-    done = subprocess.run(
-        command, capture_output=True, text=True, env=env, cwd=harness.folder, timeout=INSTALL_SECONDS, check=False
+    command = [str(INSPECTOR), "--cli", *arguments, "-e", f"MEMESH_DB_PATH={harness.db}", *harness.command]
+    return subprocess.run(
+        command, capture_output=True, text=True, env=env, cwd=harness.folder, timeout=RUN_SECONDS, check=False
     )
-    if done.returncode != 0 and OFFLINE.search(done.stderr):
-        pytest.skip(f"the npm registry is not reachable: {OFFLINE.search(done.stderr)}")
-    return done
 
 
 def test_the_inspector_lists_every_tool_with_no_strict_errors_or_warnings_in_either_era(
-    mcp_server: McpHarness,
+    mcp_process: McpHarness,
 ) -> None:
     for era in ("legacy", "modern"):
-        done = inspector(mcp_server, "--method", "tools/list", "--strict", "--protocol-era", era)
+        done = inspector(mcp_process, "--method", "tools/list", "--strict", "--protocol-era", era)
         assert done.returncode == 0, done.stderr
         assert [tool["name"] for tool in json.loads(done.stdout)["tools"]] == [tool.name for tool in TOOLS]
         # A clean report prints nothing; any finding prints a "Warning:"/"Error:" block and an "N errors, M
@@ -60,7 +48,7 @@ def test_the_inspector_lists_every_tool_with_no_strict_errors_or_warnings_in_eit
         assert not re.search(r"^(Warning|Error)\b", done.stderr, re.MULTILINE), done.stderr
         assert not re.search(r"\b[1-9]\d* (errors?|warnings?)\b", done.stderr), done.stderr
     remembered = inspector(
-        mcp_server,
+        mcp_process,
         "--method",
         "tools/call",
         "--tool-name",

@@ -1,5 +1,5 @@
-"""Two agents handing work over through the message tool: two real memesh-mcp processes on one database file,
-each reached by an MCP client with its own name."""
+"""Two agents handing work over through the message tool: two MCP servers (each its own backend and connections,
+as two memesh-mcp processes have) on one database file, each reached by an MCP client with its own name."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import anyio
 import pytest
 
 if TYPE_CHECKING:
-    from tests.transports.mcp.conftest import McpHarness
+    from tests.transports.mcp.conftest import McpInMemory
 
 pytestmark = pytest.mark.anyio
 PROJECT = "demo~" + "1" * 32
 
 
-async def test_one_client_hands_work_to_another_and_reads_the_receipts(mcp_server: McpHarness, era: str) -> None:
+async def test_one_client_hands_work_to_another_and_reads_the_receipts(mcp_server: McpInMemory, era: str) -> None:
     async with (
         mcp_server.connect(era, client_name="claude-code") as author,
         mcp_server.connect(era, client_name="codex") as reviewer,
@@ -50,7 +50,7 @@ async def test_one_client_hands_work_to_another_and_reads_the_receipts(mcp_serve
     assert [fact["kind"] for fact in facts["receipts"]] == ["intake", "ack", "disposition"]
 
 
-async def test_a_waiting_poll_wakes_when_the_other_process_sends(mcp_server: McpHarness) -> None:
+async def test_a_waiting_poll_wakes_when_the_other_server_sends(mcp_server: McpInMemory) -> None:
     async with (
         mcp_server.connect("2025-11-25", client_name="sender-agent") as author,
         mcp_server.connect("2025-11-25", client_name="waiting-agent") as reviewer,
@@ -89,13 +89,13 @@ async def test_a_waiting_poll_wakes_when_the_other_process_sends(mcp_server: Mcp
     assert len(woken["events"]) == 1  # type: ignore[arg-type]
 
 
-async def test_an_empty_waiting_poll_times_out_with_its_cursor(mcp_server: McpHarness) -> None:
+async def test_an_empty_waiting_poll_times_out_with_its_cursor(mcp_server: McpInMemory) -> None:
     async with mcp_server.connect("2026-07-28") as client:
         out = await client.ok("message", {"action": "poll", "project": PROJECT, "recipient": "r", "wait_ms": 50})
     assert out["timed_out"] is True and out["events"] == [] and out["next_cursor"].startswith("cur_")
 
 
-async def test_delivery_failures_are_tool_errors_naming_their_code(mcp_server: McpHarness) -> None:
+async def test_delivery_failures_are_tool_errors_naming_their_code(mcp_server: McpInMemory) -> None:
     async with mcp_server.connect("2025-11-25") as client:
         text = await client.fails(
             "message",
@@ -116,7 +116,7 @@ async def test_delivery_failures_are_tool_errors_naming_their_code(mcp_server: M
     assert missing == "payload: Invalid input: expected value, received undefined"
 
 
-async def test_tools_list_serves_a_flat_message_schema(mcp_server: McpHarness) -> None:
+async def test_tools_list_serves_a_flat_message_schema(mcp_server: McpInMemory) -> None:
     async with mcp_server.connect("2025-11-25") as client:
         [tool] = [tool for tool in await client.tools() if tool.name == "message"]
     # Anthropic's API refuses a tool whose input schema has oneOf/anyOf/allOf at the top level.

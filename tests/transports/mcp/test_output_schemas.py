@@ -8,16 +8,18 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from returns.result import Success
+from returns.result import Failure, Success
 
 from memesh.app import dispatch
 from memesh.app.resources import Resources
 from memesh.context import CallContext
+from memesh.core.notes import clean_note
+from memesh.errors import ErrorCode
 from memesh.schema import files as schemas
 from memesh.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:
-    from tests.transports.mcp.conftest import McpClient, McpHarness
+    from tests.transports.mcp.conftest import McpClient, McpInMemory
 
 
 async def checked(client: McpClient, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -28,7 +30,7 @@ async def checked(client: McpClient, tool: str, arguments: dict[str, Any]) -> di
 
 
 @pytest.mark.anyio
-async def test_every_optional_part_of_remember_output_matches_its_schema(mcp_server: McpHarness, era: str) -> None:
+async def test_every_optional_part_of_remember_output_matches_its_schema(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         noted = await checked(client, "remember", {"note": "Pick SQLite\n\nOne file.\n\nNo mcp_server."})
         await checked(client, "remember", {"name": "old", "type": "decision", "observations": ["v1"]})
@@ -58,7 +60,7 @@ async def test_every_optional_part_of_remember_output_matches_its_schema(mcp_ser
 
 
 @pytest.mark.anyio
-async def test_every_optional_part_of_recall_output_matches_its_schema(mcp_server: McpHarness, era: str) -> None:
+async def test_every_optional_part_of_recall_output_matches_its_schema(mcp_server: McpInMemory, era: str) -> None:
     bulky = ["x" * 3000, "y" * 3000, "z" * 3000]
     async with mcp_server.connect(era) as client:
         for index in range(5):
@@ -82,7 +84,7 @@ async def test_every_optional_part_of_recall_output_matches_its_schema(mcp_serve
 
 
 @pytest.mark.anyio
-async def test_every_kind_of_forget_output_matches_its_schema(mcp_server: McpHarness, era: str) -> None:
+async def test_every_kind_of_forget_output_matches_its_schema(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         await checked(client, "remember", {"name": "m", "type": "note", "observations": ["one", "two"]})
         removed = await checked(client, "forget", {"name": "m", "observation": "one"})
@@ -97,8 +99,15 @@ def test_whatever_a_note_or_a_query_holds_the_payloads_match_their_schemas(
     fresh_db: SqliteStore, note: str, query: str
 ) -> None:
     # In-process through the same dispatch call and context the MCP server uses, so many shapes are cheap to try.
+    # Every call must succeed (a refusal would prove nothing about the output schema), except a note with nothing
+    # left to remember once control characters and blanks are gone: that one must be refused as a bad body.
     ctx = CallContext(source_host="mcp", agent_view=True)
+    resources = Resources.over(fresh_db)
     for tool, arguments in (("remember", {"note": note}), ("recall", {"query": query}), ("recall", {})):
-        result = dispatch.call(tool, Resources.over(fresh_db), arguments, ctx, nulls_mean_absent=True)
-        if isinstance(result, Success):
-            jsonschema.Draft202012Validator(schemas.load(f"tools/{tool}.output")).validate(result.unwrap())
+        match dispatch.call(tool, resources, arguments, ctx, nulls_mean_absent=True):
+            case Success(data):
+                jsonschema.Draft202012Validator(schemas.load(f"tools/{tool}.output")).validate(data)
+                assert tool == "recall" or clean_note(note), note
+            case Failure(error):
+                assert (tool, error.code) == ("remember", ErrorCode.BAD_BODY), (tool, arguments, error)
+                assert not clean_note(note), (note, error)

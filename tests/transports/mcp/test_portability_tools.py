@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from tests.transports.mcp.conftest import McpHarness
+    from tests.transports.mcp.conftest import McpInMemory
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_export_then_import_round_trips_over_mcp(mcp_server: McpHarness, era: str) -> None:
+async def test_export_then_import_round_trips_over_mcp(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         await client.ok("remember", {"name": "a", "type": "decision", "observations": ["x"], "tags": ["t"]})
         await client.ok(
@@ -29,7 +29,7 @@ async def test_export_then_import_round_trips_over_mcp(mcp_server: McpHarness, e
     assert all("status" not in entity for entity in again["entities"])
 
 
-async def test_learn_and_task_state_over_mcp(mcp_server: McpHarness, era: str) -> None:
+async def test_learn_and_task_state_over_mcp(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         lesson = await client.ok(
             "learn", {"error": "ImportError: no module yaml", "fix": "pip install pyyaml", "project": "svc"}
@@ -41,7 +41,7 @@ async def test_learn_and_task_state_over_mcp(mcp_server: McpHarness, era: str) -
     assert read == {"project": "svc", "state": written["state"]}
 
 
-async def test_import_naming_a_memory_twice_is_a_tool_error(mcp_server: McpHarness, era: str) -> None:
+async def test_import_naming_a_memory_twice_is_a_tool_error(mcp_server: McpInMemory, era: str) -> None:
     bundle = {"entities": [{"name": "a", "type": "t"}, {"name": "a", "type": "t"}]}
     async with mcp_server.connect(era) as client:
         message = await client.fails("import", {"data": bundle, "merge_strategy": "skip"})

@@ -10,12 +10,12 @@ from tests.secret_shapes import SHAPES, assert_nothing_leaked, bundle, learn_bod
 from tests.transports.mcp.conftest import MODERN
 
 if TYPE_CHECKING:
-    from tests.transports.mcp.conftest import McpHarness
+    from tests.transports.mcp.conftest import McpInMemory
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_no_shape_reaches_the_database_through_any_mcp_write_tool(mcp_server: McpHarness) -> None:
+async def test_no_shape_reaches_the_database_through_any_mcp_write_tool(mcp_server: McpInMemory) -> None:
     client_name = f"agent {SHAPES['password-assignment'][0]}"
     async with mcp_server.connect(MODERN, client_name=client_name) as client:
         for kind in SHAPES:
@@ -31,7 +31,7 @@ async def test_no_shape_reaches_the_database_through_any_mcp_write_tool(mcp_serv
 
 @pytest.mark.parametrize("kind", ["url-userinfo", "zero-width-inside-key-word"])
 async def test_a_project_holding_a_credential_is_refused_by_task_state_and_learn(
-    mcp_server: McpHarness, kind: str
+    mcp_server: McpInMemory, kind: str
 ) -> None:
     secret, _ = SHAPES[kind]
     async with mcp_server.connect(MODERN) as client:

@@ -1,4 +1,4 @@
-"""tools/call over stdio: results as text and structuredContent, model-correctable failures as isError results."""
+"""tools/call: results as text and structuredContent, model-correctable failures as isError results."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import pytest
 from memesh.core.sizecap import ENTITY_MAX_BYTES, json_bytes
 
 if TYPE_CHECKING:
-    from tests.transports.mcp.conftest import McpHarness
+    from tests.transports.mcp.conftest import McpInMemory
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_a_remembered_memory_comes_back_from_recall(mcp_server: McpHarness, era: str) -> None:
+async def test_a_remembered_memory_comes_back_from_recall(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         stored = await client.ok(
             "remember",
@@ -34,20 +34,20 @@ async def test_a_remembered_memory_comes_back_from_recall(mcp_server: McpHarness
     assert entity["id"] == stored["entityId"]
 
 
-async def test_a_top_level_null_means_the_argument_was_not_given(mcp_server: McpHarness, era: str) -> None:
+async def test_a_top_level_null_means_the_argument_was_not_given(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         await client.ok("remember", {"name": "n", "type": "note", "title": None, "namespace": None})
         found = await client.ok("recall", {"query": None, "tag": None, "limit": None})
     assert [entity["name"] for entity in found["entities"]] == ["n"]
 
 
-async def test_an_unknown_key_is_refused_with_its_name(mcp_server: McpHarness, era: str) -> None:
+async def test_an_unknown_key_is_refused_with_its_name(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         message = await client.fails("remember", {"name": "n", "type": "note", "colour": "red"})
     assert "colour" in message
 
 
-async def test_a_field_of_the_wrong_type_is_refused_with_its_path(mcp_server: McpHarness, era: str) -> None:
+async def test_a_field_of_the_wrong_type_is_refused_with_its_path(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         message = await client.fails("remember", {"name": 5, "type": "note"})
         nested = await client.fails("remember", {"name": "n", "type": "note", "observations": ["ok", 7]})
@@ -55,19 +55,19 @@ async def test_a_field_of_the_wrong_type_is_refused_with_its_path(mcp_server: Mc
     assert nested.startswith("observations.1:")
 
 
-async def test_forgetting_a_memory_that_does_not_exist_is_a_tool_error(mcp_server: McpHarness, era: str) -> None:
+async def test_forgetting_a_memory_that_does_not_exist_is_a_tool_error(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         message = await client.fails("forget", {"name": "never-stored"})
     assert "never-stored" in message
 
 
-async def test_an_unknown_tool_is_a_tool_error_naming_it(mcp_server: McpHarness, era: str) -> None:
+async def test_an_unknown_tool_is_a_tool_error_naming_it(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         message = await client.fails("consolidate", {})
     assert message == "Unknown tool: consolidate"
 
 
-async def test_recall_caps_an_oversized_observation_and_says_so(mcp_server: McpHarness, era: str) -> None:
+async def test_recall_caps_an_oversized_observation_and_says_so(mcp_server: McpInMemory, era: str) -> None:
     huge = "é" * 10_000  # 20 KB of UTF-8 in the longest observation the schema allows
     async with mcp_server.connect(era) as client:
         await client.ok("remember", {"name": "big", "type": "note", "observations": [huge]})
@@ -84,7 +84,7 @@ async def test_recall_caps_an_oversized_observation_and_says_so(mcp_server: McpH
     assert found["truncated"] is True
 
 
-async def test_recall_never_shows_file_tags(mcp_server: McpHarness, era: str) -> None:
+async def test_recall_never_shows_file_tags(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         await client.ok(
             "remember", {"name": "edit", "type": "note", "observations": ["x"], "tags": ["file:src/a.py", "topic:y"]}
@@ -101,7 +101,7 @@ def source_host(envelope: dict[str, Any], name: str) -> str:
     return host
 
 
-async def test_the_client_name_is_stamped_as_source_host_on_first_insert_only(mcp_server: McpHarness) -> None:
+async def test_the_client_name_is_stamped_as_source_host_on_first_insert_only(mcp_server: McpInMemory) -> None:
     async with mcp_server.connect("2025-11-25", client_name="claude-code") as client:
         await client.ok("remember", {"name": "shared", "type": "note", "observations": ["first"]})
     async with mcp_server.connect("2026-07-28", client_name="codex") as client:
@@ -112,7 +112,7 @@ async def test_the_client_name_is_stamped_as_source_host_on_first_insert_only(mc
     assert source_host(found, "own") == "codex"
 
 
-async def test_the_client_name_is_cleaned_before_it_is_stamped(mcp_server: McpHarness, era: str) -> None:
+async def test_the_client_name_is_cleaned_before_it_is_stamped(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era, client_name="  gemini-cli\x07\n") as client:
         await client.ok("remember", {"name": "g", "type": "note"})
         found = await client.ok("recall", {})

@@ -11,12 +11,12 @@ from memesh.app.registry import TOOLS
 from memesh.schema import files as schemas
 
 if TYPE_CHECKING:
-    from tests.transports.mcp.conftest import McpHarness
+    from tests.transports.mcp.conftest import McpInMemory
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_every_registry_tool_is_listed_in_order_with_its_schema_files(mcp_server: McpHarness, era: str) -> None:
+async def test_every_registry_tool_is_listed_in_order_with_its_schema_files(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         listed = await client.tools()
     assert [tool.name for tool in listed] == [tool.name for tool in TOOLS]
@@ -27,7 +27,7 @@ async def test_every_registry_tool_is_listed_in_order_with_its_schema_files(mcp_
         assert served.output_schema == schemas.load(tool.output_schema)
 
 
-async def test_every_tool_carries_its_registry_hints_as_annotations(mcp_server: McpHarness, era: str) -> None:
+async def test_every_tool_carries_its_registry_hints_as_annotations(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         listed = {tool.name: tool for tool in await client.tools()}
     for tool in TOOLS:
@@ -39,7 +39,7 @@ async def test_every_tool_carries_its_registry_hints_as_annotations(mcp_server: 
         assert annotations.open_world_hint is False
 
 
-async def test_the_server_names_itself_memesh_with_the_package_version(mcp_server: McpHarness, era: str) -> None:
+async def test_the_server_names_itself_memesh_with_the_package_version(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         await client.tools()
         info = client.server_info
@@ -47,7 +47,7 @@ async def test_the_server_names_itself_memesh_with_the_package_version(mcp_serve
     assert (info.name, info.version) == ("memesh", memesh.__version__)
 
 
-async def test_no_served_input_schema_composes_schemas_at_its_top_level(mcp_server: McpHarness, era: str) -> None:
+async def test_no_served_input_schema_composes_schemas_at_its_top_level(mcp_server: McpInMemory, era: str) -> None:
     # Anthropic's API (and so Claude Code, which hands MCP tools to it) refuses a tool whose input schema has
     # oneOf/anyOf/allOf at the top level (and wants `type: object` there); one such tool breaks the whole server
     # for that client. A tool with per-action rules is a flat object (every field, `required: ["action"]`) with

@@ -14,11 +14,11 @@ from memesh.context import CallContext
 from memesh.transports.mcp.backend import Backend
 
 if TYPE_CHECKING:
-    from tests.transports.mcp.conftest import McpHarness
+    from tests.transports.mcp.conftest import McpInMemory
 
 
 @pytest.mark.anyio
-async def test_user_patterns_answers_markdown_with_the_json_alongside(mcp_server: McpHarness, era: str) -> None:
+async def test_user_patterns_answers_markdown_with_the_json_alongside(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         await client.ok("remember", {"name": "a", "type": "decision", "observations": ["x"]})
         result = await client.call("user_patterns", {"categories": ["workflow", "focusAreas"]})
@@ -31,7 +31,7 @@ async def test_user_patterns_answers_markdown_with_the_json_alongside(mcp_server
 
 
 @pytest.mark.anyio
-async def test_an_unknown_category_is_a_tool_error_naming_it(mcp_server: McpHarness, era: str) -> None:
+async def test_an_unknown_category_is_a_tool_error_naming_it(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         message = await client.fails("user_patterns", {"categories": ["moods"]})
     assert message.startswith("categories.0: ")

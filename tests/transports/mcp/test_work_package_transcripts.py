@@ -1,4 +1,4 @@
-"""Transcript work packages through the real memesh-mcp, reached by an MCP client that offers workspace roots, over
+"""Transcript work packages through the MCP server, reached by an MCP client that offers workspace roots, over
 real Claude Code transcript files under ~/.claude/projects/."""
 
 from __future__ import annotations
@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -14,14 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client, types
-from mcp.client.session import ClientRequestContext
-from pydantic import FileUrl
+from mcp import types
 
 from memesh.adapters.project_git import project_for
 from memesh.adapters.transcripts import slug
+from tests.transports.mcp.conftest import LEGACY, McpClient, McpInMemory
 
-SERVER = Path(sys.executable).with_name("memesh-mcp")
 SECRET = "ghp_" + "k" * 36
 
 pytestmark = pytest.mark.anyio
@@ -69,28 +66,14 @@ def conversation(cwd: str) -> list[str]:
 
 
 @asynccontextmanager
-async def client(home: Path, db: Path, roots: list[Path] | None) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(
-        command=str(SERVER),
-        env={"MEMESH_DB_PATH": str(db), "HOME": str(home), "MEMESH_UPDATE_CHECK": "0"},
-        cwd=str(home),
-    )
-
-    async def list_roots(context: ClientRequestContext) -> types.ListRootsResult | types.ErrorData:
-        return types.ListRootsResult(roots=[types.Root(uri=FileUrl(path.as_uri())) for path in roots or []])
-
-    async with (
-        stdio_client(params, errlog=(home / "stderr.log").open("a")) as (read, write),
-        ClientSession(
-            read, write, read_timeout_seconds=30, list_roots_callback=list_roots if roots is not None else None
-        ) as session,
-    ):
-        await session.initialize()
+async def client(home: Path, db: Path, roots: list[Path] | None) -> AsyncIterator[McpClient]:
+    """A client offering `roots` (none: no roots capability) to a server on `db`, run from `home`."""
+    async with McpInMemory(folder=home, db=db).connect(LEGACY, roots=roots) as session:
         yield session
 
 
-async def ok(session: ClientSession, arguments: dict[str, Any]) -> dict[str, Any]:
-    result = await session.call_tool("work_package", arguments)
+async def ok(session: McpClient, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = await session.call("work_package", arguments)
     [block] = result.content
     assert isinstance(block, types.TextContent)
     assert not result.is_error, block.text
@@ -99,8 +82,8 @@ async def ok(session: ClientSession, arguments: dict[str, Any]) -> dict[str, Any
     return data
 
 
-async def fails(session: ClientSession, arguments: dict[str, Any]) -> str:
-    result = await session.call_tool("work_package", arguments)
+async def fails(session: McpClient, arguments: dict[str, Any]) -> str:
+    result = await session.call("work_package", arguments)
     assert result.is_error
     [block] = result.content
     assert isinstance(block, types.TextContent)
@@ -108,9 +91,14 @@ async def fails(session: ClientSession, arguments: dict[str, Any]) -> str:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The HOME the server sees (its transcripts are under ~/.claude), and the folder it runs from; it serves no
+    hooks."""
     folder = tmp_path / "home"
     folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    monkeypatch.setenv("MEMESH_HOOK_SERVER", "0")
+    monkeypatch.chdir(folder)
     return folder
 
 

@@ -8,27 +8,25 @@ merges is decided by the import operation, never here.
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import stat
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from returns.result import Failure, Success
 
+from memesh.app.registry import EXPORT
+from memesh.app.resources import Resources
 from memesh.core.storable import TOO_DEEP
 from memesh.errors import MemeshError
 from memesh.transports.cli import render
-from memesh.transports.cli.actions.memory import call_tool, cli_context, on_store
+from memesh.transports.cli.actions.memory import cli_resources, run_op
 from memesh.transports.cli.exits import FAILED, OK, dumps, fail
 
 if TYPE_CHECKING:
     from memesh.transports.cli.progress import Progress
 
 DEFAULT_MERGE = "skip"
-# A backup holds the same memories as the database, so a file this command creates is as private as the database.
-BACKUP_FILE_MODE = 0o600
 _BUNDLE_HINTS = (
     "       memesh import expects a file produced by 'memesh export'.",
     "       Try: memesh export > my-export.json && memesh import my-export.json",
@@ -50,49 +48,51 @@ def _refuse(message: str, *detail: str, as_json: bool, label: str = "Error: ") -
 
 
 def export(*, tag: str | None, namespace: str | None, limit: int, out: str | None, force: bool, as_json: bool) -> int:
-    """`memesh export`: the bundle as indented JSON on stdout or in `out`; warns on stderr when it is not whole.
+    """`memesh export`: the bundle (the export tool's, through the door) as indented JSON on stdout or in `out`;
+    warns on stderr when it is not whole.
 
     An existing `out` is overwritten only with `force`: a backup run twice must not silently replace the last one.
     """
     if force and out is None:
         return _refuse("--force only applies with -o FILE.", as_json=as_json)
-    if out is not None and not force and os.path.lexists(out) and not Path(out).is_dir():
-        return _exists(out, as_json=as_json)  # before the export's work, not only at the write
+    resources = cli_resources()
+    try:
+        return _export(resources, tag=tag, namespace=namespace, limit=limit, out=out, force=force, as_json=as_json)
+    finally:
+        resources.close()
+
+
+def _export(
+    resources: Resources,
+    *,
+    tag: str | None,
+    namespace: str | None,
+    limit: int,
+    out: str | None,
+    force: bool,
+    as_json: bool,
+) -> int:
+    target = resources.bundle_file(out) if out is not None else None
+    if out is not None and target is not None:
+        refused = target.refusal(force=force)  # before the export's work, not only at the write
+        if refused is not None:
+            return _unwritten(out, refused.reason, refused.folder, refused.detail, as_json=as_json)
     fields = {"tag": tag, "namespace": namespace, "limit": limit}
-    match call_tool("export", {key: value for key, value in fields.items() if value is not None}):
+    match run_op(EXPORT, {key: value for key, value in fields.items() if value is not None}, resources=resources):
         case Failure(error):
             return fail(error, as_json=as_json)
         case Success(bundle):
             pass
-    if out is None:
+    if out is None or target is None:
         if as_json:
             print(dumps(bundle))
         else:  # written as it is encoded: a large bundle is never one string in memory
             json.dump(bundle, sys.stdout, indent=2, ensure_ascii=False)
             print()
     else:
-        folder = Path(out).resolve().parent
-        if not folder.is_dir():
-            return _refuse(
-                f"cannot write {out} — the directory {folder} does not exist.",
-                f'       Create it first (mkdir -p "{folder}"), or drop -o to write to stdout.',
-                as_json=as_json,
-            )
-        if Path(out).is_dir():
-            return _refuse(f"cannot write {out} — it is a folder; name a file in it.", as_json=as_json)
-        # O_EXCL: a file that appeared while the export ran is not overwritten either.
-        flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if force else os.O_EXCL)
-        try:
-            descriptor = os.open(out, flags, BACKUP_FILE_MODE)
-            if force and stat.S_ISREG(os.fstat(descriptor).st_mode):
-                os.fchmod(descriptor, BACKUP_FILE_MODE)  # an overwritten file keeps its old mode otherwise
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                json.dump(bundle, handle, indent=2, ensure_ascii=False)
-                handle.write("\n")
-        except FileExistsError:
-            return _exists(out, as_json=as_json)
-        except OSError as exc:
-            return _refuse(f"cannot write {out} — {exc.strerror or type(exc).__name__}.", as_json=as_json)
+        refused = target.write(bundle, force=force)
+        if refused is not None:
+            return _unwritten(out, refused.reason, refused.folder, refused.detail, as_json=as_json)
         _err(f"✅ Exported {bundle['entity_count']} entities to {out}")
         if as_json:
             print(dumps({"out": out, "entity_count": bundle["entity_count"], "truncated": bundle["truncated"]}))
@@ -104,6 +104,21 @@ def export(*, tag: str | None, namespace: str | None, limit: int, out: str | Non
             f"   For a full backup, raise it: memesh export --limit 100000{f' -o {shlex.quote(out)}' if out else ''}",
         )
     return OK
+
+
+def _unwritten(out: str, reason: str, folder: str, detail: str, *, as_json: bool) -> int:
+    """Why the bundle file was not written, in the command's words."""
+    if reason == "exists":
+        return _exists(out, as_json=as_json)
+    if reason == "no-folder":
+        return _refuse(
+            f"cannot write {out} — the directory {folder} does not exist.",
+            f'       Create it first (mkdir -p "{folder}"), or drop -o to write to stdout.',
+            as_json=as_json,
+        )
+    if reason == "is-folder":
+        return _refuse(f"cannot write {out} — it is a folder; name a file in it.", as_json=as_json)
+    return _refuse(f"cannot write {out} — {detail}.", as_json=as_json)
 
 
 def _exists(out: str, *, as_json: bool) -> int:
@@ -145,7 +160,7 @@ def import_command(
                 "file; --notes imports note files as they are.",
                 as_json=as_json,
             )
-        return _import_notes(Path(notes), project=project, as_json=as_json)
+        return _import_notes(notes, project=project, as_json=as_json)
     assert file is not None
     if project is not None:
         return _refuse(
@@ -259,9 +274,7 @@ def _import_read_bundle(
     yes: bool,
     as_json: bool,
 ) -> int:
-    from memesh.app import gate
-    from memesh.app.dispatch import guarded
-    from memesh.ops.import_bundle import import_bundle
+    from memesh.app.operations.maintenance import IMPORT_FILE
 
     progress.say(f"Reading {file}…")
     data = _read_bundle(file)
@@ -275,28 +288,22 @@ def _import_read_bundle(
         arguments["namespace"] = namespace
     if restore_archived:
         arguments["restore_archived"] = True
+    if trust:
+        arguments["trust"] = True
+        if not yes:
+            rerun = _rerun(file, merge, namespace, restore_archived, "--trust", "--yes")
+            declined = _confirm_trust(file, len(data["entities"]), rerun, as_json=as_json)
+            if declined is not None:
+                return declined
+    # The gate checks the bundle first (field paths as over MCP and HTTP), then each entry is counted as imported.
     progress.say(f"Checking {render.memories(len(data['entities']))}…")
-    admitted = gate.admit("tools/import.input", arguments)  # the gate MCP and HTTP imports pass, field paths too
-    progress.clear()
-    match admitted:
-        case Failure(error):
-            return fail(error, as_json=as_json)
-        case Success(request):
-            pass
-    if trust and not yes:
-        rerun = _rerun(file, merge, namespace, restore_archived, "--trust", "--yes")
-        declined = _confirm_trust(file, len(data["entities"]), rerun, as_json=as_json)
-        if declined is not None:
-            return declined
     progress.counting("Importing")
-    imported = on_store(
-        lambda store: guarded(
-            lambda: import_bundle(
-                store, request, ctx=cli_context(), trust=trust, keep_metadata=True, on_progress=progress.step
-            )
-        )
-    )
-    progress.clear()
+    resources = cli_resources().watched(progress.step)
+    try:
+        imported = run_op(IMPORT_FILE, arguments, resources=resources)
+    finally:
+        resources.close()
+        progress.clear()
     match imported:
         case Failure(error):
             return fail(error, as_json=as_json)
@@ -313,22 +320,12 @@ def _import_read_bundle(
     return FAILED if result["errors"] else OK
 
 
-def _import_notes(directory: Path, *, project: str | None, as_json: bool) -> int:
+def _import_notes(directory: str, *, project: str | None, as_json: bool) -> int:
+    from memesh.app.operations.maintenance import IMPORT_NOTES
     from memesh.core.note_files import summary_line
-    from memesh.ops.note_import import import_notes
 
-    if project is not None and not project.strip():
-        return _refuse(
-            "--project is empty: give the project's name, or leave the flag out for this one.", as_json=as_json
-        )
-    from memesh.adapters.note_dir import NoteFolder, NoteFolderError
-
-    try:
-        folder = NoteFolder.open(directory)
-    except NoteFolderError as exc:
-        return fail(MemeshError.failed(str(exc)), as_json=as_json)
-    ctx = cli_context()
-    match on_store(lambda store: import_notes(store, folder, project=project or ctx.project(), ctx=ctx)):
+    arguments = {"dir": directory} if project is None else {"dir": directory, "project": project}
+    match run_op(IMPORT_NOTES, arguments):
         case Failure(error):
             return fail(error, as_json=as_json)
         case Success(result):

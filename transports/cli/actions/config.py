@@ -1,5 +1,5 @@
-"""`memesh config list|get|set|unset` once parsed: config.json through memesh.adapters.config_file, values through
-the settings rules (memesh.core.settings decides what a valid value is and what is in effect)."""
+"""`memesh config list|get|set|unset` once parsed: the settings entries through the door (`set` through the one
+POST /v1/config applies, its text parsed to the key's JSON type first), printed as the spec words them."""
 
 from __future__ import annotations
 
@@ -10,24 +10,22 @@ from typing import Any
 from returns.result import Failure, Success
 
 from memesh import jsontext
-from memesh.adapters import config_file as config
+from memesh.app.operations import settings as entries
 from memesh.core import settings
-from memesh.transports.cli.exits import FAILED, OK
-
-# Shown as the value in effect (and where it comes from), because an environment variable can override either.
-_EFFECTIVE = {"briefing": config.effective_briefing, "sessionLimit": config.effective_session_limit}
+from memesh.transports.cli.actions.memory import run_op
+from memesh.transports.cli.exits import FAILED, OK, fail
 
 
 def _err(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-def _shown_path() -> str:
-    path = config.config_path()
+def _shown_path(file: str) -> str:
+    path = Path(file)
     try:
         return f"~/{path.relative_to(Path.home()).as_posix()}"
     except ValueError:
-        return str(path)
+        return file
 
 
 def _value(value: Any) -> str:
@@ -35,6 +33,7 @@ def _value(value: Any) -> str:
 
 
 def _known(key: str) -> bool:
+    # The words the spec gives an unknown key, on stderr, before anything is read.
     if key in settings.KEYS:
         return True
     _err(f"Unknown key: {key}")
@@ -42,36 +41,25 @@ def _known(key: str) -> bool:
     return False
 
 
-def _stored() -> dict[str, Any] | None:
-    try:
-        return config.read_raw()
-    except config.ConfigError as exc:
-        _err(f"Error: {exc}. Fix or remove the file, then retry.")
-        return None
-
-
-def _write(changes: dict[str, Any], removals: tuple[str, ...] = ()) -> bool:
-    try:
-        config.update(changes, removals)
-    except config.ConfigError as exc:
-        _err(f"Error: refusing to modify config.json: {exc}. Fix or remove the file, then retry.")
-        return False
-    except OSError as exc:
-        _err(f"Error: cannot write {_shown_path()} ({exc.strerror or type(exc).__name__}).")
-        return False
-    return True
+def _listed() -> dict[str, Any] | None:
+    match run_op(entries.CONFIG_LIST, {}):
+        case Success(listed):
+            return dict(listed)
+        case Failure(error):
+            fail(error, as_json=False)
+    return None
 
 
 def list_settings() -> int:
     """Every stored key `set` accepts, sorted; briefing and sessionLimit always, as the value in effect."""
-    stored = _stored()
-    if stored is None:
+    listed = _listed()
+    if listed is None:
         return FAILED
-    rows = {key: _value(stored[key]) for key in settings.KEYS if key in stored}
-    print(f"Configuration ({_shown_path()}):")
+    rows = {key: _value(value) for key, value in listed["stored"].items()}
+    print(f"Configuration ({_shown_path(listed['file'])}):")
     if not rows:
         print("  (nothing stored — all defaults)")
-    rows.update({key: effective(stored).row for key, effective in _EFFECTIVE.items()})
+    rows.update(listed["effective"])
     for key in sorted(rows):
         print(f"  {key}: {rows[key]}")
     return OK
@@ -81,15 +69,15 @@ def get_setting(key: str) -> int:
     """One stored value as `list` shows it, except briefing (what is stored, not what is in effect)."""
     if not _known(key):
         return FAILED
-    stored = _stored()
-    if stored is None:
+    listed = _listed()
+    if listed is None:
         return FAILED
-    if key not in stored:
+    if key not in listed["stored"]:
         print(f"{key} is not set in config.json")
     elif key == "sessionLimit":
-        print(config.effective_session_limit(stored).row)
+        print(listed["effective"]["sessionLimit"])
     else:
-        print(_value(stored[key]))
+        print(_value(listed["stored"][key]))
     return OK
 
 
@@ -101,16 +89,11 @@ def set_setting(key: str, raw: str) -> int:
     if problem is not None:
         _err(f"Error: {problem}")
         return FAILED
-    from memesh.app import gate
-
-    match gate.admit("http/config.input", {key: value}):  # the rules POST /v1/config applies
+    match run_op(entries.CONFIG_UPDATE, {key: value}):
         case Failure(error):
-            _err(f"Error: {error.message}")
-            return FAILED
-        case Success(admitted):
-            value = admitted[key]
-    if not _write({key: value}):
-        return FAILED
+            return fail(error, as_json=False)
+        case Success(_):
+            pass
     print(f"✅ Set {key} = {_value(value)}")
     return OK
 
@@ -119,13 +102,11 @@ def unset_setting(key: str) -> int:
     """Remove one stored value; a key that was not stored is no change (exit 0)."""
     if not _known(key):
         return FAILED
-    stored = _stored()
-    if stored is None:
-        return FAILED
-    if key not in stored:
-        print(f"(no change — {key} was not set)")
-        return OK
-    if not _write({}, removals=(key,)):
-        return FAILED
-    print(f"✅ Removed {key}")
+    match run_op(entries.CONFIG_UNSET, {"key": key}):
+        case Failure(error):
+            return fail(error, as_json=False)
+        case Success(out) if not out["removed"]:
+            print(f"(no change — {key} was not set)")
+        case Success(_):
+            print(f"✅ Removed {key}")
     return OK

@@ -1,19 +1,11 @@
-"""`memesh delegation` once its flags are parsed: read the two files, run the operation, print."""
+"""`memesh delegation` once its flags are parsed: the flags as the operation's input, through the door, printed."""
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
-from memesh.app.dispatch import guarded
-from memesh.core.delegation import ENVELOPE_MAX_BYTES, RecordRequest
-from memesh.errors import MemeshError
-from memesh.ops import delegation
-from memesh.transports.cli.actions.memory import cli_context, on_store, report
-from memesh.transports.cli.exits import fail
-
-_READ_CHUNK = 1 << 20
+from memesh.transports.cli.actions.memory import report, run_op
 
 
 def record(
@@ -26,34 +18,26 @@ def record(
     follow_up: str | None,
     as_json: bool,
 ) -> int:
-    """Read at most 4 MiB + 1 byte of the envelope (so an oversized one is refused, not loaded) and hash the prompt."""
-    try:
-        with Path(envelope).open("rb") as handle:
-            envelope_bytes = handle.read(ENVELOPE_MAX_BYTES + 1)
-        digest = hashlib.sha256()
-        with Path(prompt_file).open("rb") as handle:
-            while chunk := handle.read(_READ_CHUNK):
-                digest.update(chunk)
-    except OSError as exc:
-        return fail(MemeshError.failed(f"cannot read {exc.filename}: {exc.strerror or exc}"), as_json=as_json)
-    request = RecordRequest(
-        envelope=envelope_bytes,
-        prompt_sha256=digest.hexdigest(),
-        source=source,
-        granted_tools=tuple(allow_tool) if allow_tool else None,
-        verdict=verdict,  # type: ignore[arg-type]  # one of the three: checked by the declaration
-        follow_up=follow_up,
-    )
-    result = on_store(lambda store: guarded(lambda: delegation.record(store, request, ctx=cli_context())))
-    return report(result, as_json=as_json, text=_recorded)
+    """The operation reads the two files it is named (the envelope bounded, the prompt only hashed)."""
+    from memesh.app.operations.delegation import DELEGATION_RECORD
+
+    arguments: dict[str, Any] = {"envelope": envelope, "prompt_file": prompt_file, "source": source, "verdict": verdict}
+    if allow_tool:
+        arguments["allow_tool"] = allow_tool
+    if follow_up is not None:
+        arguments["follow_up"] = follow_up
+    return report(run_op(DELEGATION_RECORD, arguments), as_json=as_json, text=_recorded)
 
 
-def _recorded(answer: dict[str, Any]) -> str:
+def _recorded(answer: Mapping[str, Any]) -> str:
     if answer["stored"]:
         return f"Recorded {answer['name']} (verdict {answer['verdict']}, trust {answer['trust']})."
     return f"Already recorded: {answer['name']} — nothing written (stored verdict {answer['verdict']})."
 
 
 def verify(name: str, verdict: str, note: str | None, *, as_json: bool) -> int:
-    result = on_store(lambda store: guarded(lambda: delegation.verify(store, name, verdict, note, ctx=cli_context())))
+    from memesh.app.operations.delegation import DELEGATION_VERIFY
+
+    arguments = {"name": name, "verdict": verdict} if note is None else {"name": name, "verdict": verdict, "note": note}
+    result = run_op(DELEGATION_VERIFY, arguments)
     return report(result, as_json=as_json, text=lambda a: f"{a['name']}: verdict {a['verdict']}, trust {a['trust']}.")

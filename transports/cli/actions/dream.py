@@ -1,23 +1,23 @@
-"""`memesh dream` once parsed: the review actions of memesh.ops.proposals, printed for a person or as JSON."""
+"""`memesh dream` once parsed: the review entries (the ones the HTTP review routes call) through the door, printed
+for a person or as JSON."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
+from memesh.app.operations import review
 from memesh.core.proposals import relation_line
-from memesh.errors import MemeshError
-from memesh.ops import proposals
-from memesh.transports.cli.actions.memory import cli_context, on_store, report
-from memesh.transports.cli.exits import fail
+from memesh.transports.cli.actions.memory import report, run_op
 
 
 def list_proposals(status: str, *, as_json: bool) -> int:
-    result = on_store(lambda store: proposals.list_proposals(store, status))
+    result = run_op(review.PROPOSALS, {"status": status})
     return report(result, as_json=as_json, text=lambda rows: _rows(rows, status))
 
 
-def _rows(rows: list[dict[str, Any]], status: str) -> str:
+def _rows(rows: Sequence[Any], status: str) -> str:
     if not rows:
         return f"No {status} proposals." if status != "all" else "No proposals."
     lines = []
@@ -36,11 +36,10 @@ def _rows(rows: list[dict[str, Any]], status: str) -> str:
 
 
 def show(proposal_id: int, *, as_json: bool) -> int:
-    result = on_store(lambda store: proposals.show_proposal(store, proposal_id))
-    return report(result, as_json=as_json, text=_detail)
+    return report(run_op(review.PROPOSAL, {"id": proposal_id}), as_json=as_json, text=_detail)
 
 
-def _detail(shown: dict[str, Any]) -> str:
+def _detail(shown: Any) -> str:
     payload = shown["proposed_digest"]
     lines = [
         f"Proposal #{shown['id']}: {shown['kind']} ({shown['source_kind']}), {shown['status']}",
@@ -97,11 +96,10 @@ def _detail(shown: dict[str, Any]) -> str:
 
 
 def accept(proposal_id: int, *, as_json: bool) -> int:
-    result = on_store(lambda store: proposals.accept_proposal(store, proposal_id, ctx=cli_context()))
-    return report(result, as_json=as_json, text=_accepted)
+    return report(run_op(review.ACCEPT, {"id": proposal_id}), as_json=as_json, text=_accepted)
 
 
-def _accepted(out: dict[str, Any]) -> str:
+def _accepted(out: Any) -> str:
     done = {"relation": "related", "guard": "set a"}.get(out["kind"], "created")
     line = f"Accepted proposal #{out['proposalId']}: {done} {out['digestEntityName']} ({out['kind']})"
     if out["sourcesArchived"]:
@@ -112,8 +110,6 @@ def _accepted(out: dict[str, Any]) -> str:
 
 
 def reject(proposal_id: int, reason: str | None, *, as_json: bool) -> int:
-    if reason is not None and len(reason) > proposals.REASON_MAX:
-        error = MemeshError.bad_body(f"reason: Too big: expected string to have <={proposals.REASON_MAX} characters")
-        return fail(error, as_json=as_json)
-    result = on_store(lambda store: proposals.reject_proposal(store, proposal_id, reason, ctx=cli_context()))
+    arguments: dict[str, Any] = {"id": proposal_id, **({"reason": reason} if reason is not None else {})}
+    result = run_op(review.REJECT, arguments)
     return report(result, as_json=as_json, text=lambda out: f"Rejected proposal #{out['id']}; no memory changed.")

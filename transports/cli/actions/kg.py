@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from datetime import UTC, datetime
+from collections.abc import Mapping
 from typing import Any
 
-from returns.result import Failure, Result
+from returns.result import Failure, Result, Success
 
-from memesh.core.backfill import Options
 from memesh.errors import MemeshError
-from memesh.ops import rename_project
-from memesh.transports.cli.actions.memory import cli_context, on_store, report
-from memesh.transports.cli.exits import OK, dumps, fail
+from memesh.transports.cli.actions.memory import report, run_op
+from memesh.transports.cli.exits import OK, dumps
 
 
 def backfill(
@@ -30,29 +27,25 @@ def backfill(
     reset_idempotency: bool,
     as_json: bool,
 ) -> int:
-    from memesh.ops.backfill import backfill as run
+    from memesh.app.operations.kg import BACKFILL_RELATIONS
 
-    if max_per_source < 1 or min_shared_tags < 1 or not 0 < min_jaccard <= 1:
-        message = "--max-per-source and --min-shared-tags must be at least 1, --min-jaccard in (0, 1]"
-        return fail(MemeshError.bad_body(message), as_json=as_json)
-    options = Options(
-        project=rename_project.project_name(project) if project else None,
-        max_per_source=max_per_source,
-        min_shared_tags=min_shared_tags,
-        session_cooccurrence=session_cooccurrence,
-        name_tokens=name_tokens,
-        min_jaccard=min_jaccard,
-        evidence_links=evidence_links,
-    )
-    result = on_store(
-        lambda store: run(
-            store, options, dry_run=dry_run, include_archived=include_archived, reset_idempotency=reset_idempotency
-        )
-    )
-    return report(result, as_json=as_json, text=_backfilled)
+    arguments: dict[str, Any] = {
+        "dry_run": dry_run,
+        "max_per_source": max_per_source,
+        "min_shared_tags": min_shared_tags,
+        "session_cooccurrence": session_cooccurrence,
+        "name_tokens": name_tokens,
+        "min_jaccard": min_jaccard,
+        "evidence_links": evidence_links,
+        "include_archived": include_archived,
+        "reset_idempotency": reset_idempotency,
+    }
+    if project is not None:
+        arguments["project"] = project
+    return report(run_op(BACKFILL_RELATIONS, arguments), as_json=as_json, text=_backfilled)
 
 
-def _backfilled(out: dict[str, Any]) -> str:
+def _backfilled(out: Mapping[str, Any]) -> str:
     verb = "Would create" if out["dry_run"] else "Created"
     count = out["proposed"] if out["dry_run"] else out["created"]
     lines = [f"{verb} {count} relation{'s' if count != 1 else ''}."]
@@ -64,20 +57,20 @@ def _backfilled(out: dict[str, Any]) -> str:
 
 
 def rename(old: str | None, new: str | None, *, apply: bool, as_json: bool) -> int:
-    problem = rename_project.arguments_problem(old, new, apply)
-    if problem is not None:
-        return fail(MemeshError.bad_body(problem), as_json=as_json)
-    if old is None or new is None:
-        listed = rename_project.list_projects()
-        if not listed.value_or({}).get("database", True):
-            print(dumps(listed.unwrap()) if as_json else f"{rename_project.NO_DATABASE}.")
+    from memesh.app.operations.kg import RENAME_PROJECT
+
+    arguments: dict[str, Any] = {"from": old, "to": new, "apply": apply or None}
+    match run_op(RENAME_PROJECT, {key: value for key, value in arguments.items() if value is not None}):
+        case Success(listed) if not listed.get("database", True):
+            print(dumps(listed) if as_json else "No MeMesh database yet.")
             return OK
-        return report(listed, as_json=as_json, text=_listed)
-    result = rename_project.apply(old, new, datetime.now(UTC)) if apply else rename_project.preview(old, new)
-    return report(result, as_json=as_json, text=_renamed)
+        case Success(out) if "projects" in out:
+            return report(Success(out), as_json=as_json, text=_listed)
+        case result:
+            return report(result, as_json=as_json, text=_renamed)
 
 
-def _listed(out: dict[str, Any]) -> str:
+def _listed(out: Mapping[str, Any]) -> str:
     if not out["projects"]:
         return "No project tags yet."
     return "\n".join(
@@ -85,7 +78,7 @@ def _listed(out: dict[str, Any]) -> str:
     )
 
 
-def _renamed(out: dict[str, Any]) -> str:
+def _renamed(out: Mapping[str, Any]) -> str:
     lead = "Dry run (nothing written)" if out["dry_run"] else "Renamed"
     lines = [
         f"{lead}: project:{out['from']} → project:{out['to']}",
@@ -114,25 +107,12 @@ def _stdin_object() -> Result[dict[str, Any], MemeshError]:
 
 
 def propose(kind: str, *, as_json: bool) -> int:
-    from memesh.app import gate
-    from memesh.ops import stage_proposal
+    from memesh.app.operations.kg import PROPOSE
 
-    operations: dict[str, Callable[..., Result[dict[str, Any], MemeshError]]] = {
-        "pattern_emergent": stage_proposal.stage_pattern,
-        "relation": stage_proposal.stage_relation,
-        "guard": stage_proposal.stage_guard,
-    }
-    operation = operations[kind]
-    ctx = cli_context()
-    result = (
-        _stdin_object()
-        .bind(lambda body: gate.admit(f"proposals/{kind}.input", body))
-        .bind(lambda admitted: on_store(lambda store: operation(store, admitted, ctx=ctx)))
-    )
-    return report(result, as_json=as_json, text=_staged)
+    return report(_stdin_object().bind(lambda body: run_op(PROPOSE[kind], body)), as_json=as_json, text=_staged)
 
 
-def _staged(out: dict[str, Any]) -> str:
+def _staged(out: Mapping[str, Any]) -> str:
     lead = "Staged" if out["created"] else "Already staged"
     lines = [f"{lead} proposal #{out['proposal_id']} ({out['kind']}, {out['status']}): {out['name']}"]
     review = out["review"]

@@ -1,7 +1,8 @@
-"""The CLI's commands once their flags are parsed: build the tool's input, call it through dispatch, print.
+"""The CLI's commands once their flags are parsed: the flags as an operation's input, the one door (`run_op`:
+`dispatch.run` on the command's `Resources`), then the answer rendered.
 
-Imported only when a command runs, so `memesh --help` and a mistyped command do not pay for the store and the
-operations.
+No command calls an operation, an adapter or the store itself. Imported only when a command runs, so `memesh
+--help` and a mistyped command do not pay for the store and the operations.
 """
 
 from __future__ import annotations
@@ -14,21 +15,14 @@ from typing import Any, TypeVar
 from returns.result import Failure, Result, Success
 
 from memesh.app import dispatch
-from memesh.app.database import Database as SqliteStore
-from memesh.app.database import StoreError
-from memesh.app.database import open_database as open_store
-from memesh.app.registry import BY_NAME, REMEMBER_DERIVED_TITLE, Op
-from memesh.app.resources import Resources
+from memesh.app.registry import BY_NAME, Op
+from memesh.app.resources import Resources, Store
 from memesh.context import CallContext, session_from_environment
 from memesh.errors import MemeshError
 from memesh.transports.cli import render
 from memesh.transports.cli.exits import FAILED, OK, dumps, fail, usage
 
 SOURCE_HOST = "cli"
-TYPE_WITH_NAME = (
-    "type: --type is required with --name and --obs or --title (except on a --replace of a memory that exists, "
-    "which keeps its type)"
-)
 T = TypeVar("T")
 
 
@@ -36,45 +30,43 @@ def _err(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-def cli_context() -> CallContext:
+def cli_resources() -> Resources:
+    """The command's resources: a database that will not open is operation.failed naming the file (the person at
+    this machine is told which one), so --json prints a failure body for it too."""
+    return Resources.for_the_owner()
+
+
+def cli_context(resources: Resources | None = None) -> CallContext:
     """The context of a CLI call.
 
     agent_view: what the CLI prints goes into an agent's context as often as to a person, so recall is capped.
     """
-    return Resources().context(SOURCE_HOST, True, caller_session=session_from_environment())
+    return (resources or Resources()).context(SOURCE_HOST, True, caller_session=session_from_environment())
 
 
-def on_store(action: Callable[[SqliteStore], Result[T, MemeshError]]) -> Result[T, MemeshError]:
+def on_store(action: Callable[[Store], Result[T, MemeshError]]) -> Result[T, MemeshError]:
     """`action` run on the opened database (closed afterwards); Failure(operation.failed) naming the file when it
-    will not open (the person at this machine is told which one), so --json prints a failure body for it too.
-    A database failure inside `action` is translated as on every surface (`dispatch.guarded`)."""
-    try:
-        store = open_store()
-    except StoreError as exc:
-        return Failure(MemeshError.failed(f"memesh cannot open its database: {exc}"))
-    try:
-        return dispatch.guarded(lambda: action(store))
-    finally:
-        store.close()
-
-
-def cli_resources() -> Resources:
-    """The command's resources: a database that will not open is operation.failed naming the file (the person at
-    this machine is told which one), so --json prints a failure body for it too."""
-
-    def naming_the_file(exc: StoreError) -> StoreError:
-        return StoreError(str(exc), MemeshError.failed(f"memesh cannot open its database: {exc}"))
-
-    return Resources(on_open_failure=naming_the_file)
-
-
-def run_op(op: Op[Any, Any, T], arguments: Any) -> Result[T, MemeshError]:
-    """The one door for a command: `op` run through the gate on this command's resources (closed afterwards)."""
+    will not open. Only for the commands not yet through the door (`run_op`); a database failure inside `action`
+    is translated as on every surface (`dispatch.guarded`)."""
     resources = cli_resources()
     try:
-        return dispatch.run(op, resources, arguments, cli_context())
+        return dispatch.guarded(lambda: action(resources.store))
     finally:
         resources.close()
+
+
+def run_op(
+    op: Op[Any, Any, T], arguments: Any, *, resources: Resources | None = None, ctx: CallContext | None = None
+) -> Result[T, MemeshError]:
+    """The one door for a command: `op` run through the gate on the command's resources (`resources` when the
+    command holds them for several calls, else its own, closed afterwards)."""
+    if resources is not None:
+        return dispatch.run(op, resources, arguments, ctx or cli_context(resources))
+    own = cli_resources()
+    try:
+        return dispatch.run(op, own, arguments, ctx or cli_context(own))
+    finally:
+        own.close()
 
 
 def call_tool(name: str, arguments: dict[str, Any]) -> Result[Any, MemeshError]:
@@ -107,58 +99,29 @@ def remember(
     replace: bool,
     as_json: bool,
 ) -> int:
-    """`memesh remember`: the note form for text alone, else a structured request; exit 1 if a relation failed."""
+    """`memesh remember`: what was typed, through the door (the operation decides the form); exit 1 if a relation
+    failed."""
     if replace and name is None:
         return usage("--replace requires --name: a name derived from the text changes with it, so it names nothing")
     if text is None and name is None:
         return usage('give the text to remember (memesh remember "…"), or --name and --type with --obs')
-    note_form = text is not None and observations is None and title is None
-    # Text under a name is a note (type note, or the type the memory has); --obs/--title under a name need --type.
-    if name is not None and entity_type is None and not replace and not note_form:  # in the flags' words
-        return fail(MemeshError.bad_body(TYPE_WITH_NAME), as_json=as_json)
-    arguments: dict[str, Any] = {}
-    if note_form:
-        # The note form, under the name given if any: a note sent to a memory that exists appends to it and keeps
-        # its title (with --replace it rewrites it, title included).
-        arguments["note"] = text
-        if name is not None:
-            arguments["name"] = name
-        title_derived = True
-    elif text is not None:
-        from memesh.core.quicktext import from_text  # the remember rules: not loaded for recall
+    from memesh.app.operations.writing import REMEMBER_TYPED
 
-        match from_text(text, name=name, entity_type=entity_type, title=title, observations=observations or []):
-            case Failure(error):
-                return fail(error, as_json=as_json)
-            case Success(shaped):
-                pass
-        fields = {"name": shaped.name, "type": shaped.type, "title": shaped.title}
-        arguments.update({key: value for key, value in fields.items() if value is not None})
-        if shaped.observations:
-            arguments["observations"] = shaped.observations
-        title_derived = shaped.title_derived
-    else:
-        fields = {"name": name, "title": title, "observations": observations}
-        arguments.update({key: value for key, value in fields.items() if value is not None})
-        title_derived = False
-    if entity_type is not None:
-        arguments["type"] = entity_type
-    if tags is not None:
-        arguments["tags"] = tags
-    if namespace is not None:
-        arguments["namespace"] = namespace
-    relations = [{"to": to, "type": "supersedes"} for to in supersedes or []]
-    relations += [{"to": to, "type": "contradicts"} for to in contradicts or []]
-    if relations:
-        arguments["relations"] = relations
+    typed = {
+        "text": text,
+        "name": name,
+        "type": entity_type,
+        "title": title,
+        "obs": observations,
+        "tags": tags,
+        "namespace": namespace,
+        "supersedes": supersedes,
+        "contradicts": contradicts,
+    }
+    arguments: dict[str, Any] = {key: value for key, value in typed.items() if value is not None}
     if replace:
         arguments["replace"] = True
-
-    if text is not None and name is not None and not replace and "note" not in arguments and title_derived:
-        result = run_op(REMEMBER_DERIVED_TITLE, arguments)
-    else:
-        result = call_tool("remember", arguments)
-    match result:
+    match run_op(REMEMBER_TYPED, arguments):
         case Failure(error):
             return fail(error, as_json=as_json)
         case Success(output):
@@ -166,6 +129,8 @@ def remember(
     if as_json:
         print(dumps(output))
     else:
+        # The title is shown when it came from the text: nothing typed named it.
+        title_derived = text is not None and not (title and title.strip())
         print("\n".join(render.remember_lines(output, namespace=namespace, title_derived=title_derived)))
     # The consequence asked for (an archive, a stated conflict) did not happen: said on stderr, and not a success.
     errors = render.relation_error_lines(output)
@@ -283,15 +248,16 @@ def task(
 
 def pin(name: str, *, pinned: bool, as_json: bool) -> int:
     """`memesh pin` / `memesh unpin`: exit 1 when there is no such memory (the JSON then says found: false)."""
-    from memesh.ops.pin import set_pinned
+    from memesh.app.operations.maintenance import PIN
 
     said = f'📌 Pinned "{name}" — excluded from digest work packages' if pinned else f'📍 Unpinned "{name}"'
-    result = on_store(lambda store: set_pinned(store, name, pinned))
-    if as_json and isinstance(result, Failure):
-        # The spec's payload is exactly {name, pinned, found}, a miss included; the message goes to stderr.
-        print(dumps(result.failure().data))
-        _err(f"Error: {result.failure().message}")
-        return FAILED
+    result = run_op(PIN, {"name": name, "pinned": pinned})
+    match result:
+        case Failure(error) if as_json and error.data.get("found") is False:
+            # The spec's payload is exactly {name, pinned, found}, a miss included; the message goes to stderr.
+            print(dumps(error.data))
+            _err(f"Error: {error.message}")
+            return FAILED
     return report(result, as_json=as_json, text=lambda _: said)
 
 
@@ -299,13 +265,18 @@ def reindex(*, fts: bool, as_json: bool) -> int:
     """`memesh reindex --fts`: rebuild the keyword index, with the progress line when a person is watching stderr."""
     if not fts:
         return usage("say which index to rebuild: memesh reindex --fts (the keyword index is the only one)")
+    from memesh.app.operations.maintenance import REINDEX
     from memesh.transports.cli.progress import Progress
 
     progress = Progress().counting("Reindexing")  # shown only on a terminal's stderr, erased before the answer
-    result = on_store(lambda store: Success(store.rebuild_index(progress.step)))
-    progress.clear()
+    resources = cli_resources().watched(progress.step)
+    try:
+        result = run_op(REINDEX, {}, resources=resources)
+    finally:
+        resources.close()
+        progress.clear()
     return report(
-        result.map(lambda count: {"entities": count}),
+        result,
         as_json=as_json,
         text=lambda output: f"Keyword index rebuilt ({output['entities']} entities).",
     )

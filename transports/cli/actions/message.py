@@ -5,29 +5,20 @@ from __future__ import annotations
 import json
 import os
 import sys
-from datetime import UTC, datetime
+from collections.abc import Mapping
 from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from memesh.app import dispatch
-from memesh.app.database import Database
-from memesh.app.resources import Resources
-from memesh.app.waiting import call_waiting_sync
-from memesh.context import CallContext, session_from_environment
+from memesh.app.registry import MESSAGE
 from memesh.errors import MemeshError
-from memesh.transports.cli.actions.memory import SOURCE_HOST, on_store, report
+from memesh.transports.cli.actions.memory import cli_resources, report, run_op
 from memesh.transports.cli.exits import OK, dumps, fail, usage
 
 RECIPIENT_ENV = "MEMESH_RECIPIENT"
 # Flag name → the tool's field, where they differ.
 _FIELD = {"state": "intake_state"}
 _NOT_FIELDS = {"json_", "payload", "payload_stdin", "cli_messages"}  # and the module locals() holds
-
-
-def _context() -> CallContext:
-    # MCP and the CLI know the calling session from the environment (HTTP has none): the intended-session rule.
-    return Resources().context(SOURCE_HOST, True, caller_session=session_from_environment())
 
 
 def _arguments(action: str, flags: dict[str, Any]) -> dict[str, Any] | str:
@@ -46,7 +37,8 @@ def _arguments(action: str, flags: dict[str, Any]) -> dict[str, Any] | str:
 
 
 def _call(arguments: dict[str, Any]) -> Result[Any, MemeshError]:
-    return on_store(lambda store: dispatch.call("message", Resources.over(store), arguments, _context()))
+    # The CLI's context carries the calling session from the environment (the intended-session rule), as MCP's does.
+    return run_op(MESSAGE, arguments)
 
 
 def send(flags: dict[str, Any]) -> int:
@@ -67,7 +59,7 @@ def send(flags: dict[str, Any]) -> int:
     return report(_call(arguments), as_json=as_json, text=_sent_text)
 
 
-def _sent_text(out: dict[str, Any]) -> str:
+def _sent_text(out: Mapping[str, Any]) -> str:
     line = f"sent {out['message_id']} to {out['recipient']} (delivery {out['delivery_id']})"
     if not out["created"]:
         line += " — already sent with this key; same IDs"
@@ -85,7 +77,7 @@ def simple(action: str, flags: dict[str, Any]) -> int:
     return report(_call(arguments), as_json=bool(flags.get("json_")), text=_text)
 
 
-def _text(out: dict[str, Any]) -> str:
+def _text(out: Mapping[str, Any]) -> str:
     action = out["action"]
     if action == "fetch":
         payload = out["payload"]
@@ -121,14 +113,20 @@ def watch(flags: dict[str, Any]) -> int:
     # wait_ms stays in the arguments, so the gate checks its bounds as it does over MCP and HTTP.
     wait = int(arguments.get("wait_ms", 0))
     print(dumps({"type": "ready"}), flush=True)
+    from memesh.app.dispatch import guarded
+    from memesh.app.waiting import call_waiting_sync
 
-    def poll(store: Database) -> Result[Any, MemeshError]:
-        ctx = _context()
-        return call_waiting_sync(
-            lambda: dispatch.call("message", Resources.over(store), arguments, ctx), wait, store.message_high_water
+    resources = cli_resources()
+    try:
+        # The database first (a failure to open it is the failure body, as for every command), then the wait.
+        polled = guarded(lambda: Success(resources.message_high_water())).bind(
+            lambda _: call_waiting_sync(
+                lambda: run_op(MESSAGE, arguments, resources=resources), wait, resources.message_high_water
+            )
         )
-
-    match on_store(poll):
+    finally:
+        resources.close()
+    match polled:
         case Failure(error):
             return fail(error, as_json=True)
         case Success(out):
@@ -141,12 +139,12 @@ def watch(flags: dict[str, Any]) -> int:
 
 
 def storage_report(cutoff: str, *, as_json: bool) -> int:
-    from memesh.ops.message_storage import storage_report as run
+    from memesh.app.operations.messages import MESSAGE_STORAGE_REPORT
 
-    return report(on_store(lambda store: run(store, cutoff)), as_json=as_json, text=_report_text)
+    return report(run_op(MESSAGE_STORAGE_REPORT, {"cutoff": cutoff}), as_json=as_json, text=_report_text)
 
 
-def _report_text(out: dict[str, Any]) -> str:
+def _report_text(out: Mapping[str, Any]) -> str:
     audit, sqlite = out["audit"], out["sqlite"]
     return "\n".join(
         [
@@ -167,14 +165,13 @@ def _report_text(out: dict[str, Any]) -> str:
 
 
 def storage_prune(cutoff: str, *, batch: int, apply: bool, as_json: bool) -> int:
-    from memesh.ops.message_storage import storage_prune as run
+    from memesh.app.operations.messages import MESSAGE_STORAGE_PRUNE
 
-    now = datetime.now(UTC)
-    result = on_store(lambda store: run(store, cutoff, batch=batch, apply=apply, now=now))
-    return report(result, as_json=as_json, text=_prune_text)
+    arguments = {"cutoff": cutoff, "batch_size": batch, "apply": apply}
+    return report(run_op(MESSAGE_STORAGE_PRUNE, arguments), as_json=as_json, text=_prune_text)
 
 
-def _prune_text(out: dict[str, Any]) -> str:
+def _prune_text(out: Mapping[str, Any]) -> str:
     if out["dry_run"]:
         return (
             f"Dry run: {out['prunable']} payloads ({out['bytes']} bytes) could be pruned (cutoff {out['cutoff']}). "

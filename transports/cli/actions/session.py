@@ -1,4 +1,5 @@
-"""What `memesh briefing` runs once its flags are parsed."""
+"""What `memesh briefing`, `setup`, `why` and `doctor` run once their flags are parsed: their entries through the
+door (the same ones GET /v1/briefing-index, POST /v1/why's graph half and GET /v1/doctor call), then printed."""
 
 from __future__ import annotations
 
@@ -6,18 +7,18 @@ from typing import Any
 
 from returns.result import Failure, Success
 
+from memesh.app.operations import session as entries
+from memesh.app.operations import settings as setting_entries
 from memesh.core.briefing import EMPTY_MINIMAL
-from memesh.transports.cli.actions.memory import call_tool, cli_context, on_store, report
+from memesh.transports.cli.actions.memory import call_tool, cli_context, report, run_op
+from memesh.transports.cli.exits import FAILED, OK, dumps, fail
 
 
 def briefing(*, project: str | None, recipient: str | None, index_only: bool, as_json: bool) -> int:
     """`memesh briefing`: the block (or `--index` alone), text or JSON; a validation failure exits 1."""
     if index_only:
-        from memesh.ops.briefing import briefing_index_of
-
-        ctx = cli_context()
-        chosen = project or ctx.project()
-        result = on_store(lambda store: Success(briefing_index_of(store, chosen, ctx=ctx)))
+        # The index is of one project, named as the briefing names it: this directory's unless --project says.
+        result = run_op(entries.BRIEFING_INDEX, {"project": project or cli_context().project()})
         return report(result, as_json=as_json, text=lambda index: "\n".join(index["lines"]))
     arguments: dict[str, Any] = {}
     if project is not None:
@@ -42,54 +43,41 @@ def _confirm(question: str) -> bool | None:
 
 
 def setup(*, uninstall: bool, yes: bool, as_json: bool) -> int:
-    """`memesh setup`: install (or remove) the hooks in Claude Code's settings.json; exit 1 when refused."""
-    import contextlib
+    """`memesh setup`: install (or remove) the hooks in Claude Code's settings.json, asking first unless --yes;
+    exit 1 when refused or not agreed to."""
     import sys
 
-    from memesh.adapters import claude_settings_file as files
-    from memesh.adapters import config_file
-    from memesh.core import claude_settings
-    from memesh.transports.cli.exits import FAILED, OK, dumps
-
-    path = files.settings_path()
-    hook = files.entry_point("memesh-hook")
-    if not uninstall and hook is None:
-        print("memesh-hook is not installed beside this memesh; reinstall MeMesh for Python.", file=sys.stderr)
-        return FAILED
-    try:
-        text = files.read_text(path)
-        edit = claude_settings.uninstall(text) if uninstall else claude_settings.install(text, hook or "")
-    except (OSError, claude_settings.SettingsError) as exc:
-        print(f"Refusing to modify {path}: {exc}", file=sys.stderr)
-        return FAILED
-    action = "remove MeMesh's hooks from" if uninstall else "install MeMesh's hooks into"
-    if edit.changed and not yes:
-        answer = _confirm(f"{action[0].upper()}{action[1:]} {path}?")
-        if answer is None:
-            print(
-                f"Not a terminal and --yes not given — nothing was changed. Re-run with --yes to {action} {path}.",
-                file=sys.stderr,
-            )
-            return FAILED
-        if not answer:
-            print("Nothing was changed.", file=sys.stderr)
-            return FAILED
-    if edit.changed:
-        files.write_text(path, edit.text)
-    if not uninstall:
-        with contextlib.suppress(config_file.ConfigError):  # the hooks are in place; a broken config is doctor's
-            config_file.update({"setupCompleted": True})
-    events = claude_settings.installed_events(edit.text)
-    mcp = files.entry_point("memesh-mcp") or "memesh-mcp"
+    result = run_op(setting_entries.SETUP, {"uninstall": uninstall, "write": yes})
+    match result:
+        case Success(planned) if planned["changed"] and not planned["written"]:
+            path = planned["settings"]
+            action = "remove MeMesh's hooks from" if uninstall else "install MeMesh's hooks into"
+            answer = _confirm(f"{action[0].upper()}{action[1:]} {path}?")
+            if answer is None:
+                print(
+                    f"Not a terminal and --yes not given — nothing was changed. Re-run with --yes to {action} {path}.",
+                    file=sys.stderr,
+                )
+                return FAILED
+            if not answer:
+                print("Nothing was changed.", file=sys.stderr)
+                return FAILED
+            result = run_op(setting_entries.SETUP, {"uninstall": uninstall, "write": True})
+    match result:
+        case Failure(error):
+            return fail(error, as_json=as_json)
+        case Success(done):
+            pass
     if as_json:
-        print(dumps({"settings": str(path), "changed": edit.changed, "events": events, "uninstalled": uninstall}))
+        print(dumps(done))
         return OK
+    path, changed, mcp = done["settings"], done["changed"], done["mcpServer"]
     if uninstall:
-        print(f"MeMesh hooks removed from {path}." if edit.changed else f"No MeMesh hooks in {path}.")
+        print(f"MeMesh hooks removed from {path}." if changed else f"No MeMesh hooks in {path}.")
         return OK
     print(
-        f"MeMesh hooks installed in {path}: {', '.join(events)}."
-        if edit.changed
+        f"MeMesh hooks installed in {path}: {', '.join(done['events'])}."
+        if changed
         else f"MeMesh hooks already installed in {path}."
     )
     print("Register the MCP server too (once):")
@@ -100,31 +88,10 @@ def setup(*, uninstall: bool, yes: bool, as_json: bool) -> int:
 
 
 def why(file: str, *, line: int | None, limit: int, as_json: bool) -> int:
-    """`memesh why`: git answers which commits, the graph what is remembered about them; exit 1 on bad input."""
-    from pathlib import Path
-
-    from memesh.adapters import git_history
-    from memesh.app import gate
-    from memesh.ops.why import why as attribute
-    from memesh.transports.cli import exits
-
-    if not 1 <= limit <= 50:
-        return exits.usage("--limit must be a whole number from 1 to 50")
-    if line is not None and line < 1:
-        return exits.usage("--line must be 1 or more")
-    ctx = cli_context()
-    found = git_history.history(Path.cwd(), file, limit=limit, line=line)
-    request: dict[str, Any] = {"file": file, "commits": found.commits, "project": ctx.project(), "limit": limit}
-    admitted = gate.admit("http/why.input", request)
-    if isinstance(admitted, Failure):
-        return report(admitted, as_json=as_json, text=str)
-
-    def run(store: Any) -> Any:
-        return attribute(store, request, ctx=ctx).map(  # type: ignore[arg-type]  # validated just above
-            lambda out: {**out, "abstentions": [*found.abstentions, *out["abstentions"]]}
-        )
-
-    return report(on_store(run), as_json=as_json, text=_why_text)
+    """`memesh why`: git (in this folder) answers which commits, the graph what is remembered about them; exit 1 on
+    bad input."""
+    arguments: dict[str, Any] = {"file": file, "limit": limit, **({"line": line} if line is not None else {})}
+    return report(run_op(entries.WHY_HERE, arguments), as_json=as_json, text=_why_text)
 
 
 _SAID = {
@@ -137,7 +104,7 @@ _SAID = {
 }
 
 
-def _why_text(out: dict[str, Any]) -> str:
+def _why_text(out: Any) -> str:
     lines = [f"{out['file']}:"]
     lines += [f"  ({_SAID.get(code, code)})" for code in out["abstentions"]]
     for item in out["commits"]:
@@ -164,13 +131,11 @@ def _why_text(out: dict[str, Any]) -> str:
 
 def doctor(*, as_json: bool) -> int:
     """`memesh doctor`: one line per check, then capture liveness per hook; exit 1 when the status is FAIL."""
-    from datetime import UTC, datetime
-
-    from memesh.app.database import open_database as open_store
-    from memesh.ops import doctor as suite
-    from memesh.transports.cli.exits import FAILED, OK, dumps
-
-    result = suite.run(open_store, datetime.now(UTC))
+    match run_op(entries.DOCTOR, {}):
+        case Failure(error):
+            return fail(error, as_json=as_json)
+        case Success(result):
+            pass
     if as_json:
         print(dumps(result))
     else:
@@ -185,3 +150,19 @@ def doctor(*, as_json: bool) -> int:
                 + (" — SILENT" if hook["silent"] else "")
             )
     return FAILED if result["status"] == "FAIL" else OK
+
+
+def doctor_fix(check_id: str, *, as_json: bool) -> int:
+    """`memesh doctor --fix <id>`: the repair of one current check, then the check as it reads now; exit 1 when no
+    repair applies or it could not be made."""
+    return report(run_op(entries.DOCTOR_FIX, {"id": check_id}), as_json=as_json, text=_fixed)
+
+
+def _fixed(out: Any) -> str:
+    lines = [f"Repaired: {out['action']}."]
+    after = out["after"]
+    if after is not None:
+        lines.append(f"  now [{after['status']}] {after['title']}: {after['detail']}")
+    if out["restartRequired"]:
+        lines.append("Restart the host (Claude Code or Codex) so it loads the refreshed plugin.")
+    return "\n".join(lines)

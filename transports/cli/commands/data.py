@@ -1,6 +1,6 @@
 """Declarations of `memesh export`, `memesh import` and `memesh reindex`: flags and help only.
 
-Registered on the app by cli.py; each imports its implementation (backup.py, memory.py) when it runs.
+Registered on the app by app.py; each imports its implementation (actions/backup.py, actions/memory.py) when it runs.
 """
 
 from __future__ import annotations

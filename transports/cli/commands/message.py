@@ -1,4 +1,4 @@
-"""Declaration of `memesh message …`: flags and help only (implementation: cli_messages.py, imported when run)."""
+"""Declaration of `memesh message …`: flags and help only (the work: actions/message.py, imported when run)."""
 
 from __future__ import annotations
 
@@ -197,7 +197,7 @@ def receipts(*, project: str, message_id: str, recipient: Recipient = None, json
 @message.command
 def router() -> int:
     """Run the local router in the foreground (owner-only socket router.sock in the MeMesh folder); Ctrl-C stops."""
-    from memesh.router.server import main
+    from memesh.transports.router.server import main
 
     return main()
 

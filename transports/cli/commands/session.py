@@ -78,14 +78,19 @@ def why(
     return session.why(file, line=line, limit=limit, as_json=json_)
 
 
-def doctor(*, json_: Switch = False) -> int:
+def doctor(*, fix: str | None = None, json_: Switch = False) -> int:
     """Check the install, the database, the hook wiring and whether automatic capture is alive; exit 1 on FAIL.
 
     Parameters
     ----------
+    fix
+        Apply the repair of the check with this id (one doctor lists as fixable: config, plugin-cache-<host>), after
+        running doctor again; the shape of POST /v1/doctor/fix.
     json_
         Print the full result as JSON (the shape of GET /v1/doctor).
     """
     from memesh.transports.cli.actions import session
 
+    if fix is not None:
+        return session.doctor_fix(fix, as_json=json_)
     return session.doctor(as_json=json_)

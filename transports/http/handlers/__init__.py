@@ -1,1 +1,1 @@
-"""Route handlers: decode the request, call the gate and the core, answer with `respond`. No business rule here."""
+"""What the endpoints share (`common`), and the one page that is not JSON (`dashboard`)."""

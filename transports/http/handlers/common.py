@@ -1,4 +1,4 @@
-"""What every handler does the same way: find the runtime, decode a body, admit query parameters, catch failures."""
+"""What every endpoint does the same way: find the runtime, build the call's context, decode a body, catch failures."""
 
 from __future__ import annotations
 
@@ -8,11 +8,9 @@ from collections.abc import Awaitable, Callable
 from functools import wraps
 from typing import Any
 
-from returns.result import Failure, Success
 from starlette.requests import Request
 from starlette.responses import Response
 
-from memesh.app import gate
 from memesh.context import CallContext
 from memesh.errors import ErrorCode, MemeshError
 from memesh.transports.http import respond
@@ -57,17 +55,3 @@ def http_context(request: Request) -> CallContext:
 async def json_body(request: Request) -> Any:
     """The decoded JSON body (already read within the 1 MB limit); HttpFailure(validation.bad-body) otherwise."""
     return decode_json(request.headers.get("content-type"), await request.body())
-
-
-def params(request: Request, schema: str, **path: str) -> dict[str, Any]:
-    """The query parameters (and `path` parameters) admitted through the gate against `schemas/<schema>.json`."""
-    given: dict[str, list[str]] = {}
-    for name, value in request.query_params.multi_items():
-        given.setdefault(name, []).append(value)
-    given.update({name: [value] for name, value in path.items()})
-    match gate.admit_params(schema, given):
-        case Success(admitted):
-            return dict(admitted)
-        case Failure(error):
-            raise HttpFailure(error)
-    raise AssertionError("unreachable")  # pragma: no cover

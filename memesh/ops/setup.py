@@ -1,0 +1,67 @@
+"""setup: MeMesh's hooks in Claude Code's settings.json (for a pip/pipx install without the plugin), installed or
+removed; the edit itself is `memesh.core.claude_settings`, every other byte of the file is kept as written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from returns.result import Failure, Result, Success
+
+from memesh.context import CallContext
+from memesh.core import claude_settings
+from memesh.errors import MemeshError
+from memesh.generated.cli.setup_input import SetupInput
+from memesh.generated.cli.setup_output import SetupOutput
+from memesh.ops.settings import ConfigFile, update_config
+
+
+class ClaudeSettingsFile(Protocol):
+    """Claude Code's user settings file (memesh.adapters.claude_settings_file)."""
+
+    def settings_path(self) -> Path: ...
+    def read_text(self, path: Path) -> str: ...
+    def write_text(self, path: Path, text: str) -> None: ...
+
+
+class SetupResources(Protocol):
+    @property
+    def claude_settings(self) -> ClaudeSettingsFile: ...
+    @property
+    def config_file(self) -> ConfigFile: ...
+    def entry_point(self, name: str) -> str | None: ...
+
+
+def setup(uses: SetupResources, request: SetupInput, /, *, ctx: CallContext) -> Result[SetupOutput, MemeshError]:
+    """What the hooks in settings.json become, written only with `write` (a change without it is planned, and
+    nothing is written); on install, config.json records setupCompleted. Failure(operation.failed) when memesh-hook
+    is not installed, or settings.json is not a JSON object or cannot be read (it is then left as it is)."""
+    uninstall = request.get("uninstall", False)
+    files = uses.claude_settings
+    path = files.settings_path()
+    hook = uses.entry_point("memesh-hook")
+    if not uninstall and hook is None:
+        return Failure(
+            MemeshError.failed("memesh-hook is not installed beside this memesh; reinstall MeMesh for Python.")
+        )
+    try:
+        text = files.read_text(path)
+        edit = claude_settings.uninstall(text) if uninstall else claude_settings.install(text, hook or "")
+    except (OSError, claude_settings.SettingsError) as exc:
+        return Failure(MemeshError.failed(f"Refusing to modify {path}: {exc}"))
+    planned = edit.changed and not request.get("write", False)
+    if edit.changed and not planned:
+        files.write_text(path, edit.text)
+    if not uninstall and not planned:
+        # The hooks are in place whatever happens here: a config.json that cannot be written is doctor's to report.
+        update_config(uses.config_file, {"setupCompleted": True}, ctx=ctx)
+    return Success(
+        {
+            "settings": str(path),
+            "changed": edit.changed,
+            "events": claude_settings.installed_events(edit.text),
+            "uninstalled": uninstall,
+            "written": edit.changed and not planned,
+            "mcpServer": uses.entry_point("memesh-mcp") or "memesh-mcp",
+        }
+    )
