@@ -139,6 +139,17 @@ class Resources:
 
         return described(target)
 
+    def database_shown(self) -> str:
+        """The database these resources open, as a person may be shown it (doctor): its file, or its URL with the
+        password redacted."""
+        from memesh.store.errors import StoreError
+        from memesh.store.open import described
+
+        try:
+            return described(self.db_path)
+        except StoreError:
+            return "the database setting (not a postgresql:// URL)"
+
     # --- settings, insight, review and session: what the HTTP API's operations (and their CLI commands) reach ---
 
     def try_store(self) -> Result[Store, MemeshError]:

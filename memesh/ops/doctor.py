@@ -43,6 +43,7 @@ class DoctorResources(Protocol):
     reads the hook records, config.json, Claude Code's settings and the plugin hosts' caches it is given."""
 
     def open_store(self) -> DoctorStore: ...
+    def database_shown(self) -> str: ...
     def hook_records(self) -> list[dict[str, Any]]: ...
     def entry_point(self, name: str) -> str | None: ...
     @property
@@ -76,9 +77,9 @@ def _plugin_caches(uses: DoctorResources) -> list[dict[str, Any]]:
     return checks
 
 
-def _database(store: DoctorStore | None, reason: str) -> dict[str, Any]:
+def _database(store: DoctorStore | None, reason: str, shown: str) -> dict[str, Any]:
     if store is None:
-        return _check("database", "Database", "fail", f"cannot open the database: {reason}")
+        return _check("database", "Database", "fail", f"cannot open the database ({shown}): {reason}")
     problems = []
     verdict = store.integrity()
     if verdict != "ok":
@@ -153,7 +154,7 @@ def _suite(uses: DoctorResources, now: datetime) -> dict[str, Any]:
     except Exception as exc:  # doctor reports a database it cannot open; it does not fail with it
         reason = getattr(exc, "reason", type(exc).__name__)
     try:
-        database = _database(store, reason)
+        database = _database(store, reason, uses.database_shown())
         counts: dict[str, tuple[int, int]] = {}
         if store is not None:
             week, fortnight, end = (sqlite_time(now - timedelta(days=d)) for d in (7, 14, -1))

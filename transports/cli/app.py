@@ -328,7 +328,9 @@ def export_schema(*, format_: str = "openai") -> int:
 
 
 @app.command
-def serve(*, host: str = "127.0.0.1", port: Int = 3737, allow_remote: Switch = False) -> int:
+def serve(
+    *, host: str = "127.0.0.1", port: Int = 3737, allow_remote: Switch = False, database: str | None = None
+) -> int:
     """Serve the HTTP API (default http://127.0.0.1:3737).
 
     Parameters
@@ -339,10 +341,14 @@ def serve(*, host: str = "127.0.0.1", port: Int = 3737, allow_remote: Switch = F
         Port to listen on.
     allow_remote
         Allow a non-loopback bind.
+    database
+        The database to use instead of the configured one: a SQLite file's path or a postgresql:// URL.
     """
+    from memesh.transports.cli.database import database_option
     from memesh.transports.http.serve import serve as run_server
 
-    return run_server(host=host, port=port, allow_remote=allow_remote)
+    with database_option(database):
+        return run_server(host=host, port=port, allow_remote=allow_remote)
 
 
 CONSOLIDATE_RETIRED = (
