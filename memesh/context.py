@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -32,6 +32,10 @@ def _no_router() -> RouterPort:
 
 def _no_quota() -> str | None:
     return None
+
+
+def _no_settings() -> Mapping[str, Any]:
+    return {}
 
 
 def _new_token() -> str:
@@ -64,6 +68,8 @@ class CallContext:
     `environment` is the caller's environment variables where they are not this process's (a hook run for its
     client by a warm memesh-mcp): settings read from the environment (MEMESH_BRIEFING, …) come from it; None reads
     this process's.
+    `settings` gives config.json as stored ({}: every default, when it is missing or unreadable), read only when an
+    operation needs a setting; what is in effect with the environment is core.settings' rule.
     """
 
     source_host: str
@@ -78,6 +84,7 @@ class CallContext:
     new_token: Callable[[], str] = _new_token
     workspace_roots: Callable[[], list[str] | None] | None = None
     environment: Mapping[str, str] | None = None
+    settings: Callable[[], Mapping[str, Any]] = _no_settings
 
     def at(self, now: datetime) -> CallContext:
         return replace(self, now=now)

@@ -39,47 +39,6 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     ),
 }
 
-# Files that do not keep their layer's rule YET, each with who converts it: issue 18 lands in several branches, and
-# this list only shrinks. When every branch is merged it is empty; delete it then.
-NOT_YET_CONVERTED: dict[str, str] = {
-    # converted by door-cli (the CLI commands through the door)
-    "transports/cli/actions/backup.py": "door-cli",
-    "transports/cli/actions/delegation.py": "door-cli",
-    "transports/cli/actions/hermes.py": "door-cli",
-    "transports/cli/actions/kg.py": "door-cli",
-    "transports/cli/actions/memory.py": "door-cli",
-    "transports/cli/actions/message.py": "door-cli",
-    "memesh/ops/import_bundle.py": "door-cli (store.errors.translate)",
-    "memesh/ops/rename_project.py": "door-cli (opens and copies the database itself)",
-    # converted by door-http (every HTTP route and the commands that share its operations)
-    "transports/cli/actions/config.py": "door-http",
-    "transports/cli/actions/dream.py": "door-http",
-    "transports/cli/actions/insight.py": "door-http",
-    "transports/cli/actions/session.py": "door-http",
-    "transports/http/app.py": "door-http (the update fetcher, through Resources)",
-    "transports/http/handlers/dream.py": "door-http",
-    "transports/http/handlers/insight.py": "door-http",
-    "transports/http/handlers/memory.py": "door-http",
-    "transports/http/handlers/session.py": "door-http",
-    "transports/http/handlers/settings.py": "door-http",
-    "memesh/ops/doctor.py": "door-http (config file, claude settings, plugin caches through Resources)",
-    # converted by door-hooks (the seven hook events through the door)
-    "transports/hooks/context.py": "door-hooks",
-    "transports/hooks/inbox.py": "door-hooks",
-    "transports/hooks/post_tool.py": "door-hooks",
-    "transports/hooks/pre_compact.py": "door-hooks",
-    "transports/hooks/pre_tool.py": "door-hooks",
-    "transports/hooks/prompt.py": "door-hooks",
-    "transports/hooks/session_start.py": "door-hooks",
-    "transports/hooks/stop.py": "door-hooks",
-    "transports/hooks/stop_gate.py": "door-hooks",
-    "memesh/ops/briefing.py": "door-hooks / door-http (store.errors.translate; config_file for the hook's level)",
-    # no branch of issue 18 converts these: left for the lead
-    "transports/mcp/backend.py": "lead: memesh.adapters.update_check (hand the notifier in through Resources)",
-    "transports/mcp/server.py": "lead: memesh.adapters.update_check (as backend.py)",
-    "memesh/ops/work_package.py": "lead: memesh.adapters.transcripts and project_git (through Resources)",
-}
-
 
 def _imports(path: Path) -> set[str]:
     found: set[str] = set()
@@ -103,8 +62,7 @@ def _offenders(layer: str) -> dict[str, list[str]]:
 
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
 def test_no_module_of_a_layer_imports_a_layer_above_it(layer: str) -> None:
-    offenders = {path: names for path, names in _offenders(layer).items() if path not in NOT_YET_CONVERTED}
-    assert offenders == {}
+    assert _offenders(layer) == {}
 
 
 def test_the_values_floor_imports_nothing_above_it() -> None:
@@ -117,11 +75,6 @@ def test_the_values_floor_imports_nothing_above_it() -> None:
         for module in FLOOR
     }
     assert {module: names for module, names in offenders.items() if names} == {}
-
-
-def test_the_list_of_files_not_yet_converted_only_holds_files_that_still_break_a_rule() -> None:
-    breaking = {path for layer in FORBIDDEN for path in _offenders(layer)}
-    assert sorted(path for path in NOT_YET_CONVERTED if path not in breaking) == []
 
 
 def test_no_module_is_left_where_the_router_used_to_live() -> None:

@@ -14,12 +14,7 @@ from memesh.core import settings
 from memesh.errors import BrokenFile
 
 FILENAME = "config.json"
-ENV = {
-    "briefing": "MEMESH_BRIEFING",
-    "sessionLimit": "MEMESH_SESSION_LIMIT",
-    "autoUpdate": "MEMESH_AUTO_UPDATE",
-    "autoCapture": "MEMESH_AUTO_CAPTURE",
-}
+ENV = settings.ENV
 
 
 class ConfigError(BrokenFile):

@@ -20,6 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 from memesh.core.proposals import sha256_of
 from memesh.core.transcripts import recorded_cwd
+from memesh.core.work_package import WORKSPACE_AMBIGUOUS, WORKSPACE_UNAVAILABLE
 from memesh.model import iso_time
 
 WINDOW_DAYS = 3
@@ -28,8 +29,8 @@ SOURCE_MAX_BYTES = 8 * 1024 * 1024
 SCAN_MAX_BYTES = 16 * 1024 * 1024
 _SLUG = re.compile(r"[^A-Za-z0-9]")
 
-UNAVAILABLE = "workspace_unavailable"
-AMBIGUOUS = "workspace_ambiguous"
+UNAVAILABLE = WORKSPACE_UNAVAILABLE
+AMBIGUOUS = WORKSPACE_AMBIGUOUS
 
 
 def projects_dir() -> Path:
@@ -51,6 +52,10 @@ class Workspace:
     @property
     def hash(self) -> str:
         return sha256_of({"version": "workspace-v1", "workspace": self.root})
+
+    def scan(self, now: datetime) -> Scan:
+        """The sessions of this workspace a package may be built from (see `scan`)."""
+        return scan(self, now)
 
 
 def _root_path(uri: str) -> str | None:
@@ -223,3 +228,19 @@ def home_prefix() -> str | None:
     """The user's home folder, which turn text shows as `~` (a user name is part of it)."""
     home = str(Path.home())
     return home if home not in ("", "/") else None
+
+
+class TranscriptFiles:
+    """The Claude Code transcripts of this machine, as the work_package operation reads them (handed in by the
+    composition root): the workspace of a project among the client's roots, its sessions, and the home folder."""
+
+    def workspace(self, project: str, root_uris: Sequence[str] | None) -> Workspace | str:
+        from memesh.adapters.project_git import project_for
+
+        return resolve_workspace(project, root_uris, project_for)
+
+    def recent_session_ids(self, folder: str, now: datetime) -> list[str]:
+        return recent_session_ids(folder, now)
+
+    def home_prefix(self) -> str | None:
+        return home_prefix()

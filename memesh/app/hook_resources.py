@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from typing import Any, Literal, TypeVar
 
     from memesh.adapters.note_dir import NoteFolder
+    from memesh.adapters.transcripts import TranscriptFiles
     from memesh.app.hook_database import HookDatabase
     from memesh.app.resources import Store
     from memesh.core.settings import Effective
@@ -83,6 +84,12 @@ class HookResources:
         if self._full is None:
             self._full = _opened(self._open_full)
         return self._full
+
+    def transcripts(self) -> TranscriptFiles:
+        """The host's session transcripts on this machine (the work-package notice looks at their metadata)."""
+        from memesh.adapters.transcripts import TranscriptFiles
+
+        return TranscriptFiles()
 
     def close(self) -> None:
         """Close what this event opened (a store it was handed stays open)."""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from returns.result import Result
 
-from memesh.app.resources import the_store
+from memesh.app.resources import the_store, themselves
 from memesh.context import CallContext
 from memesh.errors import ErrorCode, MemeshError
 
@@ -57,7 +57,6 @@ if TYPE_CHECKING:
     from memesh.ops.recall import RecallStore
     from memesh.ops.remember import RememberStore
     from memesh.ops.user_patterns import PatternsStore
-    from memesh.ops.work_package import WorkPackageStore
 
 S_contra = TypeVar("S_contra", contravariant=True)
 I_contra = TypeVar("I_contra", contravariant=True)
@@ -114,14 +113,38 @@ def tool(
     idempotent: bool,
     http_post: bool = True,
 ) -> Tool[Store, I, O]:
-    """A tool entry: every MCP tool uses the store alone (mypy checks that each store adapter is what the
-    operation's store protocol asks for)."""
+    """A tool entry that uses the store alone (mypy checks that each store adapter is what the operation's store
+    protocol asks for)."""
+    return tool_using(
+        the_store,
+        name,
+        title,
+        load,
+        read_only=read_only,
+        destructive=destructive,
+        idempotent=idempotent,
+        http_post=http_post,
+    )
+
+
+def tool_using(
+    uses: Callable[[Resources], S],
+    name: str,
+    title: str,
+    load: Callable[[], Operation[S, I, O]],
+    *,
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+    http_post: bool = True,
+) -> Tool[S, I, O]:
+    """A tool entry whose operation reaches more than the store: `uses(resources)` is what it is handed."""
     return Tool(
         name=name,
         input_schema=f"tools/{name}.input",
         output_schema=f"tools/{name}.output",
         load=load,
-        uses=the_store,
+        uses=uses,
         summary=title,
         errors=(ErrorCode.OPERATION_FAILED, ErrorCode.NOT_FOUND),
         title=title,
@@ -180,7 +203,7 @@ def _message() -> Operation[MessageStore, MessageInput, MessageOutput]:
     return message
 
 
-def _work_package() -> Operation[WorkPackageStore, WorkPackageInput, WorkPackageOutput]:
+def _work_package() -> Operation[Resources, WorkPackageInput, WorkPackageOutput]:
     from memesh.ops.work_package import work_package
 
     return work_package
@@ -224,8 +247,16 @@ MESSAGE = tool("message", "Message another agent", _message, read_only=False, de
 
 # work_package and improvement only stage proposals for a person to review, and the spec serves them over MCP alone
 # (the review itself is GET/POST /v1/dream/proposals and `memesh dream`). The same submission twice stages once.
-WORK_PACKAGE = tool(
-    "work_package", "Work package", _work_package, read_only=False, destructive=False, idempotent=True, http_post=False
+# It reads the host's transcripts beside the store (a transcript package), handed in by the composition root.
+WORK_PACKAGE = tool_using(
+    themselves,
+    "work_package",
+    "Work package",
+    _work_package,
+    read_only=False,
+    destructive=False,
+    idempotent=True,
+    http_post=False,
 )
 IMPROVEMENT = tool(
     "improvement",

@@ -21,10 +21,10 @@ if TYPE_CHECKING:
     from returns.result import Result
 
     from memesh.adapters.bundle_file import BundleFile
-    from memesh.adapters.database_file import DatabaseFile
     from memesh.adapters.git_history import History
     from memesh.adapters.local_files import LocalFiles
     from memesh.adapters.note_dir import NoteFolder
+    from memesh.adapters.transcripts import TranscriptFiles
     from memesh.adapters.update_check import CacheFile
     from memesh.app.connections import ThreadConnections
     from memesh.app.hook_database import HookDatabase
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from memesh.errors import MemeshError
     from memesh.ops.settings import ConfigFile
     from memesh.ops.setup import ClaudeSettingsFile
+    from memesh.store.database_file import DatabaseFile
     from memesh.store.errors import StoreError
     from memesh.store.postgres import PostgresStore
     from memesh.store.postgres_upkeep import SharedDatabaseAt
@@ -121,6 +122,7 @@ class Resources:
             "project": current_project,
             "router": local_router,
             "message_quota": lambda: _quota_setting(given.get("environment")),
+            "settings": _stored_settings,
         }
         fields.update(given)
         return CallContext(source_host=source_host, agent_view=agent_view, **fields)
@@ -231,6 +233,12 @@ class Resources:
 
         return history(Path.cwd(), file, limit=limit, line=line)
 
+    def transcripts(self) -> TranscriptFiles:
+        """The host's session transcripts on this machine (a transcript work package is read from them)."""
+        from memesh.adapters.transcripts import TranscriptFiles
+
+        return TranscriptFiles()
+
     def close(self) -> None:
         """Close what was opened here (a later use opens it again)."""
         if self._pool is not None:
@@ -284,7 +292,7 @@ class Resources:
     def database_file(self) -> DatabaseFile | SharedDatabaseAt:
         """The database file itself (read-only opens, a private copy, a backup beside it), for the work done on
         the file; nothing is opened or created until asked. A PostgreSQL database has its counterpart."""
-        from memesh.adapters.database_file import DatabaseFile
+        from memesh.store.database_file import DatabaseFile
         from memesh.store.open import chosen
 
         where = chosen(self.db_path)
@@ -377,6 +385,12 @@ def local_router() -> RouterPort:
     from memesh.adapters.router_client import RouterClient
 
     return RouterClient.default()
+
+
+def _stored_settings() -> dict[str, Any]:
+    from memesh.adapters import config_file
+
+    return config_file.read_or_defaults()
 
 
 def _quota_setting(environment: Mapping[str, str] | None) -> str | None:

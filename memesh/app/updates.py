@@ -4,7 +4,7 @@ package-index lookup and the cache file, under the autoUpdate setting in effect.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Protocol
 
 from memesh.adapters.update_check import (
     CacheFile,
@@ -13,6 +13,29 @@ from memesh.adapters.update_check import (
     default_fetcher,
     install_channel,
 )
+
+
+class Notifier(Protocol):
+    """The once-per-process update notice, computed on its own thread (memesh.adapters.update_check)."""
+
+    def start(self) -> None: ...
+    def take(self) -> str | None: ...
+
+
+class StaleCheck(Protocol):
+    """Whether this process still runs the version installed on disk: a notice when it does not."""
+
+    def notice(self) -> str | None: ...
+
+
+def server_updates() -> tuple[Notifier | None, StaleCheck | None]:
+    """What an MCP server starts with: the update notifier and the stale-process check, both None when update
+    checks are off."""
+    import memesh
+    from memesh.adapters.update_check import StaleProcessCheck
+
+    notifier = server_notifier()
+    return notifier, (StaleProcessCheck(memesh.__version__) if notifier is not None else None)
 
 
 def server_notifier(limit: str | None = None) -> UpdateNotifier | None:

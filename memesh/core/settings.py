@@ -19,6 +19,13 @@ DEFAULT_BRIEFING = "minimal"
 SESSION_LIMIT_DEFAULT = 10
 SESSION_LIMIT_MIN, SESSION_LIMIT_MAX = facts.bounds(_SCHEMA, "sessionLimit")
 BOOLEAN_WORDS = {"true": True, "1": True, "false": False, "0": False}
+# The environment variable that overrides each key (environment wins over config.json).
+ENV = {
+    "briefing": "MEMESH_BRIEFING",
+    "sessionLimit": "MEMESH_SESSION_LIMIT",
+    "autoUpdate": "MEMESH_AUTO_UPDATE",
+    "autoCapture": "MEMESH_AUTO_CAPTURE",
+}
 
 
 def readable(stored: Mapping[str, Any]) -> dict[str, Any]:

@@ -35,6 +35,9 @@ DEFAULT_SIGNAL = 0.5
 PACKAGE_MAX_BYTES = 64 * 1024
 RESULT_MAX_BYTES = 16 * 1024
 VERSION = "work-package-v1"
+# Why a transcript package cannot be built from the client's workspace roots (none of this project, or several).
+WORKSPACE_UNAVAILABLE = "workspace_unavailable"
+WORKSPACE_AMBIGUOUS = "workspace_ambiguous"
 LIMITS: Final = {"max_output_bytes": RESULT_MAX_BYTES, "max_results": 1}
 AVAILABLE_ACTIONS: Final = [{"action": "submit", "actor": "agent"}, {"action": "defer", "actor": "agent"}]
 RESULT_TYPES: Final = {"digest": ("digest",), "transcript": ("decision", "lesson_learned", "fact")}

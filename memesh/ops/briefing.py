@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import unicodedata
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from typing import Protocol, cast
 
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
 from memesh.core import briefing, briefing_index, handoff, scoring, task
+from memesh.core import settings as config_rules
 from memesh.errors import MemeshError
 from memesh.generated.http.briefing_index_input import BriefingIndexInput
 from memesh.generated.http.briefing_index_output import BriefingIndexOutput
 from memesh.generated.tools.briefing_input import BriefingInput
 from memesh.generated.tools.briefing_output import BriefingOutput
-from memesh.store.errors import translate
 from memesh.values import CandidateRow, Inbox
 
 # The newest memories a briefing ranks for the project's slots (decisions by date, the rest by score).
@@ -29,6 +30,7 @@ _ABSOLUTE_PATH = re.compile(r"^(?:/|\\|[A-Za-z]:[\\/])")
 
 
 class BriefingStore(Protocol):
+    def database_failure(self, exc: BaseException) -> MemeshError | None: ...
     def project_candidates(
         self, project_tag: str, exclude_types: Collection[str], limit: int
     ) -> list[CandidateRow]: ...
@@ -135,7 +137,7 @@ def gather(
     try:
         index_rows, window_full = index_candidates(store, project, ctx, durable[: briefing_index.CANDIDATE_WINDOW])
     except Exception as exc:  # a failed read of the index costs the index, not the briefing (it says so instead)
-        if translate(exc) is None:
+        if store.database_failure(exc) is None:
             raise
         index_rows, window_full, index_error = [], False, True
     # A window that filled up (evidence rows take room in it) means the counts past it are lower bounds.
@@ -162,14 +164,15 @@ def gather(
     )
 
 
-def settings(env: Mapping[str, str] | None = None) -> tuple[str, int]:
+def settings(ctx: CallContext) -> tuple[str, int]:
     """The briefing level and the number of project slots in effect (the caller's environment, else this
     process's, over config.json over defaults); an unreadable config.json reads as defaults, as an invalid value
     does."""
-    from memesh.adapters import config_file as config
-
-    stored = config.read_or_defaults()
-    return config.effective_briefing(stored, env).value, config.effective_session_limit(stored, env).value
+    stored = ctx.settings()
+    env = os.environ if ctx.environment is None else ctx.environment
+    level = config_rules.briefing(stored, env.get(config_rules.ENV["briefing"]))
+    limit = config_rules.session_limit(stored, env.get(config_rules.ENV["sessionLimit"]))
+    return level.value, limit.value
 
 
 def build(store: BriefingStore, request: BriefingInput, *, ctx: CallContext) -> Result[briefing.Briefing, MemeshError]:
@@ -182,7 +185,7 @@ def build(store: BriefingStore, request: BriefingInput, *, ctx: CallContext) -> 
             case Success(value):
                 recipient = value
     project = request.get("project") or ctx.project()
-    level, slots = settings(ctx.environment)
+    level, slots = settings(ctx)
     inputs = gather(store, project, level=level, slots=slots, recipient=recipient, ctx=ctx)
     return Success(briefing.assemble(inputs))
 

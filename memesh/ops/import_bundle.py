@@ -20,6 +20,7 @@ from memesh.model import Entity, EntityWrite
 
 
 class ImportStore(Protocol):
+    def database_failure(self, exc: BaseException) -> MemeshError | None: ...
     def transaction(self) -> AbstractContextManager[None]: ...
     def find(self, name: str) -> Entity | None: ...
     def save(self, write: EntityWrite) -> int: ...
@@ -88,7 +89,7 @@ def import_bundle(
                     if plan.write is not None:
                         store.save(plan.write)
             except Exception as exc:  # one bad row must not cost the whole bundle
-                if _stops_the_import(exc):
+                if _stops_the_import(store.database_failure(exc)):
                     raise
                 # The exception's own text can carry SQL or paths: the caller gets its kind, the log the rest.
                 traceback.print_exc(file=sys.stderr)
@@ -131,11 +132,8 @@ def import_file(uses: Restoring, request: ImportFileInput, /, *, ctx: CallContex
     )
 
 
-def _stops_the_import(exc: Exception) -> bool:
+def _stops_the_import(error: MemeshError | None) -> bool:
     """A full disk or a read-only database is not one bad row: the whole import stops (and says which)."""
-    from memesh.store.errors import translate  # the one translation of database failures
-
-    error = translate(exc)
     return error is not None and error.data.get("store") in ("disk-full", "read-only")
 
 

@@ -2,7 +2,7 @@
 
 The preview does not estimate: it runs the real rename on a private copy of the database (migrations, indexes and
 triggers included) and reports those counts, so they are the ones --apply produces. The database file's own work —
-the read-only open, the copy, the backup — is the database file's (memesh.adapters.database_file, handed in by the
+the read-only open, the copy, the backup — is the database file's (memesh.store.database_file, handed in by the
 composition root); what to do, and what to say when it fails, is decided here.
 """
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from datetime import datetime
 from typing import Any, Protocol, cast
 
 from returns.result import Failure, Result, Success
@@ -36,6 +37,49 @@ class WorkPackageStore(Protocol):
     def stage(self, proposal: NewProposal) -> int: ...
 
 
+class Session(Protocol):
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def data(self) -> bytes: ...
+    @property
+    def source_hash(self) -> str: ...
+    @property
+    def modified_at(self) -> str: ...
+
+
+class Scan(Protocol):
+    @property
+    def sessions(self) -> Sequence[Session]: ...
+    @property
+    def skipped(self) -> dict[str, int]: ...
+    def skip(self, reason: str, count: int = 1) -> None: ...
+
+
+class Workspace(Protocol):
+    """The one root the client offered for the project; `hash` binds a package to it without its path."""
+
+    @property
+    def hash(self) -> str: ...
+    def scan(self, now: datetime) -> Scan: ...
+
+
+class TranscriptFiles(Protocol):
+    """The host's session transcripts on this machine (memesh.adapters.transcripts.TranscriptFiles)."""
+
+    def workspace(self, project: str, root_uris: Sequence[str] | None) -> Workspace | str: ...
+    def recent_session_ids(self, folder: str, now: datetime) -> list[str]: ...
+    def home_prefix(self) -> str | None: ...
+
+
+class WorkPackageWorld(Protocol):
+    """What work_package reaches: the store, and the transcripts a transcript package is read from."""
+
+    @property
+    def store(self) -> WorkPackageStore: ...
+    def transcripts(self) -> TranscriptFiles: ...
+
+
 def refused(reason: str, message: str) -> Failure[MemeshError]:
     return Failure(MemeshError.failed(f"{reason}: {message}", error=reason))
 
@@ -43,7 +87,7 @@ def refused(reason: str, message: str) -> Failure[MemeshError]:
 STALE = "the package changed, expired or was never prepared: prepare again"
 
 
-def work_package(store: WorkPackageStore, request: WorkPackageInput, *, ctx: CallContext) -> Output:
+def work_package(world: WorkPackageWorld, request: WorkPackageInput, *, ctx: CallContext) -> Output:
     """The prepared package (or none_available), the staged proposal, or the deferral; Failure(validation.bad-body)
     for a result or ref the schema cannot refuse, Failure(operation.failed) for a stale, forged, conflicting or
     out-of-workspace call."""
@@ -59,8 +103,8 @@ def work_package(store: WorkPackageStore, request: WorkPackageInput, *, ctx: Cal
         if problem is not None:
             return Failure(MemeshError.bad_body(problem))
     if kind == "digest":
-        return _digest(store, args, project, ctx)
-    return _transcript(store, args, project, ctx)
+        return _digest(world.store, args, project, ctx)
+    return _transcript(world.store, world.transcripts(), args, project, ctx)
 
 
 def _available(package: rules.Package) -> Output:
@@ -192,16 +236,15 @@ def _digest(store: WorkPackageStore, args: dict[str, Any], project: str, ctx: Ca
     return _staged(proposal_id)
 
 
-def _transcript(store: WorkPackageStore, args: dict[str, Any], project: str, ctx: CallContext) -> Output:
-    from memesh.adapters import transcripts  # file system reads: only for transcript packages
-    from memesh.adapters.project_git import project_for
-
+def _transcript(
+    store: WorkPackageStore, transcripts: TranscriptFiles, args: dict[str, Any], project: str, ctx: CallContext
+) -> Output:
     roots = ctx.workspace_roots() if ctx.workspace_roots is not None else None
-    workspace = transcripts.resolve_workspace(project, roots, project_for)
+    workspace = transcripts.workspace(project, roots)
     if isinstance(workspace, str):
         detail = (
             "more than one of the client's workspace roots is this project"
-            if workspace == transcripts.AMBIGUOUS
+            if workspace == rules.WORKSPACE_AMBIGUOUS
             else "transcript packages need an MCP client that answers roots/list with exactly one root of this project"
         )
         return refused(workspace, detail)
@@ -212,7 +255,7 @@ def _transcript(store: WorkPackageStore, args: dict[str, Any], project: str, ctx
         prior = store.proposal_for_package(args["package_id"])
         if prior is not None:  # checked after the workspace, so a replay reveals nothing to another workspace
             return _replay(prior, ref, _result_hash(args))
-    scan = transcripts.scan(workspace, ctx.now)
+    scan = workspace.scan(ctx.now)
     home = transcripts.home_prefix()
     for session in scan.sessions:
         if args["action"] != "prepare" and args["ref"]["session_id"] != session.session_id:
@@ -302,7 +345,13 @@ def _stage_transcript(
 
 
 def available_kinds(
-    store: WorkPackageStore, project: str, *, ctx: CallContext, session_folder: str, current_session: str
+    store: WorkPackageStore,
+    transcripts: TranscriptFiles,
+    project: str,
+    *,
+    ctx: CallContext,
+    session_folder: str,
+    current_session: str,
 ) -> list[str]:
     """Which kinds of package prepare could offer for `project` now, for the SessionStart notice at level full.
 
@@ -311,8 +360,6 @@ def available_kinds(
     in the window and within the size limits, not yet represented by a proposal. prepare still reads the file and may
     answer none_available (no visible turns, another recorded folder).
     """
-    from memesh.adapters import transcripts
-
     kinds = ["digest"] if _first_digest(store, project, ctx) is not None else []
     for session_id in transcripts.recent_session_ids(session_folder, ctx.now):
         if session_id != current_session and not store.proposals_in_cluster(project, f"transcript:{session_id}"):

@@ -25,6 +25,8 @@ from memesh.store.sql import POSTGRES, Cursor, SqlBase
 if TYPE_CHECKING:
     import psycopg
 
+    from memesh.errors import MemeshError
+
 LOCK_TIMEOUT = "30s"  # as long as SQLite's busy timeout
 # The two keys of the advisory locks (pg_advisory_xact_lock(class, scope)): the class says which lock, the scope
 # which MeMesh database (a hash of the schema the connection uses), so that two MeMesh schemas of one PostgreSQL
@@ -130,6 +132,14 @@ class PostgresBase(SqlBase):
             return
         with self.conn.writing():
             yield
+
+    def database_failure(self, exc: BaseException) -> MemeshError | None:
+        """What a failure of this database means to the caller (unreachable, refused, a lock not granted in time,
+        …), or None when `exc` is not the database's: for an operation that decides whether a failure stops its
+        work."""
+        from memesh.store.errors import translate
+
+        return translate(exc)
 
     def where(self) -> str:
         """The database in use, as doctor shows it: the engine, its version, the URL without its password and the

@@ -11,7 +11,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memesh.errors import MemeshError
 
 from memesh.store.sql import _CHUNK, SQLITE, SqlBase, _chunks, _dumps, _loads, _marks
 
@@ -48,6 +51,13 @@ class SqliteBase(SqlBase):
         self.read_only = read_only  # opened read-only: reads work, the first write is refused (SQLITE_READONLY)
         self.open_mode = "ro" if read_only else "rw"  # "immutable" when read as a file nothing else changes
         self._depth = 0
+
+    def database_failure(self, exc: BaseException) -> MemeshError | None:
+        """What a failure of this database means to the caller (full disk, read-only, locked, …), or None when
+        `exc` is not the database's: for an operation that decides whether a failure stops its work."""
+        from memesh.store.errors import translate
+
+        return translate(exc)
 
     def configure(self) -> None:
         # Writers queue on the lock rather than failing fast: two processes writing at once is the normal case.

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp import types
 from returns.result import Result
 
-from memesh.adapters.update_check import StaleProcessCheck, UpdateNotifier
 from memesh.app import dispatch
 from memesh.app.database import StoreError
 from memesh.app.resources import Resources
@@ -18,6 +17,9 @@ from memesh.app.waiting import HighWater
 from memesh.context import CallContext
 from memesh.errors import MemeshError
 from memesh.transports.mcp.results import short_reason, to_call_result, tool_error, unexpected_failure
+
+if TYPE_CHECKING:
+    from memesh.app.updates import Notifier, StaleCheck
 
 log = logging.getLogger("memesh.mcp")
 
@@ -28,8 +30,8 @@ class Backend:
     def __init__(
         self,
         path: Path | None = None,
-        notifier: UpdateNotifier | None = None,
-        stale: StaleProcessCheck | None = None,
+        notifier: Notifier | None = None,
+        stale: StaleCheck | None = None,
     ) -> None:
         self._path = path
         # The once-per-process update notice, computed off the call path (None: no update checks), and the check

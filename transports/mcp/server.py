@@ -132,11 +132,9 @@ def _claimed_stdin() -> Iterator[ScreenedLines]:
 
 def _backend() -> Backend:
     """The backend, with the update notice riding on successful calls when update checks are on."""
-    from memesh.adapters.update_check import StaleProcessCheck
-    from memesh.app.updates import server_notifier
+    from memesh.app.updates import server_updates
 
-    notifier = server_notifier()
-    stale = StaleProcessCheck(memesh.__version__) if notifier is not None else None
+    notifier, stale = server_updates()
     return Backend(notifier=notifier, stale=stale)
 
 

@@ -10,7 +10,6 @@ from memesh.app.resources import Resources, Store, the_store
 from memesh.errors import ErrorCode
 
 if TYPE_CHECKING:
-    from memesh.adapters.database_file import DatabaseFile
     from memesh.generated.cli.backfill_relations_input import BackfillRelationsInput
     from memesh.generated.cli.backfill_relations_output import BackfillRelationsOutput
     from memesh.generated.cli.propose_output import ProposeOutput
@@ -19,6 +18,7 @@ if TYPE_CHECKING:
     from memesh.generated.proposals.guard_input import GuardProposalInput
     from memesh.generated.proposals.pattern_emergent_input import PatternProposalInput
     from memesh.generated.proposals.relation_input import RelationProposalInput
+    from memesh.store.database_file import DatabaseFile
     from memesh.store.postgres_upkeep import SharedDatabaseAt
 
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from memesh.errors import MemeshError
     from memesh.generated.hooks.answer_output import HookAnswer
     from memesh.generated.hooks.session_start_input import SessionStartHookInput
-    from memesh.ops.work_package import WorkPackageStore
+    from memesh.ops.work_package import TranscriptFiles, WorkPackageStore
 
 HOOK: Final = "session-start"
 
@@ -40,6 +40,7 @@ class SessionStartWorld(RecipientSources, Protocol):
     def session_limit(self) -> Effective: ...
     def store(self) -> SessionStartStore | None: ...
     def full_store(self) -> WorkPackageStore | None: ...
+    def transcripts(self) -> TranscriptFiles: ...
     def liveness_notice(self, now: datetime) -> str | None: ...
 
 
@@ -117,7 +118,9 @@ def _work_package_notice(
         answer.record(HOOK, "error", reason="work-package notice: database unreadable")
         return None
     try:
-        kinds = available_kinds(store, project, ctx=ctx, session_folder=folder, current_session=session_id)
+        kinds = available_kinds(
+            store, world.transcripts(), project, ctx=ctx, session_folder=folder, current_session=session_id
+        )
     except Exception as exc:  # a label, never the text
         answer.record(HOOK, "error", reason=f"work-package notice: uncaught {type(exc).__name__}")
         return None
