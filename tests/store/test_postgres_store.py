@@ -265,3 +265,37 @@ def test_question_marks_become_parameters_only_outside_quotes() -> None:
         "SELECT %s , '?', \"a?\" WHERE x LIKE 'p:%%' AND y = %s"
     )
     assert pg_sql("SELECT 'it''s ?', ?") == "SELECT 'it''s ?', %s"
+
+
+def test_config_jsons_database_chooses_postgresql_and_the_environment_wins(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from memesh.store import open as opening
+
+    monkeypatch.setenv("MEMESH_DIR", str(tmp_path))
+    monkeypatch.setenv("MEMESH_DB_PATH", str(tmp_path / "knowledge-graph.db"))
+    monkeypatch.delenv("MEMESH_DATABASE_URL", raising=False)
+    assert opening.chosen() == tmp_path / "knowledge-graph.db"
+    (tmp_path / "config.json").write_text(json.dumps({"database": pg_url}))
+    assert opening.chosen() == pg_url
+    store = opening.open_store()
+    try:
+        assert isinstance(store, PostgresStore)
+    finally:
+        store.close()
+    monkeypatch.setenv("MEMESH_DATABASE_URL", "postgresql://other@/elsewhere")
+    assert opening.chosen() == "postgresql://other@/elsewhere"
+
+
+def test_a_database_setting_that_is_not_a_url_is_refused_without_repeating_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMESH_DIR", str(tmp_path))
+    monkeypatch.setenv("MEMESH_DATABASE_URL", "mysql://me:s3cret@db/x")
+    from memesh.store import open as opening
+
+    with pytest.raises(StoreError) as refused:
+        opening.open_store()
+    assert "s3cret" not in str(refused.value) and "MEMESH_DATABASE_URL" in str(refused.value)
