@@ -22,12 +22,11 @@ import json
 from pathlib import Path
 from memesh import paths
 from memesh.adapters import claude_settings_file, transcripts
-from memesh.router import wire
 print(json.dumps({
     "home": str(Path.home()),
     "memesh": str(paths.memesh_dir()),
     "db": str(paths.db_path()),
-    "router": str(wire.socket_path()),
+    "router": str(paths.router_socket()),
     "claude settings": str(claude_settings_file.settings_path()),
     "transcripts": str(transcripts.projects_dir()),
 }))

@@ -24,7 +24,15 @@ def live(fresh_db: SqliteStore, memesh_env: Path, monkeypatch: pytest.MonkeyPatc
     """Calls on a real database at the real clock (observation times are the database's own)."""
     monkeypatch.delenv("MEMESH_BRIEFING", raising=False)
     monkeypatch.delenv("MEMESH_SESSION_LIMIT", raising=False)
-    ctx = CallContext(source_host="test", agent_view=True, now=datetime.now(UTC), project=lambda: PROJECT)
+    from memesh.adapters import config_file
+
+    ctx = CallContext(
+        source_host="test",
+        agent_view=True,
+        now=datetime.now(UTC),
+        project=lambda: PROJECT,
+        settings=config_file.read_or_defaults,
+    )
 
     def run(tool: str, arguments: dict[str, Any]) -> Any:
         return call(tool, fresh_db, arguments, ctx)
