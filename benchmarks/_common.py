@@ -155,3 +155,9 @@ def machine_line() -> str:
     if "load_average_1m" in info:
         parts.append(f"load average {info['load_average_1m']} (other work on the machine slows every figure)")
     return "machine: " + ", ".join(parts)
+
+
+def recall_mode() -> str:
+    """The recall mode these figures are for and where it came from (MEMESH_RECALL_MODE, config.json's
+    `recallMode`, or the default), as `memesh config list` states it."""
+    return Resources().recall_mode().row

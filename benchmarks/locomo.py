@@ -18,7 +18,10 @@ Method
 Scores
 - Session level: a question's gold sessions are those named in its evidence (`D<session>:<turn>`). recall_any@k is 1
   when any gold session is among the first k memories recall returned; MRR is 1/rank of the first gold session
-  (0 when none is among the 10 returned).
+  (0 when none is among the 10 returned); recall_all@5 is 1 when every gold session is among the first 5; NDCG@10
+  has binary gains with every gold session at the top as the ideal (as longmemeval.py scores it).
+- The recall mode in effect (MEMESH_RECALL_MODE, config.json's `recallMode`, or the default fts) is printed with
+  the figures.
 - Turn level (dia_id), computed only from what recall returned: walk the returned sessions in order and, within each,
   rank its returned observations by term overlap with the question — the number of distinct question terms
   (memesh.core.terms.query_terms, the product's tokenizer, minus the short English function-word list STOPWORDS
@@ -42,6 +45,7 @@ import argparse
 import contextlib
 import functools
 import json
+import math
 import os
 import re
 import shutil
@@ -55,7 +59,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from _common import Tools, bench_data, emit_json, load_json, machine, median, remember_in_calls
+from _common import Tools, bench_data, emit_json, load_json, machine, median, recall_mode, remember_in_calls
 
 from memesh.core.query import plan_terms
 from memesh.core.terms import query_terms
@@ -156,6 +160,13 @@ def rank_turns(question: str, returned: Sequence[tuple[Session, list[str]]]) -> 
     return ranked, mismatches
 
 
+def ndcg(ranked: Sequence[int], gold: set[int], k: int) -> float:
+    """NDCG@k with binary gains over sessions (ideal: every gold session at the top), as longmemeval.py scores it."""
+    gains = sum(1 / math.log2(position + 1) for position, number in enumerate(ranked[:k], start=1) if number in gold)
+    ideal = sum(1 / math.log2(position + 1) for position in range(1, min(len(gold), k) + 1))
+    return gains / ideal if ideal else 0.0
+
+
 def first_rank(ranked: Sequence[Iterable[Any]], gold: set[Any]) -> int | None:
     for position, items in enumerate(ranked, start=1):
         if gold.intersection(items):
@@ -211,6 +222,8 @@ def ask(tools: Tools, conversation: Conversation, qa: dict[str, Any], order: int
         "returned_sessions": sessions_ranked,
         "returned_turns": [[f"D{s}:{t}" for s, t in turns] for turns in turns_ranked[:LIMIT]],
         "session_rank": session_rank,
+        "session_all5": gold_sessions <= set(sessions_ranked[:5]),
+        "session_ndcg10": round(ndcg(sessions_ranked, gold_sessions, 10), 4),
         "turn_rank": turn_rank,
         "map_mismatches": mismatches,
         "recall_ms": round(elapsed * 1000, 3),
@@ -267,6 +280,8 @@ def score(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "session_r5": share("session_rank", 5),
         "session_r10": share("session_rank", 10),
         "session_mrr": round(mrr, 4),
+        "session_all5": round(sum(1 for r in results if r["session_all5"]) / n, 4),
+        "session_ndcg10": round(sum(r["session_ndcg10"] for r in results) / n, 4),
         "turn_r5": share("turn_rank", 5),
         "turn_r10": share("turn_rank", 10),
     }
@@ -334,14 +349,16 @@ def summarize(results: Sequence[dict[str, Any]], skipped: int, seconds: float) -
 
 def print_table(summary: dict[str, Any], mode: str, data: Path) -> None:
     print(f"LoCoMo retrieval through recall — {data.name}, access counts {mode}, {summary['seconds']} s")
-    print(f"{'':16}{'n':>6}{'S@5':>8}{'S@10':>8}{'MRR':>8}{'T@5':>8}{'T@10':>8}")
+    print(f"recall mode: {recall_mode()}")
+    print(f"{'':16}{'n':>6}{'S@5':>8}{'S@10':>8}{'MRR':>8}{'Sall@5':>8}{'NDCG10':>8}{'T@5':>8}{'T@10':>8}")
     rows = [("all (1-4)", summary)]
     rows += [(f"category {c}", s) for c, s in summary["per_category"].items()]
     rows.append(("5 adversarial", summary["adversarial"]))
     for label, row in rows:
         if not row.get("questions"):
             continue
-        figures = "".join(f"{row[k]:8.3f}" for k in ("session_r5", "session_r10", "session_mrr", "turn_r5", "turn_r10"))
+        keys = ("session_r5", "session_r10", "session_mrr", "session_all5", "session_ndcg10", "turn_r5", "turn_r10")
+        figures = "".join(f"{row[k]:8.3f}" for k in keys)
         print(f"{label:16}{row['questions']:6d}{figures}")
     print(f"skipped (no parsable evidence): {summary['skipped_no_evidence']}; recall p50 {summary['recall_ms_p50']} ms")
     print(f"headline misses at 10 by cause: {summary['miss_causes']}")
@@ -423,6 +440,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         emit_json(
             {
                 "benchmark": "locomo",
+                "recall_mode": recall_mode(),
                 "data": str(data),
                 "conversations": len(samples),
                 "access_counts": mode,

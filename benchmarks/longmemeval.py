@@ -34,7 +34,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from _common import Tools, bench_data, emit_json, load_json, machine, median, remember_in_calls, split_long
+from _common import (
+    Tools,
+    bench_data,
+    emit_json,
+    load_json,
+    machine,
+    median,
+    recall_mode,
+    remember_in_calls,
+    split_long,
+)
 
 from memesh.store.sqlite import open_store
 
@@ -148,6 +158,7 @@ def summarize(results: Sequence[dict[str, Any]], seconds: float) -> dict[str, An
 
 def print_table(summary: dict[str, Any], data: Path) -> None:
     print(f"LongMemEval retrieval through recall — {data.name}, {summary['seconds']} s")
+    print(f"recall mode: {recall_mode()}")
     keys = ("recall_any5", "recall_any10", "recall_all5", "recall_all10", "ndcg10", "mrr")
     print(f"{'':26}{'n':>5}{'any@5':>8}{'any@10':>8}{'all@5':>8}{'all@10':>8}{'NDCG10':>8}{'MRR':>8}")
     rows = [
@@ -183,7 +194,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             for result in results:
                 handle.write(json.dumps(result, ensure_ascii=False) + "\n")
     if args.json:
-        emit_json({"benchmark": "longmemeval", "data": str(data), "summary": summary, "machine": machine()})
+        emit_json(
+            {
+                "benchmark": "longmemeval",
+                "recall_mode": recall_mode(),
+                "data": str(data),
+                "summary": summary,
+                "machine": machine(),
+            }
+        )
     else:
         print_table(summary, data)
     return 0

@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from _common import Tools, emit_json, machine, machine_line, ms, percentile
+from _common import Tools, emit_json, machine, machine_line, ms, percentile, recall_mode
 
 from memesh.core import sizecap
 from memesh.store.sqlite import SqliteStore, open_store
@@ -150,6 +150,7 @@ def latency(durations: tuple[list[float], list[float]]) -> dict[str, float]:
     wall, cpu = durations
     return {
         "p50_ms": ms(percentile(wall, 0.5)),
+        "p95_ms": ms(percentile(wall, 0.95)),
         "p99_ms": ms(percentile(wall, 0.99)),
         "cpu_p50_ms": ms(percentile(cpu, 0.5)),
     }
@@ -273,7 +274,7 @@ def export_and_import(tools: Tools, folder: Path) -> dict[str, Any]:
     }
 
 
-def run(count: int, seed: int, samples: int, *, profile: bool) -> dict[str, Any]:
+def run(count: int, seed: int, samples: int, *, profile: bool, export: bool = True) -> dict[str, Any]:
     corpus = Corpus(seed)
     with tempfile.TemporaryDirectory(prefix="memesh-scale-") as folder:
         path = Path(folder) / "knowledge-graph.db"
@@ -298,7 +299,8 @@ def run(count: int, seed: int, samples: int, *, profile: bool) -> dict[str, Any]
             figures["content_term_share"] = term_share(store, corpus, count)
             if profile:
                 figures["profile"] = profile_recall(store, corpus, samples)
-            figures.update(export_and_import(tools, Path(folder)))
+            if export:
+                figures.update(export_and_import(tools, Path(folder)))
         finally:
             store.close()
     figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -308,7 +310,7 @@ def run(count: int, seed: int, samples: int, *, profile: bool) -> dict[str, Any]
 def in_child(count: int, args: argparse.Namespace) -> dict[str, Any]:
     """One --n in its own process, so each peak-memory figure is that run's alone."""
     command = [sys.executable, __file__, "--n", str(count), "--seed", str(args.seed), "--samples", str(args.samples)]
-    command += ["--json", *(["--profile"] if args.profile else [])]
+    command += ["--json", *(["--profile"] if args.profile else []), *(["--no-export"] if args.no_export else [])]
     done = subprocess.run(command, check=True, capture_output=True, text=True)
     result: dict[str, Any] = json.loads(done.stdout)["runs"][0]
     return result
@@ -318,8 +320,11 @@ def print_run(figures: dict[str, Any]) -> None:
     print(f"\nn = {figures['n']:,}")
     print(f"  database on disk     {figures['db_mb']} MB")
     print(f"  bulk load            {figures['bulk_load_seconds']} s ({figures['bulk_load_per_second']:,}/s)")
-    print(f"  export (all)         {figures['export_seconds']} s ({figures['exported']:,} memories)")
-    print(f"  import (that bundle) {figures['import_seconds']} s ({figures['imported']:,} memories, one transaction)")
+    if "export_seconds" in figures:
+        print(f"  export (all)         {figures['export_seconds']} s ({figures['exported']:,} memories)")
+        print(
+            f"  import (that bundle) {figures['import_seconds']} s ({figures['imported']:,} memories, one transaction)"
+        )
     print(f"  peak memory (maxrss) {figures['peak_rss_mb']} MB")
     share = figures["content_term_share"]
     print(f"  content query words occur in p10/p50/p90 {share['p10']:.2%} / {share['p50']:.2%} / {share['p90']:.2%}")
@@ -327,7 +332,7 @@ def print_run(figures: dict[str, Any]) -> None:
     for case in cases:
         row = figures[case]
         print(
-            f"  {case:28} p50 {row['p50_ms']:8.3f} ms   p99 {row['p99_ms']:8.3f} ms"
+            f"  {case:28} p50 {row['p50_ms']:8.3f} ms   p95 {row['p95_ms']:8.3f} ms   p99 {row['p99_ms']:8.3f} ms"
             f"   CPU p50 {row['cpu_p50_ms']:8.3f} ms"
         )
     if "profile" in figures:
@@ -350,10 +355,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--profile", action="store_true", help="profile recall: store methods vs the rest")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--no-export", action="store_true", help="skip the export and import of everything")
     args = parser.parse_args(argv)
     counts = list(iter_counts(args.n))
     if len(counts) == 1:
-        runs = [run(counts[0], args.seed, args.samples, profile=args.profile)]
+        runs = [run(counts[0], args.seed, args.samples, profile=args.profile, export=not args.no_export)]
     else:
         runs = [in_child(count, args) for count in counts]
     target = next((r for r in runs if r["n"] == 100_000), None)
@@ -362,10 +368,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "target_met": (max(target[c]["p50_ms"] for c in TARGET_CASES) <= 5) if target else None,
     }
     if args.json:
-        emit_json({"benchmark": "scale", "summary": summary, "runs": runs, "machine": machine()})
+        emit_json(
+            {"benchmark": "scale", "recall_mode": recall_mode(), "summary": summary, "runs": runs, "machine": machine()}
+        )
         return 0
     print("Scale through remember/recall (memesh.app.dispatch.call)")
     print(machine_line())
+    print(f"recall mode: {recall_mode()}")
     for figures in runs:
         print_run(figures)
     if target:

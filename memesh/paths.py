@@ -4,6 +4,7 @@ PostgreSQL database that holds the data instead (MEMESH_DATABASE_URL, or `databa
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 DB_FILENAME = "knowledge-graph.db"
@@ -27,6 +28,34 @@ ROUTER_SOCKET = "router.sock"
 def router_socket() -> Path:
     """The local message router's owner-private socket: router.sock in memesh_dir() (docs/adr/0004)."""
     return memesh_dir() / ROUTER_SOCKET
+
+
+def foreign_owner(path: Path) -> int | None:
+    """The uid that owns `path` when it is not this user; None when it is this user's, or missing."""
+    try:
+        uid = path.stat().st_uid
+    except OSError:
+        return None
+    return None if uid == os.getuid() else uid
+
+
+def foreign_folder(folder: Path, uid: int) -> str:
+    """What to say about a MeMesh folder another user owns: whose it is and the fix."""
+    return (
+        f"the MeMesh folder {folder} belongs to another user (uid {uid}), so its router is not used; "
+        "set MEMESH_DIR to a folder of your own, or have the folder's owner give it to you (chown)"
+    )
+
+
+_WARNED: set[str] = set()
+
+
+def warn_once(text: str) -> None:
+    """`text` on stderr, the first time this process has it to say (a refusal repeated on every send says nothing
+    new)."""
+    if text not in _WARNED:
+        _WARNED.add(text)
+        print(f"memesh: {text}", file=sys.stderr, flush=True)
 
 
 MISSING_DB_FOLDER = "MEMESH_DB_PATH is in a folder that does not exist; create the folder, or correct the variable"

@@ -31,6 +31,10 @@ class Stored(TypedDict, closed=True):
     """
     setupCompleted as stored.
     """
+    recallMode: NotRequired[Any]
+    """
+    recallMode as stored.
+    """
 
 
 class Effective(TypedDict, closed=True):
@@ -42,11 +46,15 @@ class Effective(TypedDict, closed=True):
     """
     The limit the SessionStart hook uses, and why when a value was adjusted.
     """
+    recallMode: str
+    """
+    The recall mode in effect and its source, e.g. `broad (env MEMESH_RECALL_MODE)`; `hybrid` asked for without the semantic extra says so and answers as broad.
+    """
 
 
 class ConfigListOutput(TypedDict, closed=True):
     """
-    The settings as `memesh config list` shows them: the file, every known key stored there as written, and the briefing level and session limit in effect (with where each comes from).
+    The settings as `memesh config list` shows them: the file, every known key stored there as written, and the briefing level, session limit and recall mode in effect (with where each comes from).
     """
 
     file: str

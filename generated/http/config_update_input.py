@@ -28,3 +28,7 @@ class ConfigUpdate(TypedDict, closed=True):
     """
     How much the session-start briefing assembles.
     """
+    recallMode: NotRequired[Literal["fts", "broad", "hybrid"]]
+    """
+    How recall finds memories: `fts` the keyword rules of the reference (default), `broad` any of the question's content words, `hybrid` broad fused with a local semantic signal (needs memesh[semantic]). MEMESH_RECALL_MODE wins over it.
+    """

@@ -7,7 +7,10 @@ from typing_extensions import TypedDict
 
 
 class Retrieval(TypedDict, closed=True):
-    mode: Literal["fts"]
+    mode: Literal["fts", "hybrid"]
+    """
+    What answered: `fts` the keyword index alone (recall modes `fts` and `broad`), `hybrid` the keyword index fused with the semantic signal.
+    """
     truncated: bool
     """
     The results filled `limit`: more may match.
@@ -31,7 +34,10 @@ Relation = TypedDict(
 
 
 class Match(TypedDict, closed=True):
-    source: Literal["keyword"]
+    source: Literal["keyword", "semantic", "both"]
+    """
+    Which signal found the memory: the keyword index, the semantic signal (hybrid only), or both.
+    """
     relevance: float
 
 

@@ -87,6 +87,16 @@ def effective_session_limit(stored: dict[str, Any], env: Mapping[str, str] | Non
     return settings.session_limit(stored, (os.environ if env is None else env).get(ENV["sessionLimit"]))
 
 
+def effective_recall_mode(stored: dict[str, Any], env: Mapping[str, str] | None = None) -> settings.RecallModeSetting:
+    return settings.recall_mode(stored, (os.environ if env is None else env).get(ENV["recallMode"]), _semantic_missing)
+
+
+def _semantic_missing() -> str | None:
+    from memesh.adapters.embedding import missing_reason  # asked only when hybrid is asked for
+
+    return missing_reason()
+
+
 def effective_auto_capture(stored: dict[str, Any], env: Mapping[str, str] | None = None) -> bool:
     return settings.auto_capture(stored, (os.environ if env is None else env).get(ENV["autoCapture"]))
 

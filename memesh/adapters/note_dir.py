@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
 
+from memesh.adapters.regular_files import read_at_most
+
 SKIPPED_DIRS = frozenset({".git", "node_modules"})
+READ_LIMIT = 4 << 20  # a bound on one read: the import refuses notes past 256 KB from the listing already
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,7 @@ class NoteFolder:
         """Whether the file still resolves inside the folder (a path component may have become a symlink)."""
         return Path(os.path.realpath(self.root / rel)).is_relative_to(self.root)
 
-    def read(self, rel: str) -> bytes:
-        """The file's bytes; OSError when it cannot be read."""
-        return (self.root / rel).read_bytes()
+    def read(self, rel: str, limit: int = READ_LIMIT) -> bytes:
+        """The file's bytes; OSError when it cannot be read, is no longer a regular file (a pipe swapped in since
+        the listing would block the read) or has grown past `limit`."""
+        return read_at_most(self.root / rel, limit)

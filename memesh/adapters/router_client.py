@@ -1,9 +1,17 @@
 """The local router as a sender reaches it (the message tool, `memesh message router` checking for a running one):
-one short synchronous request per call over its socket (`memesh.core.router_wire`)."""
+one short synchronous request per call over its socket (`memesh.core.router_wire`).
+
+The socket is trusted only when it is this user's: the MeMesh folder it sits in and the socket file belong to this
+user, and the process answering on it runs as this user (its peer credentials). Anything else reads as unreachable,
+with a reason; a folder of another user is also said once on stderr, with the fix.
+"""
 
 from __future__ import annotations
 
+import os
 import socket
+import stat
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +19,33 @@ from typing import Any
 from memesh import paths
 from memesh.core import router_wire as wire
 from memesh.values import NativeOutcome
+
+
+def socket_problem(path: Path) -> str | None:
+    """Why the router socket at `path` must not be talked to (missing, not a socket, another user's), or None."""
+    if (uid := paths.foreign_owner(path.parent)) is not None:
+        paths.warn_once(paths.foreign_folder(path.parent, uid))
+        return f"the MeMesh folder belongs to another user (uid {uid})"
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return "no router socket"
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    if not stat.S_ISSOCK(found.st_mode):
+        return f"{path.name} is not a socket"
+    if found.st_uid != os.getuid():
+        return f"the router socket belongs to another user (uid {found.st_uid})"
+    return None
+
+
+def peer_problem(sock: socket.socket) -> str | None:
+    """Why the process at the other end of `sock` must not be trusted (another user runs it), or None."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return None  # no peer credentials here: the socket's owner and mode are the check
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return None if uid == os.getuid() else f"the router is run by another user (uid {uid})"
 
 
 @dataclass(frozen=True)
@@ -25,10 +60,14 @@ class RouterClient:
 
     def request(self, message: dict[str, Any], timeout_s: float) -> dict[str, Any] | str:
         """The router's answer, or a short reason it could not be had."""
+        if (problem := socket_problem(self.path)) is not None:
+            return problem
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
                 sock.settimeout(timeout_s)
                 sock.connect(str(self.path))
+                if (problem := peer_problem(sock)) is not None:
+                    return problem  # nothing was sent: another user's process never sees the request
                 sock.sendall(wire.encode(message))
                 buffer = b""
                 while not buffer.endswith(b"\n"):

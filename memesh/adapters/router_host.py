@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from memesh import paths
+from memesh.adapters.router_client import peer_problem, socket_problem
 from memesh.core import router_wire as wire
 
 Accept = Callable[[dict[str, Any]], Awaitable[bool | str]]
@@ -56,8 +57,14 @@ class HostAdapter:
         self._tasks: list[asyncio.Task[None]] = []
 
     async def connect(self) -> int:
-        """Register; returns the generation the router gave this connection."""
+        """Register; returns the generation the router gave this connection. RuntimeError when the socket is not
+        this user's router's (see router_client.socket_problem), OSError when it cannot be reached."""
+        if (problem := socket_problem(self.path)) is not None:
+            raise RuntimeError(problem)
         reader, writer = await asyncio.open_unix_connection(str(self.path), limit=wire.LINE_LIMIT)
+        if (problem := peer_problem(writer.get_extra_info("socket"))) is not None:
+            writer.close()  # the registration names this session's principal and project: never sent to them
+            raise RuntimeError(problem)
         self._writer = writer
         writer.write(wire.encode(self.registration))
         await writer.drain()

@@ -4,26 +4,21 @@ only a regular .jsonl file) and the signature of the note folder next to it."""
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
+from memesh.adapters.regular_files import read_tail
 from memesh.core import transcript
 
 MAX_TRANSCRIPT_BYTES = 16 << 20  # the newest 16 MiB: a long session's tail holds its latest replies and calls
 
 
 def read_session(path: Path) -> transcript.Session | None:
-    """The parsed transcript, or None when the path is not a readable regular .jsonl file."""
+    """The parsed transcript, or None when the path is not a readable regular .jsonl file (a FIFO, a device or a
+    symlink to one is never opened for reading: it would block the hook)."""
     if path.suffix != ".jsonl":
         return None
     try:
-        with path.open("rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                return None
-            size = handle.seek(0, os.SEEK_END)
-            start = max(0, size - MAX_TRANSCRIPT_BYTES)
-            handle.seek(start)
-            data = handle.read()
+        data, start = read_tail(path, MAX_TRANSCRIPT_BYTES)
     except OSError:
         return None
     lines = data.decode("utf-8", "replace").splitlines()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from returns.result import Result
 
-from memesh.app.resources import the_store, themselves
+from memesh.app.resources import RecallSetup, recall_setup, the_store, themselves
 from memesh.context import CallContext
 from memesh.errors import ErrorCode, MemeshError
 
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from memesh.ops.import_bundle import ImportStore
     from memesh.ops.improvement import ImprovementStore
     from memesh.ops.message import MessageStore
-    from memesh.ops.recall import RecallStore
+    from memesh.ops.recall import RecallUses
     from memesh.ops.remember import RememberStore
     from memesh.ops.user_patterns import PatternsStore
 
@@ -161,7 +161,7 @@ def _remember() -> Operation[RememberStore, RememberInput, RememberOutput]:
     return remember
 
 
-def _recall() -> Operation[RecallStore, RecallInput, RecallOutput]:
+def _recall() -> Operation[RecallUses, RecallInput, RecallOutput]:
     from memesh.ops.recall import recall
 
     return recall
@@ -230,7 +230,20 @@ def _user_patterns() -> Operation[PatternsStore, UserPatternsInput, UserPatterns
 # remember writes and can archive (supersedes) but never deletes; a repeat of the same call appends nothing.
 REMEMBER = tool("remember", "Remember", _remember, read_only=False, destructive=False, idempotent=True)
 # recall only reads memories (it does count accesses, which is bookkeeping, not a change of content).
-RECALL = tool("recall", "Recall", _recall, read_only=True, destructive=False, idempotent=True)
+# It also uses the recall mode in effect (fts, broad, hybrid) and, in hybrid, the semantic signal.
+RECALL: Tool[RecallSetup, RecallInput, RecallOutput] = Tool(
+    name="recall",
+    input_schema="tools/recall.input",
+    output_schema="tools/recall.output",
+    load=_recall,
+    uses=recall_setup,
+    summary="Recall",
+    errors=(ErrorCode.OPERATION_FAILED, ErrorCode.NOT_FOUND),
+    title="Recall",
+    read_only=True,
+    destructive=False,
+    idempotent=True,
+)
 # forget hides a memory or removes an observation: a loss from the caller's point of view.
 FORGET = tool("forget", "Forget", _forget, read_only=False, destructive=True, idempotent=True)
 EXPORT = tool("export", "Export memories", _export, read_only=True, destructive=False, idempotent=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from returns.result import Result
 
     from memesh.adapters.bundle_file import BundleFile
+    from memesh.adapters.embedding import WordLlama
     from memesh.adapters.git_history import History
     from memesh.adapters.local_files import LocalFiles
     from memesh.adapters.note_dir import NoteFolder
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from memesh.app.hook_database import HookDatabase
     from memesh.app.hook_resources import HookResources
     from memesh.core.plugin_cache import Installed
+    from memesh.core.settings import RecallModeSetting
     from memesh.core.update import Channel
     from memesh.errors import MemeshError
     from memesh.ops.settings import ConfigFile
@@ -67,6 +70,7 @@ class Resources:
         self._store: Store | None = None
         self._pool: ThreadConnections[Store] | None = None
         self._owned = True
+        self._recall_mode: RecallModeSetting | None = None
 
     @classmethod
     def pooled(
@@ -90,6 +94,7 @@ class Resources:
         resources = cls()
         resources._store = store
         resources._owned = False
+        store.use_embedder(resources.write_embedder)
         return resources
 
     def open_store(self) -> Store:
@@ -98,11 +103,13 @@ class Resources:
         from memesh.store.open import open_store
 
         try:
-            return open_store(self.db_path)
+            store = open_store(self.db_path)
         except StoreError as exc:
             if self._on_open_failure is None:
                 raise
             raise self._on_open_failure(exc) from exc
+        store.use_embedder(self.write_embedder)
+        return store
 
     @property
     def store(self) -> Store:
@@ -239,6 +246,39 @@ class Resources:
 
         return TranscriptFiles()
 
+    # --- recall modes (issue 21): the mode in effect, and the semantic signal of hybrid ---
+
+    def recall_mode(self) -> RecallModeSetting:
+        """MEMESH_RECALL_MODE, else config.json's `recallMode`, else fts (read once; see core.settings)."""
+        if self._recall_mode is None:
+            from memesh import paths
+
+            env = os.environ.get("MEMESH_RECALL_MODE")
+            if env is None and not _may_name_recall_mode(paths.memesh_dir() / "config.json"):
+                from memesh.core.settings import recall_mode
+
+                # No setting anywhere: the default, without loading the config reader on every recall.
+                self._recall_mode = recall_mode({}, None, lambda: None)
+            else:
+                from memesh.adapters import config_file
+
+                # The environment wins: config.json is not read when it names a mode.
+                stored = {} if env is not None else config_file.read_or_defaults()
+                self._recall_mode = config_file.effective_recall_mode(stored)
+        return self._recall_mode
+
+    def semantic(self) -> WordLlama | None:
+        """The semantic signal when hybrid is in effect (the model is loaded once per process), else None."""
+        if self.recall_mode().value != "hybrid":
+            return None
+        from memesh.adapters.embedding import load
+
+        return load()
+
+    def write_embedder(self) -> WordLlama | None:
+        """What the store embeds new memories with: the semantic signal, in hybrid only."""
+        return self.semantic()
+
     def close(self) -> None:
         """Close what was opened here (a later use opens it again)."""
         if self._pool is not None:
@@ -350,7 +390,9 @@ class Resources:
         def open_lean() -> HookDatabase:
             from memesh.app.hook_database import open_hook_database
 
-            return open_hook_database(self.db_path)
+            store = open_hook_database(self.db_path)
+            store.use_embedder(self.write_embedder)  # in hybrid, what a hook captures is embedded with its row
+            return store
 
         return HookResources(environment, cwd, open_lean=open_lean, open_full=self.open_store)
 
@@ -465,3 +507,30 @@ def package_index_lookup() -> Callable[[], str] | None:
     from memesh.adapters.update_check import default_fetcher
 
     return default_fetcher()
+
+
+# --- recall modes (issue 21) ---
+
+
+@dataclass(frozen=True)
+class RecallSetup:
+    """What the recall operation uses (memesh.ops.recall.RecallUses)."""
+
+    store: Store
+    mode: str
+    semantic: WordLlama | None
+
+
+def _may_name_recall_mode(config: Path) -> bool:
+    """Whether config.json could hold `recallMode`: its text names the key (or escapes something, so it might).
+    Most files set other keys only, and the default mode then costs one read, not the config reader's imports."""
+    try:
+        text = config.read_bytes()
+    except OSError:  # missing (the usual case), or unreadable: the config reader says why where it is asked
+        return config.exists()
+    return b"recallMode" in text or b"\\" in text
+
+
+def recall_setup(resources: Resources) -> RecallSetup:
+    """The store, the recall mode in effect and its semantic signal."""
+    return RecallSetup(resources.store, resources.recall_mode().value, resources.semantic())

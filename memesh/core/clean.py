@@ -4,7 +4,8 @@ This is the one cleaner. Operations run text through it as they decide what to s
 string of every write through it again (`memesh.store.sqlite_writes`): cleaning is idempotent, so text that passed
 is unchanged, and text a code path forgot to clean is cleaned there rather than stored raw. Tags, types and relation
 types are redacted like any text; a name is the key memories are addressed by, so one holding a credential is
-refused rather than silently rewritten (see remembering), and names are compared in Unicode NFC.
+refused rather than silently rewritten (see remembering), and names are compared in Unicode NFC. What counts as a
+credential is the rule catalogue in `memesh.core.secret_formats`.
 
 Terminal safety: C0 and C1 control characters (other than newline and tab) and bidi overrides and isolates are
 removed, so a stored string cannot drive the terminal that prints it (OSC 52 clipboard writes, retitling, text
@@ -17,12 +18,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
-from functools import cache
 
+from memesh.core import secret_rules
+from memesh.core.secret_formats import CATALOGUE, KEY_BLOCK_MARKERS
 from memesh.core.storable import to_storable
 
-REDACTED = "***REDACTED***"
+REDACTED = secret_rules.REDACTED
 
 # C0 controls other than tab and newline, DEL, C1 controls, and the bidi overrides and isolates (LRE RLE PDF LRO RLO,
 # LRI RLI FSI PDI). (A carriage return before a newline is dropped first.)
@@ -31,94 +32,6 @@ _NAME_WHITESPACE = re.compile(r"[\r\n\t]+")
 # Characters that draw nothing: soft hyphen, Mongolian vowel separator, zero-width space/non-joiner/joiner,
 # LRM/RLM, word joiner and the invisible operators, ALM, the combining grapheme joiner, BOM.
 _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
-
-_I = re.IGNORECASE
-_SECRET_KEY = (
-    r"(?:api[-_]?key|secret[-_]?access[-_]?key|access[-_]?key|secret[-_]?key|client[-_]?secret|access[-_]?token"
-    r"|auth[-_]?token|refresh[-_]?token|session[-_]?token|private[-_]?key|credentials?|token|secret|password|passwd"
-    r"|pwd|signature)"
-)
-_SECRET_KEY_COLON = _SECRET_KEY.replace("|pwd", "")  # `pwd: /home/me` is a working directory, not a password
-# The user:password part of any URL (`https://user:pw@host`, `redis://:pw@host`, a database URL whose password holds
-# `/`); the scheme and host stay readable. The password runs to the last `@` before whitespace or a quote.
-_URL_USERINFO = r"(?<=://)[^\s:@/?#\"'<>]*:[^\s\"'<>]*(?=@[^\s@\"'<>]*(?:[\s\"'<>]|\Z))"
-# An opening quote as JSON text holds it, and as JSON inside a JSON string holds it (`\"password\":\"…\"`).
-_Q = r"(?:\\*[\"'])"
-# key=value assignments, also as environment names (DB_PASSWORD=, PGPASSWORD=, AWS_SECRET_ACCESS_KEY=), with a value
-# of any useful length: `password=hunter2` is as secret as a long one.
-_ASSIGNED = (
-    rf"(?<![A-Za-z0-9])[A-Za-z0-9_]*?{_SECRET_KEY}{_Q}?"
-    rf"\s*=\s*(?:\\*\"[^\"\n\\]{{3,}}|'[^'\n]{{3,}}'|[^&\s\"'<>\\]{{3,}})"
-)
-# key: value (YAML, JSON, headers), where prose uses colons too: only a value with a digit or a symbol in it, which a
-# word such as "required" has not.
-_COLON = (
-    rf"(?<![A-Za-z0-9])[A-Za-z0-9_]*?{_SECRET_KEY_COLON}{_Q}?\s*:\s*{_Q}?(?=[^\s\"'\\]*[0-9_+/=!@#$%^&*.-])"
-    r"[^\s\"'<>,\\]{6,}"
-)
-# Every pattern needs some literal (a prefix such as `ghp_`, `://`, a key word), so before running one, a substring
-# search (what str.find does fastest) on the text's lower-case copy says whether it could match at all. Most text
-# holds none of them, and a memory is cleaned as dozens of short strings, where running 15 regexes on each was the
-# larger part of an import's time. The assignment patterns also try every word as a key-name prefix, about 5 ms per
-# 20 KB, so they wait for a key word and the `=` or `:` they need.
-_KEY_WORDS = ("key", "token", "secret", "passw", "pwd", "signature", "credential")
-
-
-@dataclass(frozen=True)
-class _Rule:
-    """A secret pattern and what a text must hold for it to match: one of `literals` (searched in the lower-case
-    text), and `sign` too when given. The pattern is compiled on first use: compiling all of them cost every process
-    that cleans or displays text ~10 ms at start-up, and most text never needs one."""
-
-    source: str
-    literals: tuple[str, ...]
-    sign: str | None = None
-    flags: int = _I
-
-    @property
-    def pattern(self) -> re.Pattern[str]:
-        return _compiled(self.source, self.flags)
-
-    def could_match(self, text: str, lower: str) -> bool:
-        return (self.sign is None or self.sign in text) and any(literal in lower for literal in self.literals)
-
-
-@cache
-def _compiled(source: str, flags: int) -> re.Pattern[str]:
-    return re.compile(source, flags)
-
-
-# In the order they are applied; each pattern is case-insensitive, as credential prefixes are typed in either case.
-_RULES: tuple[_Rule, ...] = (
-    # PEM and PGP private keys, with their END line, or to the end of the text when it was cut off.
-    _Rule(
-        r"-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END[A-Z ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
-        ("-----begin",),
-        flags=_I | re.DOTALL,
-    ),
-    _Rule(_URL_USERINFO, ("://",), sign="@"),
-    _Rule(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", ("eyj",)),  # JWT
-    _Rule(r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", ("sg.",)),  # SendGrid
-    _Rule(r"[srp]k_(?:live|test)_[A-Za-z0-9]{16,}", ("k_live_", "k_test_")),  # Stripe
-    _Rule(r"npm_[A-Za-z0-9]{36}", ("npm_",)),  # npm
-    _Rule(r"(?<![A-Za-z0-9_])sk[-_][^\s\"\\]{4,}[A-Za-z0-9]", ("sk-", "sk_")),  # Anthropic/OpenAI
-    _Rule(r"Bearer(?:\s|\\[nrt])+[A-Za-z0-9_.\-]{16,}", ("bearer",)),
-    # Authorization headers of other schemes (Bearer is above).
-    _Rule(r"Authorization\s*:\s*(?:Basic|Token|Digest)\s+[A-Za-z0-9+/=._~-]{6,}", ("authorization",)),
-    _Rule(_ASSIGNED, _KEY_WORDS, sign="="),
-    _Rule(_COLON, _KEY_WORDS, sign=":"),
-    _Rule(
-        r"(?:ghp|gho|gh[sur])_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,}",  # GitHub
-        ("ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_"),
-    ),
-    _Rule(r"A(?:KIA|SIA)[A-Z0-9]{16}", ("akia", "asia")),  # AWS access key id
-    _Rule(r"AIza[A-Za-z0-9_-]{30,}", ("aiza",)),  # Google API key
-    _Rule(r"xox[baprs]-[A-Za-z0-9-]{10,}", ("xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-")),  # Slack
-)
-# One search for any rule's literal: text with none of them (most of it) is returned as it is, in a microsecond.
-_ANY_LITERAL = re.compile(
-    "|".join(re.escape(word) for word in sorted({w for rule in _RULES for w in rule.literals}, key=len, reverse=True))
-)
 
 
 def strip_controls(text: str) -> str:
@@ -142,14 +55,13 @@ def redact(text: str) -> str:
 
 
 def _redact(text: str) -> str:
-    if _ANY_LITERAL.search(text.lower()) is None:
-        return text
     for _ in range(8):
         before = text
         lower = text.lower()
-        for rule in _RULES:
-            if rule.could_match(text, lower):
-                text = rule.pattern.sub(REDACTED, text)
+        for rule in CATALOGUE.rules_for(text, lower):
+            redacted = rule.apply(text, lower)
+            if redacted != text:
+                text, lower = redacted, redacted.lower()
         if text == before:
             break
     return text
@@ -161,7 +73,50 @@ def clean_text(text: str) -> str:
 
 
 def clean_all(texts: Iterable[str]) -> list[str]:
-    return [clean_text(text) for text in texts]
+    """The texts of one write as stored (its observations, in order): each cleaned, and a private key written across
+    them redacted whole. The memory tool stores a file one line per observation and `remember` takes a list, so a
+    key's BEGIN line, body and END line can arrive as separate texts: every text after a BEGIN line that its own text
+    does not close is redacted, up to and including the END line (the text after it is kept), or to the last text of
+    the write when no END line follows, as a single text cut off after its BEGIN line is redacted to its end. (The
+    same for a PuTTY key file's private lines, up to their MAC.) A text is cleaned the same way whether it reaches
+    the store alone or in a write: redacting more of a write never makes a text unclean."""
+    cleaned: list[str] = []
+    inside = False
+    for given in texts:
+        text, inside = _after_key(given) if inside else (given, False)
+        cleaned.append(clean_text(text))
+        if not inside:
+            inside = _opens_key(text)
+    return cleaned
+
+
+def _visible(text: str) -> str:
+    """`text` as it is read: controls and characters that draw nothing taken out."""
+    return _INVISIBLE.sub("", strip_controls(text))
+
+
+def _opens_key(text: str) -> bool:
+    """Whether `text` begins key material (a private key's BEGIN line, a PuTTY file's private lines) that it does
+    not end."""
+    visible = _visible(text)
+    lower = visible.lower()
+    for literal, begin, end in KEY_BLOCK_MARKERS:
+        if literal in lower:
+            begins = list(re.finditer(begin, visible, re.IGNORECASE))
+            if begins and re.search(end, visible[begins[-1].end() :], re.IGNORECASE) is None:
+                return True
+    return False
+
+
+def _after_key(text: str) -> tuple[str, bool]:
+    """A text inside key material begun earlier in the write: REDACTED up to where the key ends, with what follows
+    (and False), or REDACTED whole when the key goes on (and True)."""
+    visible = _visible(text)
+    ends = [re.search(end, visible, re.IGNORECASE) for _, _, end in KEY_BLOCK_MARKERS]
+    found = [match.end() for match in ends if match is not None]
+    if not found:
+        return REDACTED, True
+    return REDACTED + visible[min(found) :], False
 
 
 def clean_name(name: str) -> str:

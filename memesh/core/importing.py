@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from memesh.core import history
-from memesh.core.clean import clean_key, clean_label, clean_name, clean_text
+from memesh.core.clean import clean_all, clean_key, clean_label, clean_name, clean_text
 from memesh.core.importance import signal_score
 from memesh.core.keys import key_problem
 from memesh.core.notes import TITLE_MAX, shorten
@@ -166,7 +166,11 @@ def _valid_history(value: Any) -> list[dict[str, Any]] | None:
         return None
     if not all(_valid_history_entry(entry) for entry in value) or json_bytes(value) > HISTORY_IMPORT_MAX_BYTES:
         return None
-    cleaned: list[dict[str, Any]] = map_strings(value, clean_text)  # replaced_at too, and every key
+    # replaced_at too, and every key; a version's observations together, as a write's are (a key across them)
+    cleaned: list[dict[str, Any]] = [
+        {clean_text(k): clean_all(v) if k == "observations" else map_strings(v, clean_text) for k, v in entry.items()}
+        for entry in value
+    ]
     return cleaned if json_bytes(cleaned) <= HISTORY_IMPORT_MAX_BYTES else None
 
 
@@ -205,7 +209,7 @@ def _trust_keys(current: dict[str, Any], options: Options, now: datetime) -> dic
 def _texts(entry: dict[str, Any]) -> tuple[str | None, list[str]]:
     raw_title = entry.get("title")
     title = shorten(clean_name(clean_text(raw_title)), TITLE_MAX) or None if isinstance(raw_title, str) else None
-    return title, [clean_text(text) for text in entry.get("observations", [])]
+    return title, clean_all(entry.get("observations", []))
 
 
 def _forgotten(entity: Entity) -> set[str]:

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from returns.result import Failure, Result, Success
 
-from memesh.core.clean import redact
+from memesh.core.clean import holds_secret, redact
 from memesh.core.storable import map_strings
 from memesh.errors import ErrorCode, MemeshError
 
@@ -25,22 +25,79 @@ NAMEABLE_HOSTS: Final = frozenset({"claude-code", "codex"})
 
 # /root, C:\work or C:/work, \\host\share: an absolute filesystem path, never a scope identifier.
 _ABSOLUTE_PATH = re.compile(r"^(?:/|[A-Za-z]:[\\/]|\\\\)")
+# What cannot be seen at either end of an identifier: whitespace, controls and bidi marks, and the characters that
+# draw nothing (zero-width space and joiners, BOM, soft hyphen, word joiner, …).
+_UNSEEN = "\\s\x00-\x1f\x7f-\x9f\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+_EDGES = re.compile(f"^[{_UNSEEN}]+|[{_UNSEEN}]+$")
+_INSIDE = re.compile(f"[{_UNSEEN}]")
 _EXAMPLES: Final = {
     "project": "a project ID such as demo~0123456789abcdef0123456789abcdef",
     "recipient": "a logical id such as reviewer",
     "intended_session": "a session id such as the one in CLAUDE_CODE_SESSION_ID",
 }
+# Identifiers that address an inbox or a message: compared exactly, so one holding a credential is refused (as a
+# memory name is) rather than rewritten into another inbox. The free metadata is redacted as any stored text is.
+SCOPES: Final = ("project", "recipient", "intended_session")
+_KEYS: Final = ("sender", "idempotency_key")
+_FREE: Final = ("correlation_id", "reply_to", "detail")
+HOLDS_SECRET: Final = (
+    "holds something shaped like a credential; it is stored and shown as given, so choose one without it"
+)
+
+
+def scope_text(value: str) -> str:
+    """`value` in the one form every read and write of a scope compares: NFC, with what cannot be seen at either
+    end taken away (whitespace, a BOM or a zero-width character pasted or read from a file with it)."""
+    text = unicodedata.normalize("NFC", value)
+    while (trimmed := unicodedata.normalize("NFC", _EDGES.sub("", text))) != text:
+        text = trimmed
+    return text
+
+
+def seen(text: str) -> str:
+    """`text` with every character that cannot be seen taken out, wherever it is (what a path check must read)."""
+    return _INSIDE.sub("", text)
+
+
+def is_absolute_path(text: str) -> bool:
+    """Whether `text` reads as an absolute filesystem path, with any character that cannot be seen taken out."""
+    return _ABSOLUTE_PATH.match(seen(text)) is not None
 
 
 def canonical_scope(field: str, value: str) -> Result[str, MemeshError]:
-    """`value` in the one form every read and write compares: NFC, trimmed; an absolute path is refused by name."""
-    text = unicodedata.normalize("NFC", value).strip()
+    """`value` in its one comparable form (`scope_text`); refused, naming the field, when blank, an absolute path
+    (however it is disguised) or holding a credential."""
+    text = scope_text(value)
     if not text:
         return Failure(MemeshError.bad_body(f"{field}: must not be blank"))
-    if _ABSOLUTE_PATH.match(text):
+    if is_absolute_path(text):
         example = _EXAMPLES.get(field, "a logical id")
         return Failure(MemeshError.bad_body(f"{field}: an absolute filesystem path is not a {field} id; use {example}"))
+    if holds_secret(text):
+        return Failure(MemeshError.bad_body(f"{field}: {HOLDS_SECRET}"))
     return Success(text)
+
+
+def checked_fields(fields: dict[str, Any]) -> Result[dict[str, Any], MemeshError]:
+    """A message request's fields as the tool compares and stores them: project, recipient and intended session in
+    their canonical form (`canonical_scope`); the sender (stored exactly as given) and the idempotency key refused
+    when they hold a credential, since both are compared exactly and a redacted key would make two requests one;
+    correlation_id, reply_to and a receipt's detail redacted. Everything else as given."""
+    out = dict(fields)
+    for name in SCOPES:
+        if name in out:
+            match canonical_scope(name, out[name]):
+                case Success(value):
+                    out[name] = value
+                case Failure() as refused:
+                    return refused
+    for name in _KEYS:
+        if isinstance(out.get(name), str) and holds_secret(out[name]):
+            return Failure(MemeshError.bad_body(f"{name}: {HOLDS_SECRET}"))
+    for name in _FREE:
+        if isinstance(out.get(name), str):
+            out[name] = redact(out[name])
+    return Success(out)
 
 
 def encoded_payload(payload: Any, content_type: str) -> Result[str, MemeshError]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +16,8 @@ KEYS = tuple(sorted(facts.properties(_SCHEMA)))
 AUTO_UPDATE = facts.enum(_SCHEMA, "autoUpdate")
 BRIEFING_LEVELS = facts.enum(_SCHEMA, "briefing")
 DEFAULT_BRIEFING = "minimal"
+RECALL_MODES = facts.enum(_SCHEMA, "recallMode")
+DEFAULT_RECALL_MODE = "fts"
 SESSION_LIMIT_DEFAULT = 10
 SESSION_LIMIT_MIN, SESSION_LIMIT_MAX = facts.bounds(_SCHEMA, "sessionLimit")
 BOOLEAN_WORDS = {"true": True, "1": True, "false": False, "0": False}
@@ -25,6 +27,7 @@ ENV = {
     "sessionLimit": "MEMESH_SESSION_LIMIT",
     "autoUpdate": "MEMESH_AUTO_UPDATE",
     "autoCapture": "MEMESH_AUTO_CAPTURE",
+    "recallMode": "MEMESH_RECALL_MODE",
 }
 
 
@@ -99,6 +102,36 @@ def briefing(stored: Mapping[str, Any], env: str | None) -> Effective:
             DEFAULT_BRIEFING, f"{DEFAULT_BRIEFING} (default; the value in config.json is invalid: {_shown(value)})"
         )
     return Effective(DEFAULT_BRIEFING, f"{DEFAULT_BRIEFING} (default)")
+
+
+@dataclass(frozen=True)
+class RecallModeSetting:
+    """The recall mode in effect, the one asked for (they differ when hybrid answers as broad), and the
+    `config list` text that says where it came from."""
+
+    value: str
+    requested: str
+    row: str
+
+
+def recall_mode(
+    stored: Mapping[str, Any], env: str | None, semantic_missing: Callable[[], str | None]
+) -> RecallModeSetting:
+    """The recall mode in effect: MEMESH_RECALL_MODE, else config.json, else fts; invalid values fall back to fts
+    and say so. `hybrid` without the semantic extra (`semantic_missing()` says why) answers as `broad`."""
+    if env is not None:
+        where, asked = "env MEMESH_RECALL_MODE", env
+    elif "recallMode" in stored:
+        where, asked = "config.json", stored["recallMode"]
+    else:
+        return RecallModeSetting(DEFAULT_RECALL_MODE, DEFAULT_RECALL_MODE, f"{DEFAULT_RECALL_MODE} (default)")
+    if asked not in RECALL_MODES:
+        row = f"{DEFAULT_RECALL_MODE} (default; the value in {where} is invalid: {_shown(asked)})"
+        return RecallModeSetting(DEFAULT_RECALL_MODE, DEFAULT_RECALL_MODE, row)
+    missing = semantic_missing() if asked == "hybrid" else None
+    if missing is not None:
+        return RecallModeSetting("broad", asked, f"broad (hybrid from {where}, but {missing}: answering as broad)")
+    return RecallModeSetting(asked, asked, f"{asked} ({where})")
 
 
 def _js_number(raw: str) -> float | None:

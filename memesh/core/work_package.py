@@ -14,7 +14,7 @@ from datetime import date, datetime, timedelta
 from itertools import pairwise
 from typing import Any, Final
 
-from memesh.core.clean import clean_name, clean_text, redact
+from memesh.core.clean import clean_all, clean_name, clean_text, redact
 from memesh.core.proposals import encoded_size, fingerprint, sha256_of
 from memesh.model import Entity, sqlite_time
 
@@ -174,7 +174,7 @@ def cleaned_result(result: dict[str, Any]) -> dict[str, Any]:
     return {
         "name": clean_name(clean_text(result["name"])),
         "type": result["type"],
-        "observations": [clean_text(text) for text in result["observations"]],
+        "observations": clean_all(result["observations"]),
         "tags": list(dict.fromkeys(clean_text(tag).strip() for tag in result["tags"])),
     }
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import unicodedata
 from collections.abc import Collection, Sequence
 from typing import Protocol, cast
 
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
-from memesh.core import briefing, briefing_index, handoff, scoring, task
+from memesh.core import briefing, briefing_index, handoff, messages, scoring, task
 from memesh.core import settings as config_rules
 from memesh.errors import MemeshError
 from memesh.generated.http.briefing_index_input import BriefingIndexInput
@@ -45,11 +44,12 @@ class BriefingStore(Protocol):
 
 
 def canonical_recipient(raw: str) -> Result[str, MemeshError]:
-    """The recipient as the message inbox keys it (NFC, trimmed); a filesystem-path spelling is refused."""
-    value = unicodedata.normalize("NFC", raw).strip()
+    """The recipient as the message inbox keys it (`messages.scope_text`: NFC, trimmed of what cannot be seen); a
+    filesystem-path spelling is refused, however invisible characters disguise it."""
+    value = messages.scope_text(raw)
     if not value:
         return Failure(MemeshError.bad_body("recipient: must not be blank, e.g. reviewer-agent"))
-    if _ABSOLUTE_PATH.match(value):
+    if _ABSOLUTE_PATH.match(messages.seen(value)):
         return Failure(
             MemeshError.bad_body(
                 "recipient: is spelled as a filesystem path; a recipient is a logical id such as reviewer-agent"

@@ -105,12 +105,14 @@ def _config(config_file: ConfigFile) -> dict[str, Any]:
         f"briefing: {config_file.effective_briefing(stored).row}",
         f"sessionLimit: {config_file.effective_session_limit(stored).row}",
         f"autoCapture: {'on' if config_file.effective_auto_capture(stored) else 'off'}",
+        f"recallMode: {config_file.effective_recall_mode(stored).row}",
     ]
     retired = [key for key in RETIRED_CONFIG_KEYS if key in stored]
     if retired:
         detail = f"retired keys in config.json: {', '.join(retired)} (repair: remove them, after a backup); "
         return _check("config", "Settings", "warn", detail + "; ".join(notes), fixable=True)
-    invalid = [note for note in notes if "invalid" in note or "uses" in note]
+    # An invalid value, a session limit the hook adjusts, hybrid asked for without its extra (answering as broad).
+    invalid = [note for note in notes if "invalid" in note or "uses" in note or "answering as" in note]
     return _check("config", "Settings", "warn" if invalid else "pass", "; ".join(notes))
 
 

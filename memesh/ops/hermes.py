@@ -20,7 +20,7 @@ from memesh.generated.cli.hermes_recall_output import HermesRecallOutput
 from memesh.generated.tools.recall_input import RecallInput
 from memesh.generated.tools.recall_output import RecallOutput
 from memesh.generated.tools.remember_input import RememberInput
-from memesh.ops.recall import RecallStore, recall
+from memesh.ops.recall import RecallStore, RecallUses, recall
 from memesh.ops.remember import RememberStore, remember
 
 INSIGHT_TYPE = "session-insight"
@@ -49,16 +49,16 @@ def turn_capture(
 
 
 def recall_block(
-    store: HermesStore, request: HermesRecallInput, /, *, ctx: CallContext
+    uses: RecallUses, request: HermesRecallInput, /, *, ctx: CallContext
 ) -> Result[HermesRecallOutput, MemeshError]:
-    """`memesh hermes recall`: recall for the query (at most 1-20 memories) as the block Hermes injects;
-    Failure(validation.bad-param) for a bad session id."""
+    """`memesh hermes recall`: recall (in the recall mode in effect) for the query (at most 1-20 memories) as the
+    block Hermes injects; Failure(validation.bad-param) for a bad session id."""
     match rules.check_session_id(request["session"]):
         case Failure() as refused:
             return refused
     body = request["input"]
     limit = max(1, min(body.get("limit", 5), RECALL_MAX))
-    return recall(store, cast(RecallInput, {"query": body["query"], "limit": limit}), ctx=ctx).map(_context)
+    return recall(uses, cast(RecallInput, {"query": body["query"], "limit": limit}), ctx=ctx).map(_context)
 
 
 def _context(output: RecallOutput) -> HermesRecallOutput:

@@ -38,12 +38,12 @@ class MessageStore(ReceiptStore, Protocol):
 
 def message(store: MessageStore, request: MessageInput, *, ctx: CallContext) -> Result[MessageOutput, MemeshError]:
     """Run one message action; Failure with the spec's delivery codes, resource.not-found for a message this
-    recipient was not sent, validation.bad-body for a scope that is a path or a foreign cursor."""
-    fields = cast(dict[str, Any], request)
-    scoped = _canonical(fields)
-    if isinstance(scoped, Failure):
-        return scoped
-    fields = scoped.unwrap()
+    recipient was not sent, validation.bad-body for a scope that is a path or holds a credential, a sender or
+    idempotency key holding a credential, or a foreign cursor."""
+    checked = rules.checked_fields(cast(dict[str, Any], request))
+    if isinstance(checked, Failure):
+        return checked
+    fields = checked.unwrap()
     action = fields["action"]
     if action == "send":
         result = send(store, fields, ctx)
@@ -58,19 +58,6 @@ def message(store: MessageStore, request: MessageInput, *, ctx: CallContext) -> 
     else:
         result = receipts(store, fields)
     return cast(Result[MessageOutput, MemeshError], result)
-
-
-def _canonical(fields: dict[str, Any]) -> Result[dict[str, Any], MemeshError]:
-    """project, recipient (and an intended session) in their one comparable form; everything else as given."""
-    out = dict(fields)
-    for name in ("project", "recipient", "intended_session"):
-        if name in out:
-            match rules.canonical_scope(name, out[name]):
-                case Success(value):
-                    out[name] = value
-                case Failure() as refused:
-                    return refused
-    return Success(out)
 
 
 # --- send ---------------------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from returns.result import Result, Success
 
@@ -33,6 +33,24 @@ class RecallStore(Protocol):
     def touch(self, ids: Sequence[int], when: str) -> None: ...
     def conflicts(self, names: Sequence[str]) -> list[tuple[str, str]]: ...
     def record_session_memories(self, session_id: str, ids: Sequence[int], source: str, when: str) -> None: ...
+    def vectors(self, ids: Sequence[int], model: str) -> dict[int, bytes]: ...
+
+
+if TYPE_CHECKING:
+    from memesh.core.recall_modes import Source
+    from memesh.ops.recall_search import SemanticSignal
+
+
+class RecallUses(Protocol):
+    """What recall uses: the store, the recall mode in effect (memesh.core.recall_modes) and, in hybrid, the
+    semantic signal (None in any other mode, and when the semantic extra is missing, which answers as broad)."""
+
+    @property
+    def store(self) -> RecallStore: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def semantic(self) -> SemanticSignal | None: ...
 
 
 class LazyDocFreq(Mapping[str, int]):
@@ -91,7 +109,7 @@ def exact_matches_first(entities: list[Entity], query: str) -> list[Entity]:
     return exact + [e for e in entities if e not in exact] if exact else entities
 
 
-def shown(entity: Entity, relevance: float | None) -> RecallEntity:
+def shown(entity: Entity, relevance: float | None, source: Source = "keyword") -> RecallEntity:
     """One memory as recall returns it: history summarized to a count, relations outgoing."""
     out: RecallEntity = {
         "id": entity.id,
@@ -113,22 +131,47 @@ def shown(entity: Entity, relevance: float | None) -> RecallEntity:
         out["last_accessed_at"] = entity.last_accessed_at
     out["confidence"] = entity.confidence
     if relevance is not None:
-        out["match"] = {"source": "keyword", "relevance": round(relevance, 6)}
+        out["match"] = {"source": source, "relevance": round(relevance, 6)}
     return out
 
 
-def recall(store: RecallStore, request: RecallInput, *, ctx: CallContext) -> Result[RecallOutput, MemeshError]:
+def _search(
+    uses: RecallUses, text: str, filters: Filters, limit: int
+) -> tuple[list[tuple[int, float]], dict[int, Source]] | None:
+    """(id, score) best first and, in hybrid, which signal found each; None when the query holds nothing searchable."""
+    store = uses.store
+    terms = query_terms(text)  # the one split of the query: the frequencies and the plan read these terms
+    if not terms:
+        return None
+    if uses.mode == "fts":
+        plan = fts.plan_terms(terms, LazyDocFreq(store, terms), store.count())
+        return (store.search(plan, filters, limit), {}) if plan else None
+    from memesh.core.recall_modes import plan_broad
+    from memesh.ops import recall_search
+
+    broad = plan_broad(terms, LazyDocFreq(store, terms), store.count())
+    if broad is None:
+        return None
+    if uses.semantic is None:
+        return recall_search.broad(store, broad, filters, limit).matches, {}
+    found = recall_search.hybrid(store, uses.semantic, text, broad, filters=filters, limit=limit)
+    return found.matches, dict(found.sources)
+
+
+def recall(uses: RecallUses, request: RecallInput, *, ctx: CallContext) -> Result[RecallOutput, MemeshError]:
     """The ranked envelope for a query (an unsearchable one finds nothing) or, without one, the recent memories."""
+    store = uses.store
     limit = request.get("limit", DEFAULT_LIMIT)
     filters = filters_for(request)
     text = request.get("query") or ""
     relevance: dict[int, float] = {}
+    sources: dict[int, Source] = {}
+    mode: Literal["fts", "hybrid"] = "hybrid" if uses.semantic is not None and uses.mode == "hybrid" else "fts"
     if text:  # not empty: searched, so whitespace or `???` alone finds nothing rather than listing recent memories
-        terms = query_terms(text)  # the one split of the query: the frequencies and the plan read these terms
-        plan = fts.plan_terms(terms, LazyDocFreq(store, terms), store.count()) if terms else None
-        if plan is None:
-            return Success({"entities": [], "retrieval": {"mode": "fts", "truncated": False}})
-        matches = store.search(plan, filters, limit)
+        searched = _search(uses, text, filters, limit)
+        if searched is None:
+            return Success({"entities": [], "retrieval": {"mode": mode, "truncated": False}})
+        matches, sources = searched
         ids = [entity_id for entity_id, _ in matches]
         relevance = scoring.relevance(matches)
     else:
@@ -147,8 +190,8 @@ def recall(store: RecallStore, request: RecallInput, *, ctx: CallContext) -> Res
     if ctx.caller_session and ranked:  # a later [mem:id] citation in this session credits what recall returned
         store.record_session_memories(ctx.caller_session, [e.id for e in ranked], "recalled", iso_time(ctx.now))
     envelope: RecallOutput = {
-        "entities": [shown(e, relevance.get(e.id) if text else None) for e in ranked],
-        "retrieval": {"mode": "fts", "truncated": len(ranked) == limit},
+        "entities": [shown(e, relevance.get(e.id) if text else None, sources.get(e.id, "keyword")) for e in ranked],
+        "retrieval": {"mode": mode, "truncated": len(ranked) == limit},
     }
     pairs = store.conflicts([e.name for e in ranked])
     if pairs:

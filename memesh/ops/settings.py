@@ -33,6 +33,9 @@ class ConfigFile(Protocol):
         self, stored: dict[str, Any], env: Mapping[str, str] | None = ...
     ) -> settings.Effective: ...
     def effective_auto_capture(self, stored: dict[str, Any], env: Mapping[str, str] | None = ...) -> bool: ...
+    def effective_recall_mode(
+        self, stored: dict[str, Any], env: Mapping[str, str] | None = ...
+    ) -> settings.RecallModeSetting: ...
     def backup(self, stamp: str) -> Path: ...
 
 
@@ -73,8 +76,8 @@ def update_config(
 def list_config(
     config: ConfigFile, _request: ConfigListInput, /, *, ctx: CallContext
 ) -> Result[ConfigListOutput, MemeshError]:
-    """Every known key stored in config.json as written, and the briefing level and session limit in effect (the
-    environment can override either); Failure(server.internal) when config.json is unreadable."""
+    """Every known key stored in config.json as written, and the briefing level, session limit and recall mode in
+    effect (the environment can override each); Failure(server.internal) when config.json is unreadable."""
     try:
         stored = config.read_raw()
     except BrokenFile as exc:
@@ -86,6 +89,7 @@ def list_config(
             "effective": {
                 "briefing": config.effective_briefing(stored, ctx.environment).row,
                 "sessionLimit": config.effective_session_limit(stored, ctx.environment).row,
+                "recallMode": config.effective_recall_mode(stored, ctx.environment).row,
             },
         }
     )

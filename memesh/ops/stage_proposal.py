@@ -18,7 +18,7 @@ from returns.result import Failure, Result, Success
 from memesh.context import CallContext
 from memesh.core import guards
 from memesh.core import proposals as rules
-from memesh.core.clean import clean_text
+from memesh.core.clean import clean_all, clean_text
 from memesh.core.improvement import normalized
 from memesh.errors import MemeshError
 from memesh.generated.cli.propose_output import ProposeOutput
@@ -126,7 +126,7 @@ def stage_pattern(store: StageStore, request: PatternProposalInput, *, ctx: Call
     names = sorted({normalized(name) for name in args["source_names"]})
     if len(names) < 2:
         return Failure(MemeshError.bad_body("source_names: a pattern needs at least 2 different source memories"))
-    observations = [clean_text(text.strip()) for text in args["observations"]]
+    observations = clean_all([text.strip() for text in args["observations"]])
     tags = list(dict.fromkeys(clean_text(tag.strip()) for tag in args.get("tags", [])))
     payload = {
         "name": clean_text(normalized(args["name"])),

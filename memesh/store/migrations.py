@@ -282,4 +282,17 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
         ) WITHOUT ROWID;
         """,
     ),
+    (
+        12,
+        "embeddings of hybrid recall: one blob of vectors per memory, from the model named beside it",
+        """
+        -- One int8 vector per observation, in observation order (memesh.adapters.embedding). Written only while
+        -- recall mode is hybrid; a memory without a row (or with another model's) is simply not scored by meaning.
+        CREATE TABLE entity_vectors (
+            entity_id INTEGER PRIMARY KEY REFERENCES entities(id) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            vectors BLOB NOT NULL
+        );
+        """,
+    ),
 )

@@ -337,4 +337,15 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
         );
         """,
     ),
+    (
+        12,
+        "embeddings of hybrid recall: one blob of vectors per memory, from the model named beside it",
+        """
+        CREATE TABLE entity_vectors (
+            entity_id BIGINT PRIMARY KEY REFERENCES entities(id) ON DELETE CASCADE,
+            model TEXT COLLATE "C" NOT NULL,
+            vectors BYTEA NOT NULL
+        );
+        """,
+    ),
 )

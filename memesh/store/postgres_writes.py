@@ -78,12 +78,15 @@ class PostgresWrites(PostgresBase, Writes):
         done = {row[0] for row in self.conn.raw.execute("SELECT version FROM schema_migrations")}
         return any(version not in done for version, _, _ in MIGRATIONS)
 
-    def _index(self, entity_id: int, name: str, title: str | None, observations: Sequence[str]) -> None:
+    def _index(
+        self, entity_id: int, name: str, title: str | None, observations: Sequence[str], *, unchanged: int = 0
+    ) -> None:
         counts = term_counts(*index_columns(name, title, observations))
         self.conn.execute(
             "SELECT memesh_index(?, ?::text[], ?::int[], ?::int[], ?::int[])",
             (entity_id, *([row[column] for row in counts] for column in range(4))),
         )
+        self._embed_observations(entity_id, observations, unchanged)
 
     def _unindex(self, ids: Sequence[int]) -> None:
         for chunk in _chunks(list(ids)):
@@ -121,6 +124,8 @@ class PostgresWrites(PostgresBase, Writes):
             batch.add(entity.id, entity.name, entity.title, entity.observations)
         if batch.docs[0]:
             self._write(batch)
+        for entity in entities:  # in hybrid, the vectors of a fill or a copy too (nothing otherwise)
+            self._embed_observations(entity.id, entity.observations, 0)
 
     def after_copy(self) -> None:
         """The postings of the rows a copy wrote, and each identity moved past the ids they brought."""

@@ -43,12 +43,15 @@ class SqliteWrites(SqliteBase, Writes):
                     (version, name, datetime.now(UTC).isoformat()),
                 )
 
-    def _index(self, entity_id: int, name: str, title: str | None, observations: Sequence[str]) -> None:
+    def _index(
+        self, entity_id: int, name: str, title: str | None, observations: Sequence[str], *, unchanged: int = 0
+    ) -> None:
         self.conn.execute("DELETE FROM entities_fts WHERE rowid = ?", (entity_id,))
         self.conn.execute(
             "INSERT INTO entities_fts (rowid, name, title, observations) VALUES (?, ?, ?, ?)",
             (entity_id, *index_columns(name, title, observations)),
         )
+        self._embed_observations(entity_id, observations, unchanged)
 
     def _unindex(self, ids: Sequence[int]) -> None:
         self.conn.execute(f"DELETE FROM entities_fts WHERE rowid IN ({_marks(ids)})", ids)

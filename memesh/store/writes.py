@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from memesh.core.storable import map_strings
 from memesh.core.terms import segment
@@ -44,10 +44,11 @@ def clean_json(value: Any) -> Any:
 
 
 def cleaned(write: EntityWrite) -> EntityWrite:
-    """`write` with every string as the cleaner stores it; UncleanName when its name is not already clean."""
-    from memesh.core.clean import holds_secret
+    """`write` with every string as the cleaner stores it (its observations together, so a key written across them
+    is redacted whole); UncleanName when its name is not already clean."""
+    from memesh.core import clean
 
-    if key(write.name) != write.name or holds_secret(write.name):
+    if key(write.name) != write.name or clean.holds_secret(write.name):
         raise UncleanName("a memory name must be cleaned (and hold no credential) before it is stored")
     return replace(
         write,
@@ -56,13 +57,96 @@ def cleaned(write: EntityWrite) -> EntityWrite:
         namespace=clean_text(write.namespace),
         status=clean_text(write.status),
         metadata=clean_json(write.metadata),
-        observations=tuple(clean_text(text) for text in write.observations),
+        observations=tuple(clean.clean_all(write.observations)),
         tags=tuple(dict.fromkeys(clean_text(tag) for tag in write.tags)),
         created_at=None if write.created_at is None else clean_text(write.created_at),
     )
 
 
-class Writes(Reads):
+# --- the stored embeddings of `hybrid` recall (issue 21) ---
+#
+# A memory's blob in `entity_vectors` holds one vector per observation, in observation order, from the embedding
+# model named beside it (memesh.adapters.embedding). Vectors are written by the same `_index` call that rewrites the
+# keyword index, so in the same transaction as the row, and only while the store has an embedder (recall mode
+# `hybrid` with the semantic extra installed): in any other mode the write path does nothing more than before.
+# `memesh reindex` fills the vectors of memories written before (`missing_vectors`, `store_vectors`). They live in
+# this module, shared by both engines (their SQL is the same through the store's `?` translation; `bytes()` takes
+# a PostgreSQL bytea's memoryview as well as SQLite's bytes), so that the default `fts` start-up imports nothing more.
+
+
+class Embedder(Protocol):
+    """What the store needs of a model: its name, and one blob of vectors for some texts."""
+
+    @property
+    def model(self) -> str: ...
+
+    def embed(self, texts: Sequence[str]) -> bytes: ...
+
+
+class Vectors(Reads):
+    """Reads and writes of `entity_vectors`."""
+
+    # Asked once, on the first write that could store vectors: the embedder, or None when vectors are not kept.
+    vector_source: Callable[[], Embedder | None] | None = None
+    _embedder_known = False
+    _embedder: Embedder | None = None
+
+    def embedder(self) -> Embedder | None:
+        if not self._embedder_known:
+            self._embedder = self.vector_source() if self.vector_source is not None else None
+            self._embedder_known = True
+        return self._embedder
+
+    def use_embedder(self, source: Callable[[], Embedder | None] | None) -> None:
+        """Set where the embedder comes from (asked on the next write that could store vectors)."""
+        self.vector_source = source
+        self._embedder_known = False
+        self._embedder = None
+
+    def vectors(self, ids: Sequence[int], model: str) -> dict[int, bytes]:
+        """The stored vector blobs of these memories from `model` (a memory with none, or with another model's,
+        is left out)."""
+        found: dict[int, bytes] = {}
+        for chunk in _chunks(list(ids)):
+            sql = f"SELECT entity_id, vectors FROM entity_vectors WHERE model = ? AND entity_id IN ({_marks(chunk)})"
+            found.update((row[0], bytes(row[1])) for row in self.conn.execute(sql, (model, *chunk)))
+        return found
+
+    def _embed_observations(self, entity_id: int, observations: Sequence[str], unchanged: int) -> None:
+        """Store the memory's vectors; the first `unchanged` observations are those already stored, so their
+        vectors are kept rather than computed again (remember appending to a memory)."""
+        embedder = self.embedder()
+        if embedder is None:
+            return
+        kept = b""
+        if unchanged:
+            row = self.conn.execute(
+                "SELECT vectors FROM entity_vectors WHERE entity_id = ? AND model = ?", (entity_id, embedder.model)
+            ).fetchone()
+            # The stored blob is the stored observations' vectors when it splits into that many equal rows.
+            if row is not None and row[0] and len(row[0]) % unchanged == 0:
+                kept = bytes(row[0])
+        new = observations[unchanged:] if kept else observations
+        self.store_vectors(entity_id, embedder.model, kept + embedder.embed(list(new)))
+
+    def store_vectors(self, entity_id: int, model: str, blob: bytes) -> None:
+        self.conn.execute(
+            "INSERT INTO entity_vectors (entity_id, model, vectors) VALUES (?, ?, ?) "
+            "ON CONFLICT(entity_id) DO UPDATE SET model = excluded.model, vectors = excluded.vectors",
+            (entity_id, model, blob),
+        )
+
+    def missing_vectors(self, model: str) -> list[int]:
+        """The memories with no vectors from `model` (written before hybrid was on, or under another model)."""
+        rows = self.conn.execute(
+            "SELECT e.id FROM entities e LEFT JOIN entity_vectors v ON v.entity_id = e.id AND v.model = ? "
+            "WHERE v.entity_id IS NULL ORDER BY e.id",
+            (model,),
+        )
+        return [int(row[0]) for row in rows]
+
+
+class Writes(Vectors):
     """Every change to the stored memories; the engine's `_index` keeps its keyword index in step with them."""
 
     def migrate(self) -> None:
@@ -73,8 +157,11 @@ class Writes(Reads):
         """Rebuild the keyword index from the stored rows, in one transaction; returns how many memories it holds."""
         raise NotImplementedError
 
-    def _index(self, entity_id: int, name: str, title: str | None, observations: Sequence[str]) -> None:
-        """Make the keyword index's entry for this memory hold exactly this text."""
+    def _index(
+        self, entity_id: int, name: str, title: str | None, observations: Sequence[str], *, unchanged: int = 0
+    ) -> None:
+        """Make the keyword index's entry for this memory hold exactly this text (and, where the engine keeps them,
+        its vectors); the first `unchanged` observations are the ones already stored."""
         raise NotImplementedError
 
     def _bookkeeping_refused(self, exc: Exception) -> bool:
@@ -123,20 +210,23 @@ class Writes(Reads):
                 row[0]
                 for row in self.conn.execute("SELECT tag FROM tags WHERE entity_id = ? ORDER BY id", (entity_id,))
             ]
-        self._sync_observations(entity_id, stored_obs, list(write.observations))
+        unchanged = self._sync_observations(entity_id, stored_obs, list(write.observations))
         self._sync_tags(entity_id, stored_tags, list(write.tags))
-        self._index(entity_id, write.name, write.title, write.observations)
+        self._index(entity_id, write.name, write.title, write.observations, unchanged=unchanged)
         return entity_id
 
-    def _sync_observations(self, entity_id: int, stored: list[str], wanted: list[str]) -> None:
+    def _sync_observations(self, entity_id: int, stored: list[str], wanted: list[str]) -> int:
+        """Store `wanted` as the memory's observations; returns how many of the stored ones were kept as they were
+        (the stored list when it is where `wanted` starts, else none)."""
         if stored == wanted[: len(stored)]:
-            new = wanted[len(stored) :]
+            kept = len(stored)
         else:
             self.conn.execute("DELETE FROM observations WHERE entity_id = ?", (entity_id,))
-            new = wanted
+            kept = 0
         self.conn.executemany(
-            "INSERT INTO observations (entity_id, content) VALUES (?, ?)", [(entity_id, text) for text in new]
+            "INSERT INTO observations (entity_id, content) VALUES (?, ?)", [(entity_id, text) for text in wanted[kept:]]
         )
+        return kept
 
     def _sync_tags(self, entity_id: int, stored: list[str], wanted: list[str]) -> None:
         keep = set(wanted)

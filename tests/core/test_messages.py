@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from returns.result import Failure, Success
 
 from memesh.core import messages as rules
+from memesh.core.clean import REDACTED
 from memesh.errors import ErrorCode
 
 
@@ -91,3 +92,65 @@ def test_a_reminder_names_ids_and_senders_as_one_bounded_line_and_counts_the_res
     assert rules.prompt_reminder([], 0, "reviewer", "demo") is None
     reason = rules.gate_reason(waiting[:1], "reviewer", "demo")
     assert reason.startswith('MeMesh: 1 message for "reviewer"') and "msg_0" in reason and "untrusted" in reason
+
+
+# --- invisible characters and credentials in identifiers and metadata ----------------------------------------------
+
+SECRET = "ghp_" + "Qz7Kx12Vb2Lp9Rt4W" * 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u200b/etc/passwd",
+        "\ufeff/root",
+        "\u2060\u200d/tmp/x",
+        "C\u200b:\\work",
+        "\u200bd:/x",
+        "\\\u200b\\host\\s",
+        "/ro\u200bot",
+    ],
+)
+def test_a_path_disguised_by_invisible_characters_is_refused_like_the_path(text: str) -> None:
+    error = rules.canonical_scope("project", text).failure()
+    assert error.code == ErrorCode.BAD_BODY and error.message.startswith("project: ") and "demo~" in error.message
+
+
+@pytest.mark.parametrize("text", ["\ufeffreviewer", "\u200breviewer", "reviewer\u200b\u200d", " \u2060reviewer\t"])
+def test_invisible_characters_at_either_end_of_a_scope_are_trimmed_like_whitespace(text: str) -> None:
+    assert rules.canonical_scope("recipient", text) == Success("reviewer")
+
+
+def test_an_invisible_joiner_inside_a_scope_is_kept() -> None:
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467-reviewer"
+    assert rules.canonical_scope("recipient", family) == Success(family)
+
+
+@pytest.mark.parametrize("field", ["project", "recipient", "intended_session"])
+@pytest.mark.parametrize("value", [SECRET, "https://bot:Qz7Kx12Vb2Lp9Rt4W@chat.example.com", "team password=hunter22"])
+def test_a_scope_holding_a_credential_is_refused_naming_the_field(field: str, value: str) -> None:
+    error = rules.canonical_scope(field, value).failure()
+    assert error.code == ErrorCode.BAD_BODY and error.message.startswith(f"{field}: ")
+
+
+@pytest.mark.parametrize("field", ["sender", "idempotency_key"])
+def test_a_sender_or_idempotency_key_holding_a_credential_is_refused_naming_the_field(field: str) -> None:
+    error = rules.checked_fields({"action": "send", field: f"ci {SECRET}"}).failure()
+    assert error.code == ErrorCode.BAD_BODY and error.message.startswith(f"{field}: ")
+
+
+def test_the_sender_is_otherwise_kept_exactly_as_given() -> None:
+    checked = rules.checked_fields({"action": "send", "sender": " Ci Bot\u200b "}).unwrap()
+    assert checked["sender"] == " Ci Bot\u200b "
+
+
+@pytest.mark.parametrize("field", ["correlation_id", "reply_to", "detail"])
+def test_free_metadata_holding_a_credential_is_redacted(field: str) -> None:
+    checked = rules.checked_fields({"action": "send", field: f"see {SECRET} now"}).unwrap()
+    assert checked[field] == f"see {REDACTED} now"
+
+
+def test_a_project_id_derived_from_an_ordinary_repository_is_accepted() -> None:
+    for label in ("memesh-llm-memory", "sk-learn-demo", "api-keys", "token-service", "passport"):
+        project = f"{label}~0123456789abcdef0123456789abcdef"
+        assert rules.canonical_scope("project", project) == Success(project)

@@ -53,6 +53,7 @@ def test_listing_gives_the_stored_values_as_written_and_the_values_in_effect(
     assert listed["effective"] == {
         "briefing": "minimal (default)",
         "sessionLimit": "500 (above 100; the SessionStart hook uses 100)",
+        "recallMode": "fts (default)",
     }
 
 

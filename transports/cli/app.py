@@ -331,7 +331,7 @@ def export_schema(*, format_: str = "openai") -> int:
 def serve(
     *, host: str = "127.0.0.1", port: Int = 3737, allow_remote: Switch = False, database: str | None = None
 ) -> int:
-    """Serve the HTTP API (default http://127.0.0.1:3737).
+    """Serve the HTTP API, the dashboard and MCP at /mcp (default http://127.0.0.1:3737).
 
     Parameters
     ----------

@@ -1,8 +1,10 @@
 """The HTTP API: a Starlette app over the route table, behind MeMesh's own edge.
 
-Order on every /v1 request: the origin boundary, then bearer auth (remote listeners only), then the body (POST,
-bounded to 1 MB), then the route. One trailing slash is ignored (`/v1/health/` is `/v1/health`); an unknown route or
-method is `route.not-found`. Every answer carries the security headers, and a HEAD answer carries no body.
+Order on every /v1 and /mcp request: the origin boundary, then bearer auth (remote listeners only), then the body
+(POST, bounded to 1 MB), then the route — for /mcp, MCP's streamable HTTP transport (transports/mcp/streamable.py):
+memesh-mcp's own MCP server, on this listener's resources. One trailing slash is ignored (`/v1/health/` is
+`/v1/health`); an unknown route or method is `route.not-found`. Every answer carries the security headers, and a
+HEAD answer carries no body.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from memesh.errors import ErrorCode, MemeshError
 from memesh.transports.http import respond
 from memesh.transports.http.body import Disconnected, read_limited
 from memesh.transports.http.boundary import check_bearer, check_origin
-from memesh.transports.http.errors import HttpFailure
+from memesh.transports.http.errors import BODY_LIMIT_BYTES, HttpFailure
 from memesh.transports.http.routes import ROUTES
 from memesh.transports.http.runtime import Runtime
+from memesh.transports.mcp.streamable import MCP_PATH, McpOverHttp
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -77,10 +80,13 @@ class MemeshHttpApp:
         self.token = token
         # `update_fetch`: the package-index lookup GET /v1/update-status uses (None: never looked up).
         self.runtime = Runtime(db_path, update_fetch)
+        # MCP at /mcp: started by its first request, on the same resources (one connection per worker thread).
+        self.mcp = McpOverHttp(self.runtime.resources, body_limit=BODY_LIMIT_BYTES)
 
         @asynccontextmanager
         async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-            yield
+            async with self.mcp.running():
+                yield
             self.close()
 
         self.router = Starlette(
@@ -113,12 +119,15 @@ class MemeshHttpApp:
         except HttpFailure as refused:
             await respond.from_failure(refused)(scope, receive, secured)
             return
+        if scope["path"] == MCP_PATH:
+            await self.mcp(scope, receive, secured)
+            return
         await self.router(scope, receive, secured)
 
     async def _edge(self, scope: Scope, receive: Receive) -> Receive:
         """The checks before any route: boundary, bearer, body limit; the body read so far, replayed to the route."""
         path: str = scope["path"]
-        if path != "/v1" and not path.startswith("/v1/"):
+        if path not in ("/v1", MCP_PATH) and not path.startswith("/v1/"):
             return receive
         headers = _headers(scope)
         refused = check_origin(headers, check_host=not self.remote)
@@ -156,7 +165,8 @@ def create_app(
     db_path: Path | None = None,
     update_fetch: Callable[[], str] | None = _REAL_LOOKUP,
 ) -> MemeshHttpApp:
-    """The ASGI app for one listener; `remote=True` requires `Authorization: Bearer <token>` on every /v1 request.
+    """The ASGI app for one listener; `remote=True` requires `Authorization: Bearer <token>` on every /v1 and /mcp
+    request.
 
     `update_fetch` is the package-index lookup of GET /v1/update-status: by default the real one, unless
     MEMESH_UPDATE_CHECK=0 turns it off. Tests pass their own.

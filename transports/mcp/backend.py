@@ -4,6 +4,7 @@ side — one shared connection behind a lock made a message send waiting up to 1
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,16 +33,23 @@ class Backend:
         path: Path | None = None,
         notifier: Notifier | None = None,
         stale: StaleCheck | None = None,
+        resources: Resources | None = None,
     ) -> None:
         self._path = path
         # The once-per-process update notice, computed off the call path (None: no update checks), and the check
         # that this process still runs the version installed on disk.
         self._notifier = notifier
         self._stale = stale
-        self.resources = Resources.pooled(path)
+        # `resources`: the process's own, when the server shares them (memesh serve's HTTP API and /mcp).
+        self.resources = resources if resources is not None else Resources.pooled(path)
         self._open_error = ""
         # A waiting message poll looks again only when the newest event id grows (memesh.app.waiting).
         self.high_water = HighWater(self._newest_event)
+
+    def serves(self, database: str) -> bool:
+        """Whether this backend's database is `database` (a resolved path): a backend handed another file (a test,
+        the answer recorder) must not run hook events for the one the environment names."""
+        return self._path is None or os.path.realpath(self._path) == database
 
     def open(self) -> None:
         """Open the store now, so a bad database path shows in the log at start; a failure is kept, not raised.

@@ -47,34 +47,48 @@ SERVER_NAME = "memesh"
 DEFAULT_HOST = "mcp"  # the provenance stamp when the client declares no name
 
 
-def _lifespan(backend: Backend) -> Callable[[Server[Backend]], AbstractAsyncContextManager[Backend]]:
+def _lifespan(backend: Backend, *, hooks: bool) -> Callable[[Server[Backend]], AbstractAsyncContextManager[Backend]]:
     @asynccontextmanager
     async def lifespan(_server: Server[Backend]) -> AsyncIterator[Backend]:
         await anyio.to_thread.run_sync(backend.open)
-        hooks = _serve_hooks()
+        hook_server = _serve_hooks(backend) if hooks else None
         try:
             yield backend
         finally:
-            if hooks is not None:
-                hooks.close()
+            if hook_server is not None:
+                hook_server.close()
             backend.close()
 
     return lifespan
 
 
-def _serve_hooks() -> HookServer | None:
+def _serve_hooks(backend: Backend) -> HookServer | None:
     """memesh-hook's warm path: this process runs hook events for hook processes of the same database, on its own
-    thread (transports/hooks/server.py); None when MEMESH_HOOK_SERVER turns it off."""
+    thread (transports/hooks/server.py); None when MEMESH_HOOK_SERVER turns it off, or when the backend was handed
+    a database other than the one the environment names (no hook process would look for it, and the hook server
+    must not serve the environment's database from a server of another)."""
     from memesh.transports.hooks.server import HookServer
 
     server = HookServer.for_environment()
+    if server is not None and not backend.serves(server.db):
+        return None
     if server is not None:
         server.start()
     return server
 
 
-def build_server(backend: Backend) -> Server[Backend]:
-    """The MCP server for MeMesh's tools, calling them on `backend` (opened when the server starts)."""
+def build_server(
+    backend: Backend,
+    *,
+    hooks: bool = True,
+    caller_session: Callable[[], str | None] = session_from_environment,
+) -> Server[Backend]:
+    """The MCP server for MeMesh's tools, calling them on `backend` (opened when the server starts).
+
+    memesh-mcp (stdio) runs in its client's session: it also serves that session's hook events (`hooks`) and calls
+    as the session its environment names (`caller_session`). Over HTTP (`memesh serve`, streamable.py) neither
+    holds: the clients are elsewhere, and the server's own environment names none of them.
+    """
     listing = tool_listing()
 
     async def list_tools(
@@ -89,7 +103,7 @@ def build_server(backend: Backend) -> Server[Backend]:
         call_ctx = backend.resources.context(
             clean_host(client_name(ctx), DEFAULT_HOST),
             True,
-            caller_session=session_from_environment(),
+            caller_session=caller_session(),
             workspace_roots=roots_asker(ctx),
         )
         wait = wait_ms(params.name, params.arguments)
@@ -108,7 +122,7 @@ def build_server(backend: Backend) -> Server[Backend]:
         SERVER_NAME,
         version=memesh.__version__,
         instructions=INSTRUCTIONS,
-        lifespan=_lifespan(backend),
+        lifespan=_lifespan(backend, hooks=hooks),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from memesh.app.registry import Op, Operation
-from memesh.app.resources import Store, the_store
+from memesh.app.resources import RecallSetup, Store, recall_setup, the_store
 from memesh.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ def _capture_turn() -> Operation[Store, HermesCaptureTurnInput, HermesCaptureTur
     return turn_capture
 
 
-def _recall() -> Operation[Store, HermesRecallInput, HermesRecallOutput]:
+def _recall() -> Operation[RecallSetup, HermesRecallInput, HermesRecallOutput]:
     from memesh.ops.hermes import recall_block
 
     return recall_block
@@ -59,7 +59,7 @@ HERMES_RECALL = Op(
     input_schema="cli/hermes_recall.input",
     output_schema="cli/hermes_recall.output",
     load=_recall,
-    uses=the_store,
+    uses=recall_setup,  # the recall mode in effect, as the recall tool
     summary="Recall for the Hermes plugin, as the block it injects",
     errors=(ErrorCode.BAD_PARAM,),
 )

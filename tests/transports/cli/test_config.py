@@ -20,6 +20,7 @@ ALLOWED = f"Allowed keys: {', '.join(sorted(KEYS))}"
 def config_file(memesh_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("MEMESH_BRIEFING", raising=False)
     monkeypatch.delenv("MEMESH_SESSION_LIMIT", raising=False)
+    monkeypatch.delenv("MEMESH_RECALL_MODE", raising=False)
     return memesh_env.parent / "config.json"
 
 
@@ -30,6 +31,7 @@ def test_list_with_nothing_stored_still_shows_the_briefing_and_session_limit_in_
         "Configuration (~/.memesh/config.json):",
         "  (nothing stored — all defaults)",
         "  briefing: minimal (default)",
+        "  recallMode: fts (default)",
         "  sessionLimit: 10 (default)",
     ]
 
@@ -47,6 +49,7 @@ def test_list_shows_stored_keys_sorted_with_briefing_and_session_limit_as_in_eff
         "  autoCapture: false",
         "  autoUpdate: minor",
         "  briefing: standard (env MEMESH_BRIEFING)",
+        "  recallMode: fts (default)",
         "  sessionLimit: 20",
     ]
 
@@ -134,3 +137,37 @@ def test_set_help_names_the_keys(cli: Cli) -> None:
     out = cli.ok("config", "set", "--help")
     for key in KEYS:
         assert key in out.out
+
+
+def test_list_shows_the_recall_mode_in_effect_and_where_it_comes_from(
+    cli: Cli, config_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert cli.ok("config", "set", "recallMode", "broad").out == "✅ Set recallMode = broad\n"
+    assert "  recallMode: broad (config.json)" in cli.ok("config", "list").out.splitlines()
+    monkeypatch.setenv("MEMESH_RECALL_MODE", "fts")
+    assert "  recallMode: fts (env MEMESH_RECALL_MODE)" in cli.ok("config", "list").out.splitlines()
+    assert cli.ok("config", "get", "recallMode").out == "broad\n"  # what is stored, as for briefing
+
+
+def test_an_invalid_recall_mode_is_refused_by_set_and_reported_as_fts_when_found(
+    cli: Cli, config_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refused = cli("config", "set", "recallMode", "semantic")
+    assert refused.code != 0 and "recallMode" in refused.err
+    monkeypatch.setenv("MEMESH_RECALL_MODE", "loud")
+    rows = cli.ok("config", "list").out.splitlines()
+    assert '  recallMode: fts (default; the value in env MEMESH_RECALL_MODE is invalid: "loud")' in rows
+
+
+def test_hybrid_without_the_semantic_extra_says_so_and_answers_as_broad(
+    cli: Cli, config_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memesh.adapters import embedding
+
+    monkeypatch.setattr(embedding, "model_folder", lambda: None)
+    monkeypatch.setenv("MEMESH_RECALL_MODE", "hybrid")
+    [row] = [line for line in cli.ok("config", "list").out.splitlines() if line.startswith("  recallMode:")]
+    assert row == (
+        "  recallMode: broad (hybrid from env MEMESH_RECALL_MODE, but the semantic extra is not installed"
+        " (pip install 'memesh[semantic]'): answering as broad)"
+    )

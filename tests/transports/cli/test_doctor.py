@@ -88,3 +88,12 @@ def test_a_postgresql_database_that_cannot_be_reached_is_a_fail_naming_it_withou
     [database] = [c for c in json.loads(out.out)["checks"] if c["id"] == "database"]
     assert database["status"] == "fail" and database["detail"].startswith("cannot open the database (postgresql://")
     assert "s3cret-pw" not in out.out + out.err
+
+
+def test_the_settings_row_names_the_recall_mode_and_warns_of_an_invalid_one(memesh_process: Process) -> None:
+    memesh_process.env["MEMESH_RECALL_MODE"] = "broad"
+    [row] = [c for c in json.loads(memesh_process("doctor", "--json").out)["checks"] if c["id"] == "config"]
+    assert row["status"] == "pass" and "recallMode: broad (env MEMESH_RECALL_MODE)" in row["detail"]
+    memesh_process.env["MEMESH_RECALL_MODE"] = "x"
+    [row] = [c for c in json.loads(memesh_process("doctor", "--json").out)["checks"] if c["id"] == "config"]
+    assert row["status"] == "warn" and "recallMode: fts (default; the value in env" in row["detail"]

@@ -70,3 +70,20 @@ def test_recall_json_loads_none_of_the_other_commands_implementations(memesh_env
     assert report["code"] == 0
     assert "memesh.transports.cli.commands.data" in report["modules"]  # the probe sees full names
     assert [name for name in DEFERRED if name in report["modules"]] == []
+
+
+def test_recall_in_the_default_mode_reads_no_config_reader_when_config_json_sets_other_keys(
+    memesh_env: Path, tmp_path: Path
+) -> None:
+    config = memesh_env.parent / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"briefing": "full", "sessionLimit": 20}))
+    env = {name: value for name, value in os.environ.items() if name != "MEMESH_RECALL_MODE"}
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_NAMES], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
+    )
+    report = json.loads(done.stdout)
+    assert report["code"] == 0
+    # The recall modes' own modules and the config reader stay off the default path.
+    unwanted = ("memesh.adapters.config_file", "memesh.core.recall_modes", "memesh.ops.recall_search")
+    assert [name for name in unwanted if name in report["modules"]] == []

@@ -35,6 +35,8 @@ def test_an_empty_memory_offers_the_demo_tour_and_removes_it_again(tab: Tab) -> 
     tab.open()
     tab.page.click("#demo-seed")
     tab.page.wait_for_selector("#demo-reset")
+    # The banner turns before the list is fetched again: wait for the list the seed produced, not only the banner.
+    tab.page.wait_for_function("document.querySelectorAll('#memory-list .memory').length === 12")
     assert tab.page.locator("#memory-list .memory").count() == 12
     tab.page.click("#demo-reset")
     tab.page.wait_for_selector("#demo-seed")

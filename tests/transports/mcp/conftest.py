@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
+import signal
 import subprocess
 import sys
 import threading
@@ -304,3 +306,82 @@ def start_raw(mcp_process: McpHarness) -> Iterator[Callable[[], RawServer]]:
     yield start
     for server in servers:
         server.close()
+
+
+# -- `memesh serve`: MCP over streamable HTTP at /mcp ------------------------------------------------------
+
+MEMESH = Path(sys.executable).with_name("memesh")
+RUNNING = re.compile(r"^MeMesh HTTP server running at http://(?P<host>[^ ]+):(?P<port>\d+)$")
+
+
+class Serving:
+    """A `memesh serve` process on a free port, its stdout read line by line on a thread."""
+
+    def __init__(self, proc: subprocess.Popen[str], home: Path) -> None:
+        self.proc = proc
+        self.home = home
+        lines: queue.Queue[str | None] = queue.Queue()
+
+        def pump() -> None:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                lines.put(line)
+            lines.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
+        first = lines.get(timeout=WAIT_SECONDS)
+        assert first is not None, proc.stderr.read() if proc.stderr else ""
+        match = RUNNING.match(first.rstrip("\n"))
+        assert match, first
+        self.port = int(match["port"])
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+
+    def token(self) -> str:
+        return (self.home / ".memesh" / "remote-token").read_text(encoding="utf-8").strip()
+
+    def stop(self) -> tuple[int, str]:
+        self.proc.send_signal(signal.SIGTERM)
+        _, err = self.proc.communicate(timeout=WAIT_SECONDS)
+        return self.proc.returncode, err
+
+
+class Launcher:
+    """Starts `memesh serve --port 0` processes (database, HOME and MEMESH_DIR under `folder`), killed by `close`."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.home = folder / "home"
+        self.env = {k: v for k, v in os.environ.items() if k not in ("MEMESH_REMOTE_TOKEN", "MEMESH_HTTP_ALLOW_REMOTE")}
+        self.env.update(
+            HOME=str(self.home),
+            MEMESH_DIR=str(self.home / ".memesh"),
+            MEMESH_DB_PATH=str(self.home / ".memesh" / "kg.db"),
+            MEMESH_UPDATE_CHECK="0",
+        )
+        self.started: list[subprocess.Popen[str]] = []
+
+    def __call__(self, *arguments: str) -> Serving:
+        proc = subprocess.Popen(
+            [str(MEMESH), "serve", "--port", "0", *arguments],
+            cwd=self.folder,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.started.append(proc)
+        return Serving(proc, self.home)
+
+    def close(self) -> None:
+        for proc in self.started:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Launcher]:
+    """A fresh server for the test, on its own database."""
+    launcher = Launcher(tmp_path)
+    yield launcher
+    launcher.close()

@@ -51,7 +51,7 @@ def _listed() -> dict[str, Any] | None:
 
 
 def list_settings() -> int:
-    """Every stored key `set` accepts, sorted; briefing and sessionLimit always, as the value in effect."""
+    """Every stored key `set` accepts, sorted; briefing, sessionLimit and recallMode always, as the value in effect."""
     listed = _listed()
     if listed is None:
         return FAILED

@@ -15,7 +15,7 @@ Key = Annotated[str, Parameter(help=f"One of: {', '.join(sorted(KEYS))}.")]
 
 @config.command(name="list")
 def list_() -> int:
-    """Every stored setting, one `key: value` line each; briefing and sessionLimit as the value in effect."""
+    """Every stored setting, one `key: value` line each; briefing, sessionLimit and recallMode as in effect."""
     from memesh.transports.cli.actions import config as config_actions
 
     return config_actions.list_settings()
