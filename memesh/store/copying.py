@@ -22,6 +22,7 @@ TABLES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
             "last_accessed_at", "confidence", "recall_hits", "recall_misses",
         ),
     ),
+    ("entity_vectors", ("entity_id", "model", "vectors")),
     ("observations", ("id", "entity_id", "content", "created_at")),
     ("tags", ("id", "entity_id", "tag")),
     ("relations", ("id", "from_entity_id", "to_entity_id", "relation_type", "metadata", "created_at")),

@@ -68,4 +68,6 @@ def described(target: Target = None) -> str:
         from memesh.store.postgres import redacted
 
         return redacted(where)
-    return str(where)
+    from memesh.store.sql import shown_file
+
+    return shown_file(str(where))

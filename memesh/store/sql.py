@@ -132,3 +132,14 @@ def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
 
 def _marks(items: Sequence[Any]) -> str:
     return ",".join("?" * len(items))
+
+
+def shown_file(path: str) -> str:
+    """A database file as doctor may show it anywhere (its answer goes over HTTP too): under the home folder as
+    `~/…`, elsewhere only its name, so that no folder of this machine outside the user's own is named."""
+    from pathlib import Path
+
+    file, home = Path(path), Path.home()
+    if file == home or home in file.parents:
+        return str(Path("~") / file.relative_to(home))
+    return f"…/{file.name}" if len(file.parts) > 1 else path

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from memesh.errors import MemeshError
 
-from memesh.store.sql import _CHUNK, SQLITE, SqlBase, _chunks, _dumps, _loads, _marks
+from memesh.store.sql import _CHUNK, SQLITE, SqlBase, _chunks, _dumps, _loads, _marks, shown_file
 
 __all__ = ["BUSY_TIMEOUT_MS", "_CHUNK", "SqliteBase", "_chunks", "_dumps", "_loads", "_marks", "_statements"]
 
@@ -80,7 +80,7 @@ class SqliteBase(SqlBase):
     def where(self) -> str:
         """The database in use, as doctor shows it: the engine and the file."""
         row = self.conn.execute("PRAGMA database_list").fetchone()
-        return f"SQLite {row[2] if row and row[2] else '(in memory)'}"
+        return f"SQLite {shown_file(row[2]) if row and row[2] else '(in memory)'}"
 
     def _insert_id(self, sql: str, params: Sequence[Any]) -> int:
         return int(self.conn.execute(sql, params).lastrowid or 0)

@@ -79,6 +79,7 @@ def _fill(store: Store, ctx: CallContext) -> None:
         )  # fmt: skip
         store.cursor_for("p", "bob", "principal", 1, token="tok-1", created_at="2026-11-30T12:00:00.000Z")
         store.set_meta("install", "kept")
+        store.store_vectors(1, "a-model", bytes(range(256)))  # hybrid recall's vectors travel with the memory
 
 
 def _rows(store: Store) -> dict[str, list[tuple[Any, ...]]]:

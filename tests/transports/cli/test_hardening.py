@@ -46,6 +46,7 @@ def test_a_name_typed_in_nfd_and_in_nfc_is_one_memory(cli: Cli) -> None:
     assert cli.ok("forget", "--name", "cafe\u0301", "--json").json()["archived"] is True
 
 
+@pytest.mark.sqlite_only  # a file that is not a database: PostgreSQL has no such file
 def test_a_foreign_sqlite_file_that_is_refused_is_left_byte_identical(cli: Cli, memesh_env: Path) -> None:
     memesh_env.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(memesh_env)
