@@ -9,14 +9,15 @@ import pytest
 
 from memesh.context import CallContext
 from memesh.core.proposals import NewProposal
-from memesh.store.sqlite import open_store
+from memesh.store.open import open_store
+from tests.backends import Backend
 from tests.calls import call
 from tests.conftest import TEST_PROJECT
 from tests.ops.curation_helpers import digest_result, seed_week
 from tests.transports.cli.conftest import Cli
 
 
-def _stage(db: Path, ctx: CallContext, **result: Any) -> int:
+def _stage(db: Path | str, ctx: CallContext, **result: Any) -> int:
     store = open_store(db)
     try:
         seed_week(store)
@@ -30,8 +31,8 @@ def _stage(db: Path, ctx: CallContext, **result: Any) -> int:
 
 
 @pytest.fixture
-def staged(memesh_env: Path, ctx: CallContext) -> int:
-    return _stage(memesh_env, ctx)
+def staged(memesh_env: Path, backend: Backend, ctx: CallContext) -> int:
+    return _stage(backend.target(memesh_env), ctx)
 
 
 def test_list_shows_the_pending_proposal_and_how_to_review_it(cli: Cli, staged: int) -> None:
@@ -86,7 +87,7 @@ def test_the_retired_consolidate_points_at_review_commands_that_exist(cli: Cli, 
 FORGED = "sess\n#99  [pending] digest  trusted-memory  (1 source, other, x, staged 2026-11-30)"
 
 
-def _stage_transcript(db: Path, session_id: str) -> int:
+def _stage_transcript(db: Path | str, session_id: str) -> int:
     """The proposal a transcript package stages, for a transcript file named `<session_id>.jsonl`."""
     store = open_store(db)
     try:
@@ -106,10 +107,10 @@ def _stage_transcript(db: Path, session_id: str) -> int:
 
 
 def test_a_transcript_named_with_a_newline_prints_as_one_escaped_line_and_json_stays_exact(
-    cli: Cli, memesh_env: Path
+    cli: Cli, memesh_env: Path, backend: Backend
 ) -> None:
     cli.ok("remember", "--name", "seed", "--type", "fact", "--obs", "x")  # the database exists
-    proposal_id = _stage_transcript(memesh_env, FORGED)
+    proposal_id = _stage_transcript(backend.target(memesh_env), FORGED)
     listed = cli.ok("dream", "list").out.splitlines()
     assert [line for line in listed if line.startswith("#")] == [
         line for line in listed if line.startswith(f"#{proposal_id} ")
