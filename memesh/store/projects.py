@@ -30,8 +30,9 @@ class Projects(Reads, Messages):
     def project_counts(self) -> dict[str, dict[str, int]]:
         """Every project any carrier names, with how many entities and messages carry it."""
         counts: dict[str, dict[str, int]] = {}
+        # A range, not LIKE: LIKE ignores ASCII case, and `Project:x` is not the project tag `project:x`.
         for tag, entities in self.conn.execute(
-            f"SELECT tag, COUNT(*) FROM tags WHERE tag {self.dialect.like} 'project:%' GROUP BY tag ORDER BY tag"
+            "SELECT tag, COUNT(*) FROM tags WHERE tag >= 'project:' AND tag < 'project;' GROUP BY tag ORDER BY tag"
         ):
             counts.setdefault(tag[len("project:") :], {"entities": 0, "messages": 0})["entities"] = entities
         if self._has_messages():

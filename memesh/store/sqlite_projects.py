@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import tempfile
 from pathlib import Path
 
 from memesh.store.projects import Projects
@@ -23,11 +25,32 @@ class SqliteProjects(SqliteBase, Projects):
         return [(int(entity_id), str(text)) for entity_id, text in rows.fetchall()]
 
     def backup_to(self, target: Path) -> None:
-        """A consistent copy of the whole database (WAL included) in `target`, written owner-only."""
+        """A consistent copy of the whole database (WAL included) in `target`, owner-only from its first byte.
+
+        The copy is written under a temporary name in the same folder, flushed to disk, then renamed: a kill or a
+        full disk mid-copy leaves no partial file under `target` (and a failure removes the temporary one)."""
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        copy = sqlite3.connect(target)
+        # mkstemp creates the file 0600 whatever the umask; SQLite then writes into that empty file.
+        handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+        os.close(handle)
+        partial = Path(name)
         try:
-            self.conn.backup(copy)
-        finally:
-            copy.close()
-        target.chmod(0o600)
+            copy = sqlite3.connect(partial)
+            try:
+                self.conn.backup(copy)
+            finally:
+                copy.close()
+            _fsync(partial)
+            partial.replace(target)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+        _fsync(target.parent)  # the rename itself survives a power cut
+
+
+def _fsync(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

@@ -16,6 +16,9 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Inside one line of a listing, a newline or a tab is as unsafe: a name holding one (a transcript file named
+# "a\n#9  [pending] ...") would print a line that looks like another record.
+_UNSAFE_IN_A_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -28,6 +31,12 @@ def safe(text: str) -> str:
     if text.startswith("\r"):
         return "\r" + _UNSAFE.sub(_escaped, text[1:])
     return _UNSAFE.sub(_escaped, text)
+
+
+def one_line(value: object) -> str:
+    """`value` as text for one line of a listing: every control character, newline and tab included, as `\\uXXXX`
+    (a name or id from the database cannot start a line of its own)."""
+    return _UNSAFE_IN_A_LINE.sub(_escaped, str(value))
 
 
 class SafeStream:

@@ -23,7 +23,7 @@ from memesh.errors import ErrorCode, MemeshError
 from memesh.transports.http import respond
 from memesh.transports.http.body import Disconnected, read_limited
 from memesh.transports.http.boundary import check_bearer, check_origin
-from memesh.transports.http.errors import BODY_LIMIT_BYTES, HttpFailure
+from memesh.transports.http.errors import BODY_LIMIT_BYTES, HttpFailure, incomplete_body
 from memesh.transports.http.routes import ROUTES
 from memesh.transports.http.runtime import Runtime
 from memesh.transports.mcp.streamable import MCP_PATH, McpOverHttp
@@ -115,6 +115,9 @@ class MemeshHttpApp:
         try:
             receive = await self._edge(scope, receive)
         except Disconnected:
+            # granian reports a body it cannot decode (a malformed chunk) as a disconnect while the client still
+            # waits for an answer: answer it as a bad body. A client that really left never reads this.
+            await respond.from_failure(incomplete_body())(scope, receive, secured)
             return
         except HttpFailure as refused:
             await respond.from_failure(refused)(scope, receive, secured)

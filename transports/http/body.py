@@ -42,7 +42,7 @@ async def read_limited(headers: Mapping[str, str], receive: Receive, limit: int 
             return await _read(receive, limit)
     except TimeoutError:
         error = MemeshError.bad_body(f"the request body did not arrive within {BODY_READ_SECONDS:g} s")
-        raise HttpFailure(error, status=408) from None
+        raise HttpFailure(error, status=408, close=True) from None
 
 
 async def _read(receive: Receive, limit: int) -> bytes:

@@ -3,7 +3,8 @@
 Path parameters (percent-decoded from the path as sent, so `%2F` is part of a name), query parameters and the JSON
 body go to the gate together (`gate.Parts`), against the operation's one input schema; the gate's one rule says
 which refusal is `validation.bad-param` and which `validation.bad-body`. A message poll that may wait does so on the
-event loop, holding no worker thread.
+event loop, holding no worker thread; past the process's cap of waiting polls (`waiting.WAITERS`) it is answered at
+once and its connection closed.
 """
 
 from __future__ import annotations
@@ -95,9 +96,15 @@ def op_endpoint(route: ApiRoute) -> Endpoint:
         ctx = http_context(request)
         rt = runtime(request)
         wait = waiting.wait_ms(op.name, parts.body)
-        if wait:
-            return respond.result(await _long_poll(request, lambda: rt.call(op, parts, ctx), wait))
-        return respond.result(await rt.call(op, parts, ctx))
+        if not wait:
+            return respond.result(await rt.call(op, parts, ctx))
+        with waiting.WAITERS.held() as admitted:
+            if admitted:
+                return respond.result(await _long_poll(request, lambda: rt.call(op, parts, ctx), wait))
+        # At the cap: what is there now, and the connection closed, so its descriptor is free for the rest of the API.
+        response = respond.result(await rt.call(op, parts, ctx))
+        response.headers["connection"] = "close"
+        return response
 
     serve.__name__ = f"serve_{op.name.replace('.', '_')}"
     return serve

@@ -56,11 +56,20 @@ def status_for(error: MemeshError) -> int:
 class HttpFailure(Exception):
     """A failure the app answers with an envelope; raised by the request-decoding helpers, caught in one place."""
 
-    def __init__(self, error: MemeshError, *, status: int | None = None, extra: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        error: MemeshError,
+        *,
+        status: int | None = None,
+        extra: dict[str, Any] | None = None,
+        close: bool = False,
+    ) -> None:
         super().__init__(error.message)
         self.error = error
         self.status = status_for(error) if status is None else status
         self.extra = extra or {}
+        # `close`: the request's body was not read to its end, so what follows on the connection is not a request.
+        self.close = close
 
 
 def success(data: Any) -> dict[str, Any]:
@@ -79,7 +88,12 @@ def failure(error: MemeshError, extra: dict[str, Any] | None = None) -> dict[str
 
 def too_large() -> HttpFailure:
     error = MemeshError(ErrorCode.PAYLOAD_TOO_LARGE, "Request body exceeds the 1MB limit")
-    return HttpFailure(error, extra={"limit": "1mb", "hint": BODY_LIMIT_HINT})
+    return HttpFailure(error, extra={"limit": "1mb", "hint": BODY_LIMIT_HINT}, close=True)
+
+
+def incomplete_body() -> HttpFailure:
+    error = MemeshError.bad_body("the request body ended before it was complete, or its chunked encoding is broken")
+    return HttpFailure(error, extra={"hint": JSON_BODY_HINT}, close=True)
 
 
 def bad_json(message: str) -> HttpFailure:

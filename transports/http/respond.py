@@ -31,7 +31,10 @@ def refused(error: MemeshError, *, status: int | None = None, extra: dict[str, A
 
 
 def from_failure(exc: HttpFailure) -> Response:
-    return refused(exc.error, status=exc.status, extra=exc.extra)
+    response = refused(exc.error, status=exc.status, extra=exc.extra)
+    if exc.close:  # the answer ends the connection: a kept-alive client would otherwise wait on the unread body
+        response.headers["connection"] = "close"
+    return response
 
 
 def result(outcome: Result[Any, MemeshError]) -> Response:

@@ -29,6 +29,9 @@ API: list[ApiRoute] = [
     # `:path` so Starlette hands over a name with %2F in it; the endpoint reads the name from the path as sent, where
     # a literal `/` makes one segment too many (route.not-found).
     ApiRoute("/v1/entities/{name:path}", memory.ENTITY),
+    # The same memory by ?name=: a browser (and curl) resolves the segments `.` and `..` — `%2E` too — before it
+    # sends a path, so the memories named `.` and `..` can only be asked for in the query (the dashboard's way).
+    ApiRoute("/v1/entity", memory.ENTITY),
     ApiRoute("/v1/task-state", memory.TASK_STATE_READ),
     ApiRoute("/v1/briefing-index", session.BRIEFING_INDEX),
     ApiRoute("/v1/doctor", session.DOCTOR),

@@ -27,7 +27,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 import memesh
-from memesh.app.waiting import call_waiting, wait_ms
+from memesh.app.waiting import WAITERS, call_waiting, wait_ms
 from memesh.context import session_from_environment
 from memesh.core.provenance import clean_host
 from memesh.transports.mcp import channel
@@ -108,13 +108,15 @@ def build_server(
         )
         wait = wait_ms(params.name, params.arguments)
         if wait:
-            # A long poll waits on the event loop between looks, holding neither a thread nor the store.
-            outcome = await call_waiting(
-                lambda: anyio.to_thread.run_sync(backend.run, params.name, params.arguments, call_ctx),
-                wait,
-                backend.high_water,
-            )
-            return backend.answer(params.name, outcome)
+            with WAITERS.held() as admitted:  # past the process's cap a poll is answered at once, as with wait_ms 0
+                if admitted:
+                    # A long poll waits on the event loop between looks, holding neither a thread nor the store.
+                    outcome = await call_waiting(
+                        lambda: anyio.to_thread.run_sync(backend.run, params.name, params.arguments, call_ctx),
+                        wait,
+                        backend.high_water,
+                    )
+                    return backend.answer(params.name, outcome)
         # The store is synchronous SQLite: a call runs in a worker thread so the event loop keeps serving.
         return await anyio.to_thread.run_sync(backend.call, params.name, params.arguments, call_ctx)
 

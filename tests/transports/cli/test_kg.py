@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import resource
+import stat
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from memesh.context import CallContext
 from memesh.store.open import open_store
+from memesh.store.sqlite import open_store as open_sqlite
 from tests.backends import Backend
-from tests.transports.cli.conftest import Cli, Process
+from tests.conftest import Caller
+from tests.transports.cli.conftest import MEMESH_BIN, Cli, Process
 
 
 def _tags(db: Path | str, name: str) -> list[str]:
@@ -118,3 +125,62 @@ def test_kg_propose_refuses_what_is_not_one_json_object_in_one_line(memesh_proce
     done = memesh_process("kg", "propose", "guard", stdin=stdin)
     assert done.code == 1 and done.out == ""
     assert done.err.startswith("Error: ") and "unexpectedly" not in done.err and len(done.err.splitlines()) == 1
+
+
+def _database_of_size(db: Path, ctx: CallContext, memories: int) -> int:
+    db.parent.mkdir(parents=True, exist_ok=True)
+    store = open_sqlite(db)  # the backup is of the SQLite file
+    try:
+        caller = Caller(store, ctx)
+        for index in range(memories):
+            observations = [f"note {index}.{line} " + "lorem ipsum dolor sit amet " * 12 for line in range(40)]
+            caller.ok(
+                "remember",
+                {"name": f"m{index}", "type": "fact", "observations": observations, "tags": ["project:tim"]},
+            )
+    finally:
+        store.close()  # the last connection checkpoints the write-ahead log into the file
+    return db.stat().st_size
+
+
+def test_the_applied_rename_backup_is_owner_only(cli: Cli, memesh_env: Path) -> None:
+    os.umask(0o022)
+    cli.ok("remember", "--name", "a", "--type", "fact", "--obs", "x", "--tags", "project:tim")
+    applied = cli.ok("kg", "rename-project", "--from", "tim", "--to", "tom", "--apply", "--json").json()
+    assert stat.S_IMODE(Path(applied["backup"]).stat().st_mode) == 0o600
+    assert [path.name for path in Path(applied["backup"]).parent.iterdir()] == [Path(applied["backup"]).name]
+
+
+def test_a_backup_that_fails_mid_copy_leaves_no_file_under_its_name_and_renames_nothing(
+    memesh_process: Process, ctx: CallContext
+) -> None:
+    db = Path(memesh_process.env["MEMESH_DB_PATH"])
+    size = _database_of_size(db, ctx, memories=12)
+    assert size > 256 * 1024
+
+    def small_files() -> None:  # a full disk halfway through the copy: writes past this size fail (EFBIG)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size // 2, size // 2))
+
+    done = subprocess.run(
+        [str(MEMESH_BIN), "kg", "rename-project", "--from", "tim", "--to", "tom", "--apply", "--json"],
+        cwd=memesh_process.cwd,
+        env=memesh_process.env,
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=small_files,
+    )
+    assert done.returncode == 1, done
+    backups = db.parent / "backups"
+    assert not backups.exists() or list(backups.iterdir()) == []  # neither the final name nor the temporary one
+    assert _tags(db, "m0") == ["project:tim"]
+
+
+def test_the_project_listing_matches_project_tags_exactly(cli: Cli, memesh_env: Path) -> None:
+    cli.ok("remember", "--name", "a", "--type", "fact", "--obs", "x", "--tags", "project:Foo")
+    cli.ok("remember", "--name", "b", "--type", "fact", "--obs", "y", "--tags", "project:foo")
+    cli.ok("remember", "--name", "c", "--type", "fact", "--obs", "z", "--tags", "project:foo", "Project:bar")
+    listed = cli.ok("kg", "rename-project", "--json").json()["projects"]
+    assert {row["project"]: row["entities"] for row in listed} == {"Foo": 1, "foo": 2}  # no "bar" from Project:
+    preview = cli.ok("kg", "rename-project", "--from", "Foo", "--to", "baz", "--json").json()
+    assert preview["entities_renamed"] == 1

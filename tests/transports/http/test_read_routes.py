@@ -122,3 +122,11 @@ def test_broken_metadata_rows_never_make_analytics_fail(api: Api, db_file: Path)
     for path in ("/v1/stats", "/v1/analytics", "/v1/analytics/pm", "/v1/patterns", "/v1/projects"):
         assert api.ok("GET", path) is not None
     assert api.ok("POST", "/v1/demo/reset")["removed"] == 0
+
+
+def test_a_memory_named_dot_or_dot_dot_is_read_by_its_name_in_the_query(api: Api) -> None:
+    for name in (".", "..", "a/b c"):
+        api.ok("POST", "/v1/remember", json={"name": name, "type": "fact", "observations": [f"named {name}"]})
+        assert api.ok("GET", "/v1/entity", params={"name": name})["observations"] == [f"named {name}"]
+    api.fails("GET", "/v1/entity", 400, "validation.bad-param")
+    api.fails("GET", "/v1/entity", 404, "resource.not-found", params={"name": "nope"})

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 import anyio
 import pytest
 
+from memesh.app.waiting import WAITERS
+
 if TYPE_CHECKING:
     from tests.transports.mcp.conftest import McpInMemory
 
@@ -123,3 +125,13 @@ async def test_tools_list_serves_a_flat_message_schema(mcp_server: McpInMemory) 
     assert not {"oneOf", "anyOf", "allOf", "if"} & set(tool.input_schema)
     assert tool.input_schema["type"] == "object"
     json.dumps(tool.input_schema)
+
+
+async def test_a_waiting_poll_past_the_process_cap_is_answered_at_once(
+    mcp_server: McpInMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(WAITERS, "limit", 0)  # every slot taken (by polls over HTTP at /mcp or /v1, say)
+    async with mcp_server.connect("2026-07-28") as client:
+        with anyio.fail_after(10):  # far inside the 30 s it asks to wait
+            out = await client.ok("message", {"action": "poll", "project": PROJECT, "recipient": "r", "wait_ms": 30000})
+    assert (out["events"], out["timed_out"]) == ([], False)  # as the same poll with wait_ms 0

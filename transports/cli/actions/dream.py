@@ -10,6 +10,7 @@ from typing import Any
 from memesh.app.operations import review
 from memesh.core.proposals import relation_line
 from memesh.transports.cli.actions.memory import report, run_op
+from memesh.transports.cli.terminal import one_line
 
 
 def list_proposals(status: str, *, as_json: bool) -> int:
@@ -21,15 +22,16 @@ def _rows(rows: Sequence[Any], status: str) -> str:
     if not rows:
         return f"No {status} proposals." if status != "all" else "No proposals."
     lines = []
-    for row in rows:
-        label = row["kind"] if row["source_kind"] == "entities" else f"{row['kind']} from a {row['source_kind']}"
+    for row in rows:  # one line per proposal: what the database holds is escaped so it cannot start another
+        kind, source_kind = one_line(row["kind"]), one_line(row["source_kind"])
+        label = kind if row["source_kind"] == "entities" else f"{kind} from a {source_kind}"
         lines.append(
-            f"#{row['id']}  [{row['status']}] {label}  {row['digest_name']}  "
-            f"({row['source_count']} source{'s' if row['source_count'] != 1 else ''}, {row['project']}, "
-            f"{row['cluster_key']}, staged {row['created_at']})"
+            f"#{row['id']}  [{one_line(row['status'])}] {label}  {one_line(row['digest_name'])}  "
+            f"({row['source_count']} source{'s' if row['source_count'] != 1 else ''}, {one_line(row['project'])}, "
+            f"{one_line(row['cluster_key'])}, staged {one_line(row['created_at'])})"
         )
         if row["digest_observations_preview"]:
-            lines.append(f"      {row['digest_observations_preview']}")
+            lines.append(f"      {one_line(row['digest_observations_preview'])}")
     if status == "pending":
         lines.append("Review: memesh dream show <id>, then memesh dream accept <id> or memesh dream reject <id>.")
     return "\n".join(lines)
@@ -42,12 +44,15 @@ def show(proposal_id: int, *, as_json: bool) -> int:
 def _detail(shown: Any) -> str:
     payload = shown["proposed_digest"]
     lines = [
-        f"Proposal #{shown['id']}: {shown['kind']} ({shown['source_kind']}), {shown['status']}",
-        f"Project: {shown['project']}    Cluster: {shown['cluster_key']}    Staged: {shown['created_at']}",
+        f"Proposal #{shown['id']}: {one_line(shown['kind'])} ({one_line(shown['source_kind'])}), "
+        f"{one_line(shown['status'])}",
+        f"Project: {one_line(shown['project'])}    Cluster: {one_line(shown['cluster_key'])}    "
+        f"Staged: {one_line(shown['created_at'])}",
     ]
     if shown["reviewed_at"]:
         lines.append(
-            f"Reviewed: {shown['reviewed_at']}" + (f"    Reason: {shown['reason']}" if shown["reason"] else "")
+            f"Reviewed: {one_line(shown['reviewed_at'])}"
+            + (f"    Reason: {one_line(shown['reason'])}" if shown["reason"] else "")
         )
     if shown["kind"] == "relation":
         lines += ["", f"Proposed relation: {relation_line(payload)}", f"Why: {payload.get('rationale')}"]
@@ -57,7 +62,8 @@ def _detail(shown: Any) -> str:
         lesson = payload.get("source_lesson") or {}
         lines += [
             "",
-            f"Proposed guard on lesson {lesson.get('name')} (a warning before a matching {guard.get('tool')} command)",
+            f"Proposed guard on lesson {one_line(lesson.get('name'))} "
+            f"(a warning before a matching {guard.get('tool')} command)",
             f"Pattern (case-insensitive): {guard.get('pattern')}",
             f"Warning: {guard.get('message')}",
             *(f"  matches:        {example}" for example in guard.get("should_match", [])),
@@ -67,11 +73,11 @@ def _detail(shown: Any) -> str:
             lines.append(f"Replaces the lesson's current guard: {json.dumps(payload['replaces'], ensure_ascii=False)}")
         lines.append("Accepting writes this guard into the lesson's metadata; no memory is created.")
     else:
-        lines += ["", f"Proposed memory: {payload.get('name')} [{payload.get('type')}]"]
+        lines += ["", f"Proposed memory: {one_line(payload.get('name'))} [{one_line(payload.get('type'))}]"]
         if payload.get("title"):
-            lines.append(f"Title: {payload['title']}")
+            lines.append(f"Title: {one_line(payload['title'])}")
         lines += [f"  - {text}" for text in payload.get("observations", [])]
-        lines.append(f"Tags: {', '.join(payload.get('tags', []))}")
+        lines.append(f"Tags: {', '.join(one_line(tag) for tag in payload.get('tags', []))}")
         if shown["kind"] == "pattern_emergent":
             lines.append(
                 "Accepting creates this memory and links each source to it (evidence_for); sources stay active."
@@ -81,11 +87,12 @@ def _detail(shown: Any) -> str:
         coverage = sources.get("coverage") or {}
         lines += [
             "",
-            f"Evidence: session {sources.get('session_id')} ({(sources.get('source') or {}).get('host')}), "
+            f"Evidence: session {one_line(sources.get('session_id'))} "
+            f"({one_line((sources.get('source') or {}).get('host'))}), "
             f"{coverage.get('included_turns')} of {coverage.get('total_turns')} visible turns"
             + (" (clipped)" if coverage.get("truncated") else ""),
         ]
-        lines += [f"  {turn.get('role')}: {turn.get('text')}" for turn in sources.get("sources", [])]
+        lines += [f"  {one_line(turn.get('role'))}: {turn.get('text')}" for turn in sources.get("sources", [])]
     else:
         lines += ["", f"Source memories: {', '.join(f'#{sid}' for sid in sources or [])}"]
     if payload.get("improvement"):
