@@ -188,6 +188,14 @@ def test_json_without_an_entities_array_is_refused_saying_so(cli: Cli, tmp_path:
         assert '"entities" array' in out.err.splitlines()[0]
 
 
+def test_a_bundle_whose_entities_is_not_an_array_is_a_bad_body_as_over_mcp_and_http(cli: Cli, tmp_path: Path) -> None:
+    other = tmp_path / "other.json"
+    for content in ('{"entities": {}}', '{"entities": "x"}', '{"memories": []}', "[]"):
+        other.write_text(content, encoding="utf-8")
+        out = cli("import", str(other), "--json")
+        assert (out.code, out.json()["errorCode"]) == (1, "validation.bad-body")
+
+
 def test_a_folder_given_as_the_file_is_one_error_line(cli: Cli, tmp_path: Path) -> None:
     out = cli("import", str(tmp_path))
     assert out.code == 1
