@@ -122,3 +122,13 @@ def test_broken_metadata_rows_never_make_analytics_fail(api: Api, db_file: Path)
     for path in ("/v1/stats", "/v1/analytics", "/v1/analytics/pm", "/v1/patterns", "/v1/projects"):
         assert api.ok("GET", path) is not None
     assert api.ok("POST", "/v1/demo/reset")["removed"] == 0
+
+
+def test_the_entity_listing_pages_with_offset(api: Api) -> None:
+    for name in ("first", "second", "third"):
+        api.ok("POST", "/v1/remember", json={"name": name, "type": "note", "observations": [name]})
+    assert [e["name"] for e in api.ok("GET", "/v1/entities?limit=2")] == ["third", "second"]
+    assert [e["name"] for e in api.ok("GET", "/v1/entities?limit=2&offset=2")] == ["first"]
+    assert api.ok("GET", "/v1/entities?offset=3") == []
+    refused = api.get("/v1/entities?offset=-1")
+    assert (refused.status_code, refused.json()["errorCode"]) == (400, "validation.bad-param")
