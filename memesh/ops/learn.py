@@ -42,8 +42,8 @@ def learn(store: RememberStore, request: LearnInput, *, ctx: CallContext) -> Res
     if existing is not None:
         # The same lesson stated again adds only what is new about it, never a second copy of the same lines (a
         # lesson keeps repeated lines when they are stated in one call, so remember does not drop them for us).
-        stored = set(existing.observations)
-        observations = [line for line in observations if line not in stored]
+        already = set(existing.observations)
+        observations = [line for line in observations if line not in already]
     stored = remember(
         store,
         {"name": name, "type": "lesson_learned", "observations": observations, "tags": tags},
