@@ -4,7 +4,10 @@ Install: copy this folder to `$HERMES_HOME/plugins/memesh` (default `~/.hermes/p
 `memory.provider: memesh` in Hermes's config.yaml. It needs the `memesh` command (`pip install memesh`, or set
 MEMESH_BIN to its path); the database is the one `memesh` uses (MEMESH_DB_PATH, else ~/.memesh).
 
-Before each turn it recalls what MeMesh knows about the user's message; after each turn it hands the turn to
+After each turn Hermes queues a prefetch (`queue_prefetch`): a background recall of what MeMesh knows about the
+user's message, kept for the next turn, whose `prefetch` answers from that cache at once and never waits on a
+recall (a turn with nothing cached yet gets no block, and starts the recall for the one after). After each turn it
+also hands the turn to
 `memesh hermes capture-turn` (kept only when the reply states a decision or a lesson); at a session end or before
 context compression it hands the message list to `memesh hermes capture-session` (the Claude Code Stop hook's
 rules: edited files, errors fixed, a heavy session's commands). Every payload goes to `memesh` on stdin, never on
@@ -21,13 +24,14 @@ import re
 import shutil
 import subprocess
 import threading
+from pathlib import Path
 from typing import Any
 
 from agent.memory_provider import MemoryProvider
 
 logger = logging.getLogger(__name__)
 
-RECALL_TIMEOUT_SECONDS = 3.0  # a slow recall skips injection rather than holding up the turn
+RECALL_TIMEOUT_SECONDS = 10.0  # a background recall slower than this is dropped (it never holds up a turn)
 TURN_TIMEOUT_SECONDS = 30.0
 SESSION_TIMEOUT_SECONDS = 20.0  # session capture runs synchronously at a boundary, just before shutdown
 TURN_QUEUE_MAX = 8  # turns waiting for capture; a full queue drops the turn (logged), never blocks Hermes
@@ -44,6 +48,17 @@ def memesh_command() -> str | None:
     return shutil.which("memesh")
 
 
+def memesh_files() -> list[str]:
+    """The files a backup of MeMesh's memory needs, as `memesh` finds them: the database (MEMESH_DB_PATH, else
+    knowledge-graph.db in MEMESH_DIR, default ~/.memesh), its write-ahead log while one is there, and config.json."""
+    folder_setting = os.environ.get("MEMESH_DIR", "").strip()
+    folder = Path(folder_setting).expanduser() if folder_setting else Path.home() / ".memesh"
+    db_setting = os.environ.get("MEMESH_DB_PATH", "").strip()
+    database = Path(db_setting).expanduser() if db_setting else folder / "knowledge-graph.db"
+    candidates = [database, database.with_name(database.name + "-wal"), folder / "config.json"]
+    return [str(path) for path in candidates if path.is_file()]
+
+
 def session_arg(session_id: str) -> str:
     """A Hermes session id in the form `memesh hermes --session` accepts (1-128 of A-Z a-z 0-9 . _ : -)."""
     return (_SESSION_UNSAFE.sub("-", session_id) or "hermes")[:128]
@@ -58,6 +73,13 @@ class MemeshMemoryProvider(MemoryProvider):
         self._turns: queue.Queue[tuple[str, str, str] | None] = queue.Queue(maxsize=TURN_QUEUE_MAX)
         self._worker: threading.Thread | None = None
         self._lock = threading.Lock()
+        # Prefetch: the one recall waiting to run (only the newest query matters), the answers kept per session,
+        # and the thread that runs them.
+        self._wanted: tuple[str, str] | None = None
+        self._prefetched: dict[str, str] = {}
+        self._recaller: threading.Thread | None = None
+        self._recall_ready = threading.Condition(self._lock)
+        self._closed = False
 
     @property
     def name(self) -> str:
@@ -71,6 +93,8 @@ class MemeshMemoryProvider(MemoryProvider):
 
     def initialize(self, session_id: str, **kwargs: Any) -> None:
         self._session_id = session_id or "hermes"
+        with self._lock:
+            self._closed = False  # a provider Hermes starts again after shutdown() prefetches again
         # Cron, subagent and flush contexts are not the user's conversation: only the primary agent writes.
         self._primary = kwargs.get("agent_context", "primary") == "primary"
 
@@ -86,15 +110,47 @@ class MemeshMemoryProvider(MemoryProvider):
     # -- recall -----------------------------------------------------------------------------------------------
 
     def prefetch(self, query: str, *, session_id: str = "") -> str:
+        """What the background recall left for this session (once), at once; with nothing there yet, start one for
+        `query` and answer "" rather than make the turn wait for a `memesh` process."""
+        session = session_arg(session_id or self._session_id)
+        with self._lock:
+            cached = self._prefetched.pop(session, None)
+        if cached is None:
+            self.queue_prefetch(query, session_id=session_id)
+        return cached or ""
+
+    def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
+        """Recall `query` in the background for the session's next turn; a newer query replaces one still waiting."""
         if not query or not query.strip():
-            return ""
-        answer = self._run(
-            ["recall", "--session", session_arg(session_id or self._session_id)],
-            {"query": query[:RECALL_QUERY_CHARS], "limit": RECALL_LIMIT},
-            RECALL_TIMEOUT_SECONDS,
-        )
-        context = answer.get("context") if answer else None
-        return context if isinstance(context, str) else ""
+            return
+        with self._lock:
+            if self._closed:
+                return
+            self._wanted = (session_arg(session_id or self._session_id), query[:RECALL_QUERY_CHARS])
+            self._recall_ready.notify()
+            if self._recaller is None or not self._recaller.is_alive():
+                self._recaller = threading.Thread(target=self._recall_loop, name="memesh-prefetch", daemon=True)
+                self._recaller.start()
+
+    def _recall_loop(self) -> None:
+        while True:
+            with self._lock:
+                while self._wanted is None and not self._closed:
+                    self._recall_ready.wait()
+                if self._wanted is None:
+                    return
+                session, query = self._wanted
+                self._wanted = None
+            answer = self._run(
+                ["recall", "--session", session], {"query": query, "limit": RECALL_LIMIT}, RECALL_TIMEOUT_SECONDS
+            )
+            context = answer.get("context") if answer else None
+            with self._lock:
+                self._prefetched[session] = context if isinstance(context, str) else ""
+
+    def backup_paths(self) -> list[str]:
+        """The files Hermes should include in a backup: MeMesh's database (and its write-ahead log) and config."""
+        return memesh_files()
 
     # -- capture ----------------------------------------------------------------------------------------------
 
@@ -156,9 +212,13 @@ class MemeshMemoryProvider(MemoryProvider):
         self._session_id = new_session_id or self._session_id
 
     def shutdown(self) -> None:
-        """Let the waiting turns be captured (bounded), then stop the worker."""
+        """Let the queued recall finish and the waiting turns be captured (bounded), then stop both workers."""
         with self._lock:
-            worker = self._worker
+            worker, recaller = self._worker, self._recaller
+            self._closed = True
+            self._recall_ready.notify()
+        if recaller is not None:
+            recaller.join(timeout=RECALL_TIMEOUT_SECONDS * 2)
         if worker is None or not worker.is_alive():
             return
         try:

@@ -14,5 +14,5 @@ class FeedbackOutput(TypedDict, closed=True):
     body: str
     url: str
     """
-    GitHub's new-issue form, pre-filled (at most 8000 characters).
+    The new-issue form of this distribution's own tracker (its declared Issues URL), pre-filled for a GitHub tracker (at most 8000 characters); empty when it declares none.
     """

@@ -19,3 +19,7 @@ class EntitiesInput(TypedDict, closed=True):
     """
     At most this many memories (1–5000, default 20).
     """
+    offset: NotRequired[int]
+    """
+    Skip this many of the newest first (default 0): the next page starts at offset + limit.
+    """

@@ -142,6 +142,19 @@ def install_channel() -> Channel:
     return "pip-system"
 
 
+def issue_tracker() -> str | None:
+    """The issue tracker this distribution declares (`[project.urls] Issues` in pyproject.toml, a `Project-URL:
+    Issues, <url>` line in its metadata), or None when it declares none."""
+    dist = _distribution()
+    if dist is None:
+        return None
+    for entry in dist.metadata.get_all("Project-URL") or []:
+        label, _, url = str(entry).partition(",")
+        if label.strip().lower() in {"issues", "bug tracker", "tracker"} and url.strip().startswith("https://"):
+            return url.strip()
+    return None
+
+
 def default_fetcher() -> Fetcher | None:
     """The real lookup, or None when checks are turned off."""
     return fetch_latest if checks_enabled() else None

@@ -193,6 +193,12 @@ class Resources:
 
         return install_channel()
 
+    def issue_tracker(self) -> str | None:
+        """Where this distribution takes issue reports (its declared `Issues` URL), None when it names none."""
+        from memesh.adapters.update_check import issue_tracker
+
+        return issue_tracker()
+
     def install_id(self) -> str:
         """This installation's anonymous id (made on first use)."""
         from memesh.adapters.install_id import install_id

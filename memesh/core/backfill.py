@@ -93,9 +93,14 @@ class Plan:
     edges: list[Edge] = field(default_factory=list)
     considered: list[int] = field(default_factory=list)  # orphans looked at by rules 1-4 (the idempotency set)
 
-    def add(self, edge: Edge, existing: set[tuple[int, int, str]]) -> bool:
+    def add(self, edge: Edge, existing: set[tuple[int, int, str]], *, undirected: bool = False) -> bool:
+        """Plan `edge` unless it (or, for an `undirected` kind, the same edge the other way) is already there."""
         key = (edge.from_id, edge.to_id, edge.type)
         if edge.from_id == edge.to_id or key in existing:
+            return False
+        if undirected and (edge.to_id, edge.from_id, edge.type) in existing:
+            # related-to, co-created and shares-name-tokens say the same thing both ways: when two orphans find each
+            # other, the one considered first holds the pair's only edge.
             return False
         existing.add(key)
         self.edges.append(edge)
@@ -112,6 +117,13 @@ def topical(tags: Iterable[str]) -> set[str]:
 
 def projects(entity: Entity) -> frozenset[str]:
     return frozenset(tag[len("project:") :] for tag in entity.tags if tag.startswith("project:"))
+
+
+def same_scope(one: Entity, other: Entity) -> bool:
+    """Rule 1's project condition: the two share a project tag, or neither has one. Topics shared across two
+    projects (`python`, `auth`) say nothing about the memories being related."""
+    mine, theirs = projects(one), projects(other)
+    return bool(mine & theirs) if mine or theirs else True
 
 
 def _signal(entity: Entity) -> float:
@@ -151,12 +163,12 @@ def plan(
             scored = [
                 (len(mine & topical(other.tags)), other)
                 for other in newest_first
-                if other.id != orphan.id and projects(other) == projects(orphan)
+                if other.id != orphan.id and same_scope(orphan, other)
             ]
             for shared, other in sorted(scored, key=lambda pair: -pair[0]):
                 if shared < options.min_shared_tags or made >= options.max_per_source:
                     break
-                made += out.add(Edge(orphan.id, other.id, "related-to", "tag-cooccurrence"), existing)
+                made += out.add(Edge(orphan.id, other.id, "related-to", "tag-cooccurrence"), existing, undirected=True)
         if orphan.type in CLUSTERED_TYPES and projects(orphan) and made < options.max_per_source:  # Rule 2
             anchor = next(
                 (
@@ -178,7 +190,9 @@ def plan(
                     and _signal(other) >= SESSION_COOCCURRENCE_MIN_SIGNAL
                     and _sessions(orphan) & _sessions(other)
                 ):
-                    made += out.add(Edge(orphan.id, other.id, "co-created", "session-cooccurrence"), existing)
+                    made += out.add(
+                        Edge(orphan.id, other.id, "co-created", "session-cooccurrence"), existing, undirected=True
+                    )
         if options.name_tokens:  # Rule 4
             mine_tokens = name_tokens(orphan.name)
             for other in orphans:
@@ -188,7 +202,9 @@ def plan(
                 shared = len(mine_tokens & theirs)
                 jaccard = shared / len(mine_tokens | theirs) if theirs else 0.0
                 if shared >= 3 or (shared and jaccard >= options.min_jaccard):
-                    made += out.add(Edge(orphan.id, other.id, "shares-name-tokens", "name-tokens"), existing)
+                    made += out.add(
+                        Edge(orphan.id, other.id, "shares-name-tokens", "name-tokens"), existing, undirected=True
+                    )
     if options.evidence_links:  # Rule 5: evidence → the work item it supports
         has_evidence_edge = {from_id for from_id, _, kind in existing if kind == "evidences"}
         work = [e for e in newest_first if e.type in WORK_TYPES]

@@ -16,7 +16,8 @@ from urllib.parse import urlencode
 from memesh.core.clean import clean_text
 
 Kind = Literal["bug", "feature", "question"]
-ISSUE_REPO: Final = "PCIRCLE-AI/memesh-llm-memory"
+# A GitHub tracker (https://github.com/<owner>/<repo>/issues) gets its new-issue form pre-filled.
+_GITHUB_TRACKER = re.compile(r"^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/issues/?$")
 URL_LIMIT: Final = 8000  # GitHub refuses longer issue links; the body then leaves the diagnostics to be pasted
 LABELS: Final[dict[Kind, str]] = {"bug": "bug", "feature": "enhancement", "question": "question"}
 HEADINGS: Final[dict[Kind, str]] = {"bug": "Bug report", "feature": "Feature request", "question": "Question"}
@@ -71,10 +72,15 @@ def body(kind: Kind, message: str | None, diagnostics: Mapping[str, Any] | None)
     return "\n".join(lines)
 
 
-def issue_url(kind: Kind, issue_title: str, issue_body: str, repo: str = ISSUE_REPO) -> str:
-    """The link to GitHub's new-issue form, pre-filled; over 8000 characters, the body's diagnostics are replaced by
-    a line asking to paste them (they were printed in full)."""
-    base = f"https://github.com/{repo}/issues/new?"
+def issue_url(kind: Kind, issue_title: str, issue_body: str, tracker: str | None) -> str:
+    """The link to `tracker`'s new-issue form, pre-filled when it is a GitHub tracker (over 8000 characters, the
+    body's diagnostics are replaced by a line asking to paste them: they were printed in full); the tracker itself
+    for any other; "" when this copy names no tracker, rather than another project's."""
+    if tracker is None:
+        return ""
+    if not _GITHUB_TRACKER.match(tracker):
+        return tracker
+    base = f"{tracker.rstrip('/')}/new?"
 
     def build(text: str) -> str:
         return base + urlencode({"title": issue_title, "body": text, "labels": LABELS[kind]})

@@ -249,10 +249,14 @@ def plan_entry(existing: Entity | None, entry: dict[str, Any], options: Options,
             and not new
             and all(tag in existing.tags for tag in tags)
             and title in (None, existing.title)
-            and moved_to is None
         )
-        if adds_nothing:
+        if adds_nothing and moved_to is None:
             return EntryPlan("skipped")
+        if adds_nothing:
+            # Only the move the call asked for: none of the file's text lands, so this is no append (and no reason to
+            # distrust the memory); the bundle's metadata is not taken either.
+            assert moved_to is not None
+            return EntryPlan("skipped", write=_moved(existing, moved_to, now))
         if not options.trust:  # a trusted restore leaves an appended memory's own trust as it was
             metadata.update(_trust_keys(existing.metadata, options, now))
         return EntryPlan(
@@ -295,6 +299,22 @@ def plan_entry(existing: Entity | None, entry: dict[str, Any], options: Options,
             tags=tuple(tags),
         ),
         relations=relations,
+    )
+
+
+def _moved(existing: Entity, namespace: str, now: datetime) -> EntityWrite:
+    """`existing` as it is, in `namespace`, with where it came from recorded so the move can be reversed."""
+    metadata = {**existing.metadata, "previous_namespace": existing.namespace, "namespace_moved_at": iso_time(now)}
+    return EntityWrite(
+        entity_id=existing.id,
+        name=existing.name,
+        type=existing.type,
+        title=existing.title,
+        namespace=namespace,
+        status=existing.status,
+        metadata=metadata,
+        observations=tuple(existing.observations),
+        tags=tuple(existing.tags),
     )
 
 

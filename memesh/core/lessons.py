@@ -46,12 +46,10 @@ def lesson_name(project: str | None, error: str) -> str:
 
 
 def lesson_observations(error: str, fix: str, root_cause: str | None, prevention: str | None) -> list[str]:
-    return [
-        f"Error: {error}",
-        f"Root cause: {root_cause or 'Not specified'}",
-        f"Fix: {fix}",
-        f"Prevention: {prevention or 'Review similar code paths'}",
-    ]
+    """One line per field the caller stated, in the spec's order: a field left out (or blank) is not written, since
+    a placeholder such as "Root cause: not specified" would be recalled as if someone had said it."""
+    fields = (("Error", error), ("Root cause", root_cause), ("Fix", fix), ("Prevention", prevention))
+    return [f"{label}: {value}" for label, value in fields if value is not None and value.strip()]
 
 
 def only_credentials(redacted_error: str) -> bool:

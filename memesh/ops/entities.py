@@ -21,7 +21,9 @@ LIST_DEFAULT_LIMIT: int = facts.default("http/entities.input", "limit")
 
 
 class EntitiesStore(Protocol):
-    def list_ids(self, entity_type: str | None, limit: int, *, include_archived: bool = True) -> list[int]: ...
+    def list_ids(
+        self, entity_type: str | None, limit: int, *, include_archived: bool = True, offset: int = 0
+    ) -> list[int]: ...
     def load(self, ids: Sequence[int]) -> list[Entity]: ...
     def find(self, name: str) -> Entity | None: ...
 
@@ -37,9 +39,11 @@ def full_entity(entity: Entity) -> StoredEntity:
 def list_entities(
     store: EntitiesStore, request: EntitiesInput, /, *, ctx: CallContext
 ) -> Result[EntitiesOutput, MemeshError]:
-    """Up to `limit` memories (1-5000, checked at the edge), newest first, archived included; never fails."""
+    """Up to `limit` memories (1-5000, checked at the edge) after the newest `offset`, newest first, archived
+    included; never fails."""
     limit = request.get("limit", LIST_DEFAULT_LIMIT)
-    return Success([full_entity(e) for e in store.load(store.list_ids(request.get("type") or None, limit))])
+    ids = store.list_ids(request.get("type") or None, limit, offset=request.get("offset", 0))
+    return Success([full_entity(e) for e in store.load(ids)])
 
 
 def get_entity(store: EntitiesStore, request: EntityInput, /, *, ctx: CallContext) -> Result[StoredEntity, MemeshError]:

@@ -14,7 +14,7 @@ from memesh.core import feedback as issue
 from memesh.errors import BrokenFile, MemeshError
 from memesh.generated.cli.feedback_input import FeedbackInput
 from memesh.generated.cli.feedback_output import FeedbackOutput
-from memesh.ops.settings import ConfigFile
+from memesh.ops.doctor import DoctorResources, doctor
 from memesh.ops.update_status import UpdateSource, update_status
 
 TOTALS = ("totalEntities", "totalObservations", "totalRelations", "totalTags")
@@ -24,10 +24,9 @@ class TotalsStore(Protocol):
     def totals(self) -> tuple[int, int, int, int]: ...
 
 
-class FeedbackResources(UpdateSource, Protocol):
-    @property
-    def config_file(self) -> ConfigFile: ...
+class FeedbackResources(UpdateSource, DoctorResources, Protocol):
     def install_id(self) -> str: ...
+    def issue_tracker(self) -> str | None: ...
     def try_store(self) -> Result[TotalsStore, MemeshError]: ...
 
 
@@ -53,15 +52,22 @@ def _diagnostics(uses: FeedbackResources, ctx: CallContext) -> dict[str, Any]:
         out["config"] = {"error": exc.problem}
     status = update_status(uses, {"cached": True}, ctx=ctx).unwrap()
     out["update"] = {key: status[key] for key in ("latestVersion", "freshness", "lastError")}
+    # The doctor report as GET /v1/doctor gives it (already path- and secret-redacted), each check on one line.
+    report = doctor(uses, {}, ctx=ctx).unwrap()
+    out["doctor"] = {
+        "status": report["status"],
+        "checks": [f"{check['id']}: {check['status']} - {check['detail']}" for check in report["checks"]],
+    }
     return out
 
 
 def feedback(
     uses: FeedbackResources, request: FeedbackInput, /, *, ctx: CallContext
 ) -> Result[FeedbackOutput, MemeshError]:
-    """The issue's title, body (with the diagnostics unless they are left out) and pre-filled link; never fails."""
+    """The issue's title, body (with the diagnostics and the doctor report unless they are left out) and the link
+    to this distribution's own tracker ("" when it declares none); never fails."""
     kind, message = request["kind"], request.get("message")
     details = _diagnostics(uses, ctx) if request.get("diagnostics", True) else None
     title = issue.title(kind, message)
     body = issue.body(kind, message, details)
-    return Success({"title": title, "body": body, "url": issue.issue_url(kind, title, body)})
+    return Success({"title": title, "body": body, "url": issue.issue_url(kind, title, body, uses.issue_tracker())})

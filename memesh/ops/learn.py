@@ -40,8 +40,10 @@ def learn(store: RememberStore, request: LearnInput, *, ctx: CallContext) -> Res
     tags = [f"project:{project}", f"error-pattern:{pattern}", f"severity:{severity}", "source:explicit"]
     existing = store.find(name)
     if existing is not None:
-        # The same lesson stated again adds only what is new about it, never a second copy of the same lines.
-        observations = [line for line in observations if line not in set(existing.observations)] or observations[:1]
+        # The same lesson stated again adds only what is new about it, never a second copy of the same lines (a
+        # lesson keeps repeated lines when they are stated in one call, so remember does not drop them for us).
+        already = set(existing.observations)
+        observations = [line for line in observations if line not in already]
     stored = remember(
         store,
         {"name": name, "type": "lesson_learned", "observations": observations, "tags": tags},

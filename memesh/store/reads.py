@@ -83,8 +83,11 @@ class Reads(SqlBase):
         """How many memories are stored, archived included."""
         return self._counter("entities")
 
-    def list_ids(self, entity_type: str | None, limit: int, *, include_archived: bool = True) -> list[int]:
-        """Newest first, optionally one type; for listings that are not searches (no access is counted)."""
+    def list_ids(
+        self, entity_type: str | None, limit: int, *, include_archived: bool = True, offset: int = 0
+    ) -> list[int]:
+        """Newest first, optionally one type, after the newest `offset`; for listings that are not searches (no
+        access is counted)."""
         clauses, params = [], []
         if entity_type is not None:
             clauses.append("type = ?")
@@ -94,7 +97,9 @@ class Reads(SqlBase):
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         return [
             row[0]
-            for row in self.conn.execute(f"SELECT id FROM entities {where} ORDER BY id DESC LIMIT ?", (*params, limit))
+            for row in self.conn.execute(
+                f"SELECT id FROM entities {where} ORDER BY id DESC LIMIT ? OFFSET ?", (*params, limit, offset)
+            )
         ]
 
     def ids_with_tag(self, tag: str) -> list[int]:

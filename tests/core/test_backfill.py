@@ -45,6 +45,28 @@ def test_session_cooccurrence_links_only_high_signal_orphans_when_asked() -> Non
     assert not any(3 in (a, b) for a, b, kind in with_rule if kind == "co-created")
 
 
+def test_two_high_signal_orphans_of_one_session_get_one_co_created_edge() -> None:
+    entities = [
+        _entity(1, "a", "decision", ["project:p", "session:s"], signal_score=0.9),
+        _entity(2, "b", "decision", ["project:p", "session:s"], signal_score=0.9),
+    ]
+    edges = _edges(entities, Options(evidence_links=False, session_cooccurrence=True))
+    assert edges == {(1, 2, "co-created")}
+
+
+def test_tag_cooccurrence_needs_a_shared_project_tag_unless_neither_has_one() -> None:
+    topics = ["topic:db", "topic:cache"]
+    entities = [
+        _entity(1, "a", "note", ["project:p", *topics]),
+        _entity(2, "b", "note", ["project:p", "project:q", *topics]),
+        _entity(3, "c", "note", ["project:r", *topics]),
+        _entity(4, "d", "note", [*topics]),
+        _entity(5, "e", "note", [*topics]),
+    ]
+    edges = _edges(entities, Options(evidence_links=False))
+    assert edges == {(1, 2, "related-to"), (4, 5, "related-to")}
+
+
 def test_name_tokens_link_orphans_whose_names_share_words() -> None:
     assert name_tokens("Auth-token refresh in the API (Nov)") == {"auth", "token", "refresh", "api"}
     entities = [

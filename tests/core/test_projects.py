@@ -1,4 +1,4 @@
-"""Project listing rules: tags name projects; untagged names join a project only under a known label."""
+"""Project listing rules: tags name projects; untagged names join one under its label, or share a prefix."""
 
 from __future__ import annotations
 
@@ -30,3 +30,13 @@ def test_the_longest_known_label_owns_a_name() -> None:
 def test_projects_are_listed_largest_first() -> None:
     listing = merge([("b", "note", 1), ("a", "note", 5)], [])
     assert [row["name"] for row in listing] == ["a", "b"]
+
+
+def test_a_prefix_two_untagged_memories_share_is_a_prefix_project() -> None:
+    listing = merge([], [("billing-retry-policy", "decision"), ("billing-refunds", "note"), ("misc", "note")])
+    assert listing == [{"name": "billing", "count": 2, "types": ["decision", "note"], "source": "prefix"}]
+
+
+def test_generated_name_kinds_and_short_prefixes_name_no_project() -> None:
+    untagged = [("lesson-a-1", "lesson_learned"), ("lesson-b-2", "lesson_learned"), ("ui-x", "note"), ("ui-y", "note")]
+    assert merge([], untagged) == []

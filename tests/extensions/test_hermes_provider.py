@@ -14,6 +14,7 @@ import importlib.util
 import inspect
 import json
 import sys
+import time
 import types
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -93,6 +94,9 @@ class MemoryProvider(ABC):
     def unavailable_reason(self) -> str:
         return ""
 
+    def backup_paths(self) -> list[str]:
+        return []
+
 
 # How Hermes calls each hook (run_agent.py / MemoryManager), to check the plugin's overrides accept those calls.
 HERMES_CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
@@ -100,6 +104,7 @@ HERMES_CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
     "system_prompt_block": ((), {}),
     "prefetch": (("query",), {"session_id": "s"}),
     "queue_prefetch": (("query",), {"session_id": "s"}),
+    "backup_paths": ((), {}),
     "sync_turn": (("u", "a"), {"session_id": "s", "messages": []}),
     "get_tool_schemas": ((), {}),
     "shutdown": ((), {}),
@@ -180,12 +185,22 @@ def test_unavailable_without_the_memesh_command(plugin: types.ModuleType, monkey
     assert provider.is_available() is False and "memesh" in provider.unavailable_reason()
 
 
+def _recalled(provider: Any, query: str, session: str = "sess-1") -> str:
+    """What the next turn's prefetch gives after Hermes queued `query`: shutdown() lets the queued recall finish."""
+    provider.queue_prefetch(query, session_id=session)
+    provider.shutdown()
+    answer: str = provider.prefetch(query, session_id=session)
+    provider.initialize(session, hermes_home="/h", platform="cli", agent_context="primary")
+    return answer
+
+
 def test_a_decision_turn_is_captured_and_recalled_before_the_next_turn(provider: Any) -> None:
     assert provider.is_available()
     provider.sync_turn("which queue?", "We decided to use Redis streams.", session_id="sess-1")
     provider.sync_turn("thanks", "You're welcome.", session_id="sess-1")
     provider.shutdown()  # waits for the queued captures
-    context = provider.prefetch("Redis streams", session_id="sess-1")
+    provider.initialize("sess-1", hermes_home="/h", platform="cli", agent_context="primary")
+    context = _recalled(provider, "Redis streams")
     assert context.startswith("[MeMesh recall]") and "We decided to use Redis streams." in context
     assert "welcome" not in context
 
@@ -194,7 +209,7 @@ def test_session_end_stores_the_session_insights(provider: Any, memesh_env: Path
     call = {"function": {"name": "write_file", "arguments": json.dumps({"path": "src/app.py"})}}
     messages = [{"role": "assistant", "tool_calls": [call, call, call]}]
     provider.on_session_end(messages)
-    assert "session-sess-1-files" in provider.prefetch("edited file app.py")
+    assert "session-sess-1-files" in _recalled(provider, "edited file app.py")
     assert provider.on_pre_compress(messages) != ""
 
 
@@ -205,7 +220,46 @@ def test_a_subagent_writes_nothing(plugin: types.ModuleType, memesh_env: Path, m
     provider.sync_turn("q", "We decided to use X.")
     provider.on_session_end([{"role": "assistant", "tool_calls": []}])
     provider.shutdown()
-    assert provider.prefetch("decided use X") == ""
+    provider.initialize("child", hermes_home="/h", platform="cli", agent_context="subagent")
+    assert _recalled(provider, "decided use X", session="child") == ""
+
+
+def test_prefetch_answers_at_once_while_the_recall_runs_in_the_background(
+    plugin: types.ModuleType, memesh_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slow = tmp_path / "slow-memesh"
+    answer = json.dumps({"context": "[MeMesh recall]\n- cached"})
+    slow.write_text(f"#!/bin/sh\nsleep 3\nprintf '%s\\n' '{answer}'\n", encoding="utf-8")
+    slow.chmod(0o755)
+    monkeypatch.setenv("MEMESH_BIN", str(slow))
+    provider = plugin.MemeshMemoryProvider()
+    provider.initialize("s", hermes_home="/h", platform="cli", agent_context="primary")
+    started = time.monotonic()
+    provider.queue_prefetch("what did we decide?", session_id="s")
+    first = provider.prefetch("what did we decide?", session_id="s")
+    assert time.monotonic() - started < 1.0 and first == ""
+    provider.shutdown()  # the queued recall finishes
+    assert provider.prefetch("next question", session_id="s") == "[MeMesh recall]\n- cached"
+    assert provider.prefetch("and the next", session_id="s") == ""  # each answer is given once
+
+
+def test_backup_paths_name_the_database_its_log_and_the_config(
+    plugin: types.ModuleType, memesh_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = memesh_env.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    database = folder / "store.db"
+    for path in (database, folder / "store.db-wal", folder / "config.json"):
+        path.write_text("x")
+    monkeypatch.setenv("MEMESH_DIR", str(folder))
+    monkeypatch.setenv("MEMESH_DB_PATH", str(database))
+    assert plugin.MemeshMemoryProvider().backup_paths() == [
+        str(database),
+        str(folder / "store.db-wal"),
+        str(folder / "config.json"),
+    ]
+    (folder / "store.db-wal").unlink()
+    assert plugin.MemeshMemoryProvider().backup_paths() == [str(database), str(folder / "config.json")]
 
 
 def test_a_session_id_hermes_may_use_is_made_acceptable(plugin: types.ModuleType) -> None:

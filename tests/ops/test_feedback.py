@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
+
 from memesh.app import dispatch
 from memesh.app.operations.insight import FEEDBACK
 from memesh.app.resources import Resources
@@ -23,8 +25,9 @@ def _diagnostics(body: str) -> dict[str, Any]:
 
 
 def test_the_body_carries_the_database_counts_and_the_stored_settings(
-    memesh_env: Path, fresh_db: SqliteStore, ctx: CallContext, tools: Caller
+    memesh_env: Path, fresh_db: SqliteStore, ctx: CallContext, tools: Caller, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr("memesh.adapters.update_check.issue_tracker", lambda: "https://github.com/o/r/issues")
     tools.ok("remember", {"name": "a", "type": "note", "observations": ["x", "y"]})
     memesh_env.parent.mkdir(parents=True, exist_ok=True)
     (memesh_env.parent / "config.json").write_text('{"sessionLimit": 20}')

@@ -25,6 +25,8 @@ export const DEFAULT_CONFIG: MemeshConfig = {
 export interface RecalledMemory {
   name: string;
   type: string;
+  /** The memory's title (memory_store makes the note's first line its title); null when it has none. */
+  title: string | null;
   observations: string[];
 }
 
@@ -65,7 +67,8 @@ function asMemories(data: unknown): RecalledMemory[] {
     const e = entity as Record<string, unknown>;
     if (typeof e.name !== "string") continue;
     const observations = Array.isArray(e.observations) ? e.observations.filter((o) => typeof o === "string") : [];
-    out.push({ name: e.name, type: typeof e.type === "string" ? e.type : "memory", observations });
+    const title = typeof e.title === "string" && e.title.trim() ? e.title.trim() : null;
+    out.push({ name: e.name, type: typeof e.type === "string" ? e.type : "memory", title, observations });
   }
   return out;
 }
@@ -114,9 +117,13 @@ export class MemeshClient {
   }
 }
 
-/** Recalled memories as lines for a model: `- (type) name: first observations`. */
+/** Recalled memories as lines for a model: `- (type) name — title: first observations` (no ` — title` when the
+ * memory has none). The name stays first and whole: memory_forget takes it exactly as recall shows it. */
 export function formatMemories(memories: RecalledMemory[]): string {
   return memories
-    .map((m) => `- (${m.type}) ${m.name}: ${m.observations.slice(0, 3).join("; ")}`)
+    .map((m) => {
+      const label = m.title === null ? m.name : `${m.name} — ${m.title}`;
+      return `- (${m.type}) ${label}: ${m.observations.slice(0, 3).join("; ")}`;
+    })
     .join("\n");
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
@@ -27,7 +28,49 @@ def test_demo_reset_leaves_the_users_own_memories(cli: Cli) -> None:
     assert [e["name"] for e in cli.ok("recall", "--json").json()["entities"]] == ["mine"]
 
 
-def test_feedback_no_open_prints_only_the_prefilled_link(cli: Cli) -> None:
+TRACKER = "https://github.com/example-owner/memesh-python/issues"
+
+
+@pytest.fixture
+def tracker(monkeypatch: pytest.MonkeyPatch) -> str:
+    """This copy declares an Issues URL (pyproject's [project.urls]), as a published build does."""
+    monkeypatch.setattr("memesh.adapters.update_check.issue_tracker", lambda: TRACKER)
+    return TRACKER
+
+
+def test_feedback_targets_the_tracker_this_distribution_declares(cli: Cli, tracker: str) -> None:
+    [line] = cli.ok("feedback", "--bug", "--message", "x", "--no-open").out.splitlines()
+    assert line.startswith(f"{tracker}/new?")
+    assert "PCIRCLE-AI" not in line
+
+
+def test_feedback_with_no_declared_tracker_links_to_no_other_project(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("memesh.adapters.update_check.issue_tracker", lambda: None)
+    opened: list[str] = []
+
+    def fake_open(url: str) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr("webbrowser.open", fake_open)
+    shown = cli.ok("feedback", "--bug", "--message", "It broke")
+    assert "## Bug report" in shown.out and "github.com" not in shown.out
+    assert "names no public issue tracker" in shown.err
+    no_open = cli("feedback", "--bug", "--no-open")
+    assert no_open.code == 1 and "github.com" not in no_open.out
+    assert opened == []
+
+
+def test_feedback_body_includes_the_redacted_doctor_report(cli: Cli, tracker: str, memesh_env: object) -> None:
+    body = parse_qs(urlsplit(cli.ok("feedback", "--bug", "--no-open").out.strip()).query)["body"][0]
+    diagnostics = json.loads(body.split("```json\n", 1)[1].split("\n```", 1)[0])
+    doctor = diagnostics["doctor"]
+    assert doctor["status"] in {"PASS", "PASS_WITH_CONCERNS", "FAIL"}
+    assert {line.split(":", 1)[0] for line in doctor["checks"]} >= {"install", "database", "config"}
+    assert str(memesh_env) not in body
+
+
+def test_feedback_no_open_prints_only_the_prefilled_link(cli: Cli, tracker: str) -> None:
     outcome = cli.ok("feedback", "--bug", "--message", "Recall is slow", "--no-open")
     [line] = outcome.out.splitlines()
     query = parse_qs(urlsplit(line).query)
@@ -37,7 +80,7 @@ def test_feedback_no_open_prints_only_the_prefilled_link(cli: Cli) -> None:
     assert '"installId": "' in query["body"][0]
 
 
-def test_feedback_diagnostics_hold_no_path_and_no_secret(cli: Cli, memesh_env: object) -> None:
+def test_feedback_diagnostics_hold_no_path_and_no_secret(cli: Cli, memesh_env: object, tracker: str) -> None:
     cli.ok("config", "set", "sessionLimit", "20")
     body = parse_qs(urlsplit(cli.ok("feedback", "--question", "--no-open").out.strip()).query)["body"][0]
     assert "/home" not in body
@@ -45,13 +88,15 @@ def test_feedback_diagnostics_hold_no_path_and_no_secret(cli: Cli, memesh_env: o
     assert "sessionLimit" in body
 
 
-def test_feedback_without_diagnostics_leaves_them_out(cli: Cli) -> None:
+def test_feedback_without_diagnostics_leaves_them_out(cli: Cli, tracker: str) -> None:
     body = parse_qs(urlsplit(cli.ok("feedback", "--feature", "--no-diagnostics", "--no-open").out.strip()).query)
     assert "Diagnostics" not in body["body"][0]
     assert body["labels"] == ["enhancement"]
 
 
-def test_feedback_prints_the_exact_body_before_opening_a_browser(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_feedback_prints_the_exact_body_before_opening_a_browser(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, tracker: str
+) -> None:
     opened: list[str] = []
 
     def fake_open(url: str) -> bool:
@@ -60,7 +105,7 @@ def test_feedback_prints_the_exact_body_before_opening_a_browser(cli: Cli, monke
 
     monkeypatch.setattr("webbrowser.open", fake_open)
     outcome = cli.ok("feedback", "--bug", "--message", "It broke")
-    assert outcome.out.index("## Bug report") < outcome.out.index("Link: https://github.com/")
+    assert outcome.out.index("## Bug report") < outcome.out.index(f"Link: {tracker}/new?")
     assert len(opened) == 1
 
 

@@ -188,6 +188,14 @@ def test_json_without_an_entities_array_is_refused_saying_so(cli: Cli, tmp_path:
         assert '"entities" array' in out.err.splitlines()[0]
 
 
+def test_a_bundle_whose_entities_is_not_an_array_is_a_bad_body_as_over_mcp_and_http(cli: Cli, tmp_path: Path) -> None:
+    other = tmp_path / "other.json"
+    for content in ('{"entities": {}}', '{"entities": "x"}', '{"memories": []}', "[]"):
+        other.write_text(content, encoding="utf-8")
+        out = cli("import", str(other), "--json")
+        assert (out.code, out.json()["errorCode"]) == (1, "validation.bad-body")
+
+
 def test_a_folder_given_as_the_file_is_one_error_line(cli: Cli, tmp_path: Path) -> None:
     out = cli("import", str(tmp_path))
     assert out.code == 1
@@ -230,3 +238,19 @@ def test_project_is_refused_without_notes(cli: Cli, tmp_path: Path) -> None:
     assert out.code == 1
     assert "--project" in out.err
     assert cli.ok("export").json()["entities"] == []
+
+
+def test_append_into_team_of_a_memory_the_file_adds_nothing_to_moves_it_as_skipped_and_keeps_its_trust(
+    cli: Cli, tmp_path: Path
+) -> None:
+    cli.ok("remember", "--name", "alpha", "--type", "note", "--obs", "one", "--tags", "x")
+    before = _metadata(cli, "alpha").get("trust")
+    backup = tmp_path / "backup.json"
+    backup.write_text(cli.ok("export").out, encoding="utf-8")
+    out = cli.ok("import", str(backup), "--merge", "append", "--namespace", "team", "--json").json()
+    assert (out["appended"], out["skipped"], out["imported"]) == (0, 1, 0)
+    [entity] = cli.ok("export").json()["entities"]
+    assert entity["namespace"] == "team"
+    assert entity["metadata"].get("trust") == before
+    assert entity["metadata"]["previous_namespace"] == "personal"
+    assert entity["observations"] == ["one"]

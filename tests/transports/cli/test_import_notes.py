@@ -102,3 +102,10 @@ def test_bundle_flags_are_refused_with_notes(cli: Cli, notes: Path, flags: list[
     assert out.code == 1
     assert out.err.startswith(f"Error: {named} applies only to a JSON export file")
     assert cli.ok("export").json()["entities"] == []
+
+
+def test_a_note_file_memory_imported_as_typed_is_stamped_with_the_cli_host(cli: Cli, notes: Path) -> None:
+    cli.ok("import", "--notes", str(notes), "--project", "demo")
+    entities = {e["name"]: e for e in cli.ok("export").json()["entities"]}
+    provenance = entities["auth"]["metadata"]["provenance"]
+    assert (provenance["source_host"], provenance["source"]) == ("cli", "note-file")

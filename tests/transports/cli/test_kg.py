@@ -82,6 +82,29 @@ def test_backfill_previews_then_links_orphans_once(cli: Cli, memesh_env: Path) -
     assert again["created"] == 0
 
 
+def _pairs(edges: list[dict[str, str]], rule: str) -> list[frozenset[str]]:
+    return [frozenset((edge["from"], edge["to"])) for edge in edges if edge["rule"] == rule]
+
+
+def test_tag_cooccurrence_links_memories_that_share_one_project_tag_among_others(cli: Cli, memesh_env: Path) -> None:
+    topics = ["topic:db", "topic:cache"]
+    cli.ok("remember", "--name", "one", "--type", "note", "--obs", "x", "--tags", "project:p", *topics)
+    cli.ok("remember", "--name", "two", "--type", "note", "--obs", "y", "--tags", "project:p", "project:q", *topics)
+    cli.ok("remember", "--name", "elsewhere", "--type", "note", "--obs", "z", "--tags", "project:r", *topics)
+    out = cli.ok("kg", "backfill-relations", "--json").json()
+    assert _pairs(out["edges"], "tag-cooccurrence") == [frozenset({"one", "two"})]
+
+
+def test_each_symmetric_rule_links_a_pair_of_orphans_once(cli: Cli, memesh_env: Path) -> None:
+    common = ["project:p", "topic:db", "topic:cache"]
+    cli.ok("remember", "--name", "cache-eviction-policy-lru", "--type", "decision", "--obs", "x", "--tags", *common)
+    cli.ok("remember", "--name", "cache-eviction-policy-ttl", "--type", "decision", "--obs", "y", "--tags", *common)
+    out = cli.ok("kg", "backfill-relations", "--all-rules", "--max-per-source", "5", "--json").json()
+    for rule in ("tag-cooccurrence", "name-tokens"):
+        assert _pairs(out["edges"], rule) == [frozenset({"cache-eviction-policy-lru", "cache-eviction-policy-ttl"})]
+    assert out["created"] == out["proposed"] == 2
+
+
 def test_evidence_links_join_a_commit_to_the_work_of_its_session(cli: Cli, memesh_env: Path) -> None:
     cli.ok("remember", "--name", "the-fix", "--type", "bug_fix", "--obs", "x", "--tags", "project:p", "session:s1")
     cli.ok("remember", "--name", "commit-abc", "--type", "commit", "--obs", "y", "--tags", "project:p", "session:s1")

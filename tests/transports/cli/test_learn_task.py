@@ -107,3 +107,10 @@ def test_task_refuses_an_over_long_value_by_the_schema(cli: Cli) -> None:
     out = cli("task", "--project", PROJECT, "--goal", "x" * 1001)
     assert out.code == 1
     assert out.err.startswith("Error: goal: ")
+
+
+def test_learn_repeated_as_typed_stores_each_stated_line_once_and_nothing_unstated(cli: Cli) -> None:
+    for _ in range(2):
+        cli.ok("learn", "--error", "Deploy timed out", "--fix", "Raise the budget", "--project", "shop")
+    [entity] = cli.ok("export").json()["entities"]
+    assert entity["observations"] == ["Error: Deploy timed out", "Fix: Raise the budget"]

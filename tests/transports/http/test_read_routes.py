@@ -130,3 +130,24 @@ def test_a_memory_named_dot_or_dot_dot_is_read_by_its_name_in_the_query(api: Api
         assert api.ok("GET", "/v1/entity", params={"name": name})["observations"] == [f"named {name}"]
     api.fails("GET", "/v1/entity", 400, "validation.bad-param")
     api.fails("GET", "/v1/entity", 404, "resource.not-found", params={"name": "nope"})
+
+
+def test_the_entity_listing_pages_with_offset(api: Api) -> None:
+    for name in ("first", "second", "third"):
+        api.ok("POST", "/v1/remember", json={"name": name, "type": "note", "observations": [name]})
+    assert [e["name"] for e in api.ok("GET", "/v1/entities?limit=2")] == ["third", "second"]
+    assert [e["name"] for e in api.ok("GET", "/v1/entities?limit=2&offset=2")] == ["first"]
+    assert api.ok("GET", "/v1/entities?offset=3") == []
+    refused = api.get("/v1/entities?offset=-1")
+    assert (refused.status_code, refused.json()["errorCode"]) == (400, "validation.bad-param")
+
+
+def test_untagged_memories_sharing_a_name_prefix_are_listed_as_a_prefix_project(api: Api) -> None:
+    for name in ("billing-retry-policy", "billing-refunds"):
+        api.ok("POST", "/v1/remember", json={"name": name, "type": "decision", "observations": [name]})
+    api.ok(
+        "POST", "/v1/remember", json={"name": "web-x", "type": "note", "observations": ["x"], "tags": ["project:web"]}
+    )
+    listing = {row["name"]: row for row in api.ok("GET", "/v1/projects")}
+    assert listing["billing"] == {"name": "billing", "count": 2, "types": ["decision"], "source": "prefix"}
+    assert listing["web"]["source"] == "tag"

@@ -38,11 +38,12 @@ def _err(*lines: str) -> None:
         print(line, file=sys.stderr)
 
 
-def _refuse(message: str, *detail: str, as_json: bool, label: str = "Error: ") -> int:
-    """A refusal before anything is written, exit 1: under --json the failure body on stdout (operation.failed),
-    as every other --json failure; otherwise `label` + the message, then any detail lines, on stderr."""
+def _refuse(message: str, *detail: str, as_json: bool, label: str = "Error: ", bad_body: bool = False) -> int:
+    """A refusal before anything is written, exit 1: under --json the failure body on stdout (operation.failed, or
+    validation.bad-body for a `bad_body` refusal of the input itself), as every other --json failure; otherwise
+    `label` + the message, then any detail lines, on stderr."""
     if as_json:
-        return fail(MemeshError.failed(message), as_json=True)
+        return fail(MemeshError.bad_body(message) if bad_body else MemeshError.failed(message), as_json=True)
     _err(f"{label}{message}", *detail)
     return FAILED
 
@@ -182,6 +183,9 @@ class _Unreadable(NamedTuple):
 
     message: str
     hints: tuple[str, ...] = ()
+    # JSON that is not a bundle is a bad body, as MCP and HTTP call an import whose `entities` is not an array; a
+    # file that cannot be read or parsed is not a body at all.
+    bad_body: bool = False
 
 
 def _read_bundle(file: str) -> dict[str, Any] | _Unreadable | MemeshError:
@@ -206,7 +210,9 @@ def _read_bundle(file: str) -> dict[str, Any] | _Unreadable | MemeshError:
         data = data["data"]
     if not isinstance(data, dict) or not isinstance(data.get("entities"), list):
         return _Unreadable(
-            f'{file} has no "entities" array, so it is not a bundle written by memesh export.', _BUNDLE_HINTS
+            f'{file} has no "entities" array, so it is not a bundle written by memesh export.',
+            _BUNDLE_HINTS,
+            bad_body=True,
         )
     return data
 
@@ -282,7 +288,7 @@ def _import_read_bundle(
     if isinstance(data, MemeshError):
         return fail(data, as_json=as_json)
     if isinstance(data, _Unreadable):
-        return _refuse(data.message, *data.hints, as_json=as_json)
+        return _refuse(data.message, *data.hints, as_json=as_json, bad_body=data.bad_body)
     arguments: dict[str, Any] = {"data": data, "merge_strategy": merge}
     if namespace is not None:
         arguments["namespace"] = namespace

@@ -9,7 +9,7 @@ from returns.result import Failure, Success
 
 from memesh.app.operations import insight
 from memesh.transports.cli.actions.memory import report, run_op
-from memesh.transports.cli.exits import OK, fail, usage
+from memesh.transports.cli.exits import FAILED, OK, fail, usage
 
 
 def demo(*, reset: bool, as_json: bool) -> int:
@@ -28,6 +28,12 @@ def demo(*, reset: bool, as_json: bool) -> int:
     return report(run_op(insight.DEMO_SEED, {}), as_json=as_json, text=text)
 
 
+NO_TRACKER = (
+    "This copy of MeMesh for Python names no public issue tracker (its [project.urls] Issues), so no link was made "
+    "and nothing was opened: send the report above to whoever maintains your copy."
+)
+
+
 def feedback(*, bug: bool, feature: bool, question: bool, message: str | None, diagnostics: bool, open_: bool) -> int:
     chosen = [kind for kind, on in (("bug", bug), ("feature", feature), ("question", question)) if on]
     if len(chosen) != 1:
@@ -40,10 +46,16 @@ def feedback(*, bug: bool, feature: bool, question: bool, message: str | None, d
             return fail(error, as_json=False)
         case Success(issue):
             pass
+    if not issue["url"]:
+        # Never another project's tracker: a report about this implementation belongs with its own maintainers.
+        print(f"Title: {issue['title']}\n")
+        print(issue["body"])
+        print(NO_TRACKER, file=sys.stderr)
+        return OK if open_ else FAILED
     if not open_:
         print(issue["url"])
         return OK
-    print("MeMesh will open this public GitHub issue form. Nothing is submitted until you submit it there.\n")
+    print("MeMesh will open this public issue form. Nothing is submitted until you submit it there.\n")
     print(f"Title: {issue['title']}\n")
     print(issue["body"])
     print(f"\nLink: {issue['url']}")
