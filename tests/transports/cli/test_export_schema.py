@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from memesh.app.registry import TOOLS
 from memesh.schema import files as schemas
+from tests.test_openai_export import openai_tool_problems
 
 if TYPE_CHECKING:
     from tests.transports.cli.conftest import Cli
@@ -33,3 +34,7 @@ def test_an_unknown_format_is_refused_naming_the_available_ones(cli: Cli) -> Non
     assert out.code == 1
     assert out.out == ""
     assert out.err == "Unknown format: anthropic. Available: openai\n"
+
+
+def test_what_export_schema_prints_is_accepted_by_openai_s_function_calling_rules(cli: Cli) -> None:
+    assert openai_tool_problems(cli.ok("export-schema").json()) == []
