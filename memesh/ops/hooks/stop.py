@@ -75,6 +75,9 @@ def stop(world: StopWorld, request: StopHookInput, /, *, ctx: CallContext) -> Re
         _ingest_notes(world, store, answer, transcript=request["transcript_path"], project=project, ctx=ctx)
     replies = [*(session.replies if session else []), *([last] if last is not None else [])]
     credited = session_memory.credit(store, session_id, replies).unwrap()
+    # What reached the session and is still uncited after this turn is a miss until a later turn cites it: the
+    # recall-effectiveness factor and citationCompliance read hits against hits + misses.
+    session_memory.count_misses(store, session_id)
     if credited:
         answer.record("citation-credit", "wrote", reason=f"{len(credited)} cited memories credited")
     else:
