@@ -122,3 +122,12 @@ def test_broken_metadata_rows_never_make_analytics_fail(api: Api, db_file: Path)
     for path in ("/v1/stats", "/v1/analytics", "/v1/analytics/pm", "/v1/patterns", "/v1/projects"):
         assert api.ok("GET", path) is not None
     assert api.ok("POST", "/v1/demo/reset")["removed"] == 0
+
+
+def test_stats_total_tags_counts_distinct_tags_not_tag_rows(api: Api) -> None:
+    for name in ("one", "two", "three"):
+        body = {"name": name, "type": "note", "observations": [name], "tags": ["project:shared", f"topic:{name}"]}
+        api.ok("POST", "/v1/remember", json=body)
+    stats = api.ok("GET", "/v1/stats")
+    assert stats["totalTags"] == 4  # project:shared on three memories is one tag
+    assert {"tag": "project:shared", "count": 3} in stats["tagDistribution"]
