@@ -70,7 +70,7 @@ def capture_handoff(
     with store.transaction():
         existing = store.find(name)
         if existing is not None and existing.status == ARCHIVED:
-            return Outcome("skipped", "the handoff memory is archived")
+            return Outcome("skipped", "the handoff memory is archived", entity=name)
         if existing is not None and existing.observations == [decision.text]:
             return Outcome("skipped", "the reply is already the handoff")
         resolved = remembering.Resolved(

@@ -146,7 +146,8 @@ class SqliteBriefing(SqliteBase):
             for chunk in _chunks(credited):
                 marks = _marks(chunk)
                 self.conn.execute(
-                    f"UPDATE session_memories SET credited = 1, missed = 0 WHERE session_id = ? AND entity_id IN ({marks})",
+                    "UPDATE session_memories SET credited = 1, missed = 0 "
+                    f"WHERE session_id = ? AND entity_id IN ({marks})",
                     (session_id, *chunk),
                 )
                 self.conn.execute(f"UPDATE entities SET recall_hits = recall_hits + 1 WHERE id IN ({marks})", chunk)

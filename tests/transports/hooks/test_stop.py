@@ -171,3 +171,20 @@ def test_an_injected_memory_the_session_never_cites_counts_one_miss_until_it_is_
     later = [*first, user("and search?"), assistant(f"Search is FTS5 [mem:{uncited}]. " + REPLY)]
     _stop(hook_env, hook_env.transcript(later))
     assert (_entity(hook_env, "use-fts5").recall_hits, _entity(hook_env, "use-fts5").recall_misses) == (1, 0)
+
+
+def test_a_skip_for_an_archived_handoff_names_the_handoff(hook_env: HookEnv) -> None:
+    _stop(hook_env, hook_env.transcript([user("go"), assistant(REPLY)]))
+    name = f"session-handoff:{hook_env.project}"
+    store = hook_env.store()
+    try:
+        ctx = CallContext(source_host="test", agent_view=False, now=datetime.now(UTC))
+        call("forget", store, {"name": name}, ctx).unwrap()
+    finally:
+        store.close()
+    records = _stop(hook_env, hook_env.transcript([user("go"), assistant(REPLY + " And one more thing.")], "s2.jsonl"))
+    assert records["handoff-capture"]["outcome"] == "skipped"
+    assert (records["handoff-capture"]["reason"], records["handoff-capture"]["entity"]) == (
+        "the handoff memory is archived",
+        name,
+    )
