@@ -34,6 +34,7 @@ KNOWN_SKIPS = NOT_TRIGGERED | frozenset(
         "fewer than 3 tool calls",
         "nothing new in the session snapshots",
         "a git commit ran but printed no commit line",
+        "the commit is already stored",
         "nothing to brief",
         "no memories for this file",
         "no guard matched",
