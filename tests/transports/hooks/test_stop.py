@@ -188,3 +188,21 @@ def test_a_skip_for_an_archived_handoff_names_the_handoff(hook_env: HookEnv) -> 
         "the handoff memory is archived",
         name,
     )
+
+
+def test_memesh_auto_capture_off_in_the_environment_turns_capture_off(hook_env: HookEnv) -> None:
+    hook_env.env["MEMESH_AUTO_CAPTURE"] = "off"
+    records = _stop(hook_env, hook_env.transcript([user("go"), assistant(REPLY)]))
+    assert records["handoff-capture"]["reason"] == "autoCapture is off"
+    assert _entity(hook_env, f"session-handoff:{hook_env.project}") is None
+
+
+def test_note_files_with_autocapture_off_record_a_skip(hook_env: HookEnv) -> None:
+    (hook_env.home / ".memesh").mkdir(parents=True)
+    (hook_env.home / ".memesh" / "config.json").write_text(json.dumps({"autoCapture": False}))
+    transcript = hook_env.transcript([user("go"), assistant(REPLY)])
+    (transcript.parent / "memory").mkdir()
+    (transcript.parent / "memory" / "db.md").write_text("---\nname: db-choice\ndescription: We use SQLite\n---\nWAL.\n")
+    records = _stop(hook_env, transcript)
+    assert (records["note-ingest"]["outcome"], records["note-ingest"]["reason"]) == ("skipped", "autoCapture is off")
+    assert _entity(hook_env, "db-choice") is None
