@@ -147,6 +147,7 @@ def no_records(
 
 
 ARCHIVED_HANDOFF = "the handoff memory is archived"
+NAME_CAP = 200  # memesh.hook_outcomes.REASON_MAX: what a record keeps of an entity name (a test holds them equal)
 # A name doctor may print inside a command for a person to paste: nothing the shell would read as syntax.
 _SHELL_SAFE = re.compile(r"[A-Za-z0-9_.:@%+=,/][A-Za-z0-9_.:@%+=,/~-]*")
 
@@ -155,7 +156,7 @@ def _archived_handoff_advice(records: Sequence[Mapping[str, Any]]) -> str:
     window = [r for r in records if r.get("hook") == "handoff-capture" and _triggered(r)][-TRIGGERED_WINDOW:]
     names = {r.get("entity") for r in window if r.get("outcome") == "skipped" and r.get("reason") == ARCHIVED_HANDOFF}
     advice = "handoff-capture keeps skipping an archived handoff, and reinstalling hooks will not revive it: "
-    [name] = names if len(names) == 1 else [None]
+    name = next(iter(names)) if len(names) == 1 else None
     # A name at the record's length cap may have been cut: only a complete one goes into a command.
     if isinstance(name, str) and len(name) < NAME_CAP and _SHELL_SAFE.fullmatch(name):
         return advice + f"restore it with `memesh remember --name {name} --type session-handoff --obs restart`"
@@ -163,9 +164,6 @@ def _archived_handoff_advice(records: Sequence[Mapping[str, Any]]) -> str:
         advice + "find the exact archived name with `memesh recall session-handoff --include-archived`, then "
         "restore it with `memesh remember --name <name> --type session-handoff --obs restart`"
     )
-
-
-NAME_CAP = 200  # memesh.hook_outcomes.REASON_MAX: what a record keeps of an entity name
 
 
 def liveness_detail(

@@ -60,7 +60,7 @@ def session_start(
         answer.record(HOOK, "error", reason="MEMESH_RECIPIENT is not a valid recipient")
     limit = world.session_limit()
     for reason in limit.adjusted:  # each adjusted source says why, once per session, for doctor
-        answer.record(HOOK, "notified", reason=f"sessionLimit: {reason}")
+        answer.record(HOOK, "notified", reason=f"sessionLimit {reason}")
     store = world.store()
     if store is None:
         answer.record(HOOK, "error", reason="database unreadable")

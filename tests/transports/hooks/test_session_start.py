@@ -128,13 +128,13 @@ def test_each_adjusted_session_limit_source_records_its_own_reason(hook_env: Hoo
     _config(hook_env, {"sessionLimit": 0})
     hook_env.env["MEMESH_SESSION_LIMIT"] = "abc"
     assert _limit_records(hook_env) == [
-        "sessionLimit: abc from MEMESH_SESSION_LIMIT (not a whole number; the SessionStart hook uses the default 10)",
-        "sessionLimit: 0 in config.json (below 1; the SessionStart hook uses the default 10)",
+        "sessionLimit abc from MEMESH_SESSION_LIMIT (not a whole number; the SessionStart hook uses the default 10)",
+        "sessionLimit 0 in config.json (below 1; the SessionStart hook uses the default 10)",
     ]
 
 
 def test_a_stored_session_limit_that_is_no_number_records_why(hook_env: HookEnv) -> None:
     _config(hook_env, {"sessionLimit": "twenty"})
     assert _limit_records(hook_env) == [
-        'sessionLimit: "twenty" in config.json (not a whole number; the SessionStart hook uses the default 10)'
+        'sessionLimit "twenty" in config.json (not a whole number; the SessionStart hook uses the default 10)'
     ]
