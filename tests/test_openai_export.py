@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from memesh.app.openai_export import openai_tools, parameters
+from memesh.app.openai_export import _give_arrays_items, openai_tools, parameters
 from memesh.app.registry import TOOLS
 from memesh.schema import files as schemas
 
@@ -25,7 +26,8 @@ def test_the_description_is_the_input_schema_description() -> None:
 
 def test_parameters_are_the_input_schema_without_schema_title_and_description() -> None:
     for item, tool in zip(openai_tools(), TOOLS, strict=True):
-        schema = schemas.load(tool.input_schema)
+        schema = copy.deepcopy(schemas.load(tool.input_schema))
+        _give_arrays_items(schema)  # the one addition: an open array's `items: {}`, which OpenAI requires
         params = item["function"]["parameters"]
         assert set(params) == set(schema) - {"$schema", "title", "description"}
         assert all(params[key] == schema[key] for key in params)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING
 
+from memesh.app.openai_export import _give_arrays_items
 from memesh.app.registry import TOOLS
 from memesh.schema import files as schemas
 from tests.test_openai_export import openai_tool_problems
@@ -16,7 +18,8 @@ def test_every_tool_is_exported_from_its_input_schema_file(cli: Cli) -> None:
     exported = cli.ok("export-schema").json()
     assert [item["function"]["name"] for item in exported] == [f"memesh_{tool.name}" for tool in TOOLS]
     for item, tool in zip(exported, TOOLS, strict=True):
-        schema = schemas.load(tool.input_schema)
+        schema = copy.deepcopy(schemas.load(tool.input_schema))
+        _give_arrays_items(schema)  # an open array gets `items: {}`, which OpenAI requires
         assert item["type"] == "function"
         assert item["function"]["description"] == schema["description"]
         expected = {key: value for key, value in schema.items() if key not in ("$schema", "title", "description")}
