@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' -o -name '*.html' 2>/dev/null)
 LINKTREE = $(firstword $(wildcard build/__editable__.memesh-*))
 
-.PHONY: install run test lint typecheck typecheck-ts codegen check-codegen bench clean mcp browser inspector
+.PHONY: install run test lint typecheck typecheck-ts codegen check-codegen bench bench-postgres clean mcp browser postgres inspector
 # Bare `make` installs (it used to stop after creating the venv, the first target in the file).
 .DEFAULT_GOAL := install
 
@@ -77,8 +77,16 @@ $(INSPECTOR)/node_modules/.installed: $(INSPECTOR)/package.json $(INSPECTOR)/pac
 inspector: $(INSPECTOR)/node_modules/.installed
 
 # --durations=10: the ten slowest tests, so a test that got slow shows in every run.
-test: check-codegen lint typecheck typecheck-ts $(CHROMIUM) $(INSPECTOR)/node_modules/.installed
-	$(BIN)/pytest -n 2 --durations=10
+# The suite runs its store-touching tests on PostgreSQL too: each pytest process starts a throwaway cluster of
+# Debian's server (tools/pg_cluster.py: initdb as the postgres system user, a unix socket in a temporary folder, no
+# TCP) and gives each test a database of its own. Only the server programs are needed; no service is started.
+PG_INITDB = $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb))
+
+postgres:
+	@test -n "$(PG_INITDB)" || (apt-get update && apt-get install -y --no-install-recommends postgresql)
+
+test: check-codegen lint typecheck typecheck-ts $(CHROMIUM) $(INSPECTOR)/node_modules/.installed postgres
+	MEMESH_TEST_REQUIRE_POSTGRES=1 $(BIN)/pytest -n 2 --durations=10
 
 # The quick benchmarks; locomo.py and scale.py --n 100000 are run by hand (benchmarks/README.md). A script's own
 # folder, not the working directory, leads sys.path, so the bare memesh/ folder cannot shadow the install here.
@@ -86,6 +94,10 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/scale.py --n 10000
 	$(BIN)/python benchmarks/longmemeval.py
+
+# SQLite and PostgreSQL side by side (a throwaway cluster): remember and recall at 10k and 100k memories, LoCoMo.
+bench-postgres: $(STAMP) postgres
+	$(BIN)/python benchmarks/pg_vs_sqlite.py --n 10000 100000 --locomo
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache $(OPENCLAW)/node_modules $(INSPECTOR)/node_modules

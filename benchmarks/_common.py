@@ -18,13 +18,14 @@ from memesh.app import dispatch
 from memesh.app.resources import Resources
 from memesh.context import CallContext
 from memesh.errors import MemeshError
+from memesh.store.open import Store
 from memesh.store.sqlite import SqliteStore, open_store
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def call(
-    name: str, store: SqliteStore, arguments: Any, ctx: CallContext, *, nulls_mean_absent: bool = False
+    name: str, store: Store, arguments: Any, ctx: CallContext, *, nulls_mean_absent: bool = False
 ) -> Result[Any, MemeshError]:
     """The tool called `name` through the one door, on a database the benchmark holds open."""
     return dispatch.call(name, Resources.over(store), arguments, ctx, nulls_mean_absent=nulls_mean_absent)
@@ -64,7 +65,7 @@ def load_json(path: Path) -> Any:
 class Tools:
     """Calls a tool as a transport does (memesh.app.dispatch.call) and unwraps the Result, raising on Failure."""
 
-    def __init__(self, store: SqliteStore, *, agent_view: bool = False, host: str = "bench") -> None:
+    def __init__(self, store: Store, *, agent_view: bool = False, host: str = "bench") -> None:
         self.store = store
         self.agent_view = agent_view
         self.host = host

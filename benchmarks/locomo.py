@@ -42,17 +42,19 @@ re-ranks only those.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import math
+import os
 import re
 import shutil
 import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -62,7 +64,9 @@ from _common import Tools, bench_data, emit_json, load_json, machine, median, re
 from memesh.core.query import plan_terms
 from memesh.core.terms import query_terms
 from memesh.model import Filters
-from memesh.store.sqlite import SqliteStore, open_store
+from memesh.store.open import Store
+from memesh.store.open import open_store as open_store_at
+from memesh.store.sqlite import open_store
 
 LIMIT = 10
 BM25_DEPTH = 100
@@ -170,16 +174,18 @@ def first_rank(ranked: Sequence[Iterable[Any]], gold: set[Any]) -> int | None:
     return None
 
 
-def diagnose(store: SqliteStore, question: str, conversation: Conversation, gold: set[int]) -> dict[str, Any]:
+def diagnose(store: Store, question: str, conversation: Conversation, gold: set[int]) -> dict[str, Any]:
     """What the query became and where BM25 alone puts the gold session — read-only, no access is counted."""
     terms = query_terms(question)
     plan = plan_terms(terms, store.doc_freq(terms), store.count()) if terms else None
     if plan is None:
         return {"terms": [], "dropped": [], "mode": "nothing searchable", "bm25_matches": 0, "bm25_gold_rank": None}
-    strict_hit = bool(store.search([plan.strict], Filters(), 1)) if plan.strict else None
-    bm25 = [conversation.by_id[i].number for i, _ in store.search(plan.expressions, Filters(), BM25_DEPTH)]
-    broad = [conversation.by_id[i].number for i, _ in store.search([plan.broad], Filters(), BM25_DEPTH)]
-    mode = "OR" if plan.strict is None else "strict AND" if strict_hit else "strict AND (no hit) then OR"
+    strict_hit = bool(store.search(replace(plan, modes=("all",)), Filters(), 1)) if plan.strict else None
+    bm25 = [conversation.by_id[i].number for i, _ in store.search(plan, Filters(), BM25_DEPTH)]
+    broad = [
+        conversation.by_id[i].number for i, _ in store.search(replace(plan, modes=("any",)), Filters(), BM25_DEPTH)
+    ]
+    mode = "OR" if not plan.strict else "strict AND" if strict_hit else "strict AND (no hit) then OR"
     return {
         "terms": list(plan.terms),
         "dropped": list(plan.dropped),
@@ -225,12 +231,15 @@ def ask(tools: Tools, conversation: Conversation, qa: dict[str, Any], order: int
     }
 
 
-def run_conversation(sample: dict[str, Any], folder: Path, *, fresh: bool) -> tuple[list[dict[str, Any]], int]:
-    """Every question of one conversation; returns the results and how many were skipped (no parsable evidence)."""
+def run_conversation(
+    sample: dict[str, Any], folder: Path, *, fresh: bool, database: Callable[[], Store] | None = None
+) -> tuple[list[dict[str, Any]], int]:
+    """Every question of one conversation; returns the results and how many were skipped (no parsable evidence).
+    `database` opens the conversation's own empty database elsewhere than a file in `folder` (PostgreSQL)."""
     results: list[dict[str, Any]] = []
     skipped = 0
     template = folder / "conversation.db"
-    store = open_store(template)
+    store = database() if database is not None else open_store(template)
     try:
         conversation = ingest(Tools(store), sample)
         if fresh:
@@ -370,6 +379,25 @@ def print_misses(misses: Sequence[dict[str, Any]]) -> None:
         print(f"    query: {miss['mode']} over {miss['terms']}; dropped as noise {miss['dropped']}")
 
 
+@contextlib.contextmanager
+def schema(url: str | None, index: int) -> Iterator[str | None]:
+    """A PostgreSQL schema of its own for one conversation in the database at `url`, as a URL selecting it; dropped
+    afterwards. None without a URL (the conversation runs on a SQLite file)."""
+    if not url:
+        yield None
+        return
+    import psycopg
+
+    name = f"memesh_locomo_{os.getpid()}_{index}"
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f"CREATE SCHEMA {name}")
+        try:
+            separator = "&" if "?" in url else "?"
+            yield f"{url}{separator}options=-csearch_path%3D{name}"
+        finally:
+            admin.execute(f"DROP SCHEMA {name} CASCADE")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--data", type=Path, help="a LoCoMo JSON file (default: shared/bench/locomo10-dev.json)")
@@ -380,15 +408,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--worst", type=int, default=10, help="how many misses to list (default 10)")
     parser.add_argument("--limit-conversations", type=int, help="only the first N conversations (quick runs)")
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("MEMESH_DATABASE_URL"),
+        help="run on PostgreSQL: each conversation in a schema of its own in this database, dropped afterwards "
+        "(default MEMESH_DATABASE_URL; without either, a SQLite file per conversation)",
+    )
     args = parser.parse_args(argv)
+    if args.database_url and args.fresh_per_question:
+        parser.error("--fresh-per-question copies SQLite files: it does not run on PostgreSQL")
     data = args.data or bench_data("locomo10-dev.json")
     samples = load_json(data)[: args.limit_conversations]
     started = time.perf_counter()
     results: list[dict[str, Any]] = []
     skipped = 0
-    for sample in samples:
-        with tempfile.TemporaryDirectory(prefix="memesh-locomo-") as folder:
-            found, missing = run_conversation(sample, Path(folder), fresh=args.fresh_per_question)
+    for index, sample in enumerate(samples):
+        with tempfile.TemporaryDirectory(prefix="memesh-locomo-") as folder, schema(args.database_url, index) as url:
+            opener = (lambda: open_store_at(url)) if url else None
+            found, missing = run_conversation(sample, Path(folder), fresh=args.fresh_per_question, database=opener)
         results += found
         skipped += missing
     seconds = time.perf_counter() - started

@@ -15,15 +15,19 @@ from returns.result import Result
 from memesh.app.resources import local_router
 from memesh.context import CallContext
 from memesh.errors import MemeshError
-from memesh.store.sqlite import SqliteStore, open_store
-from tests import isolation
+from memesh.store.sqlite import SqliteStore
+from tests import backends, isolation
+from tests.backends import Backend, backend, pg_url, pytest_generate_tests
 from tests.calls import call
+
+__all__ = ["backend", "pg_url", "pytest_generate_tests"]  # the backend fixture and its parametrization
 
 # The real home's .memesh as the session found it: kept by the session's first process, which checks it at the end.
 REAL_MEMESH_BEFORE = pytest.StashKey[dict[Path, isolation.Listing]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    backends.pytest_configure(config)
     if isolation.SESSION_ROOT not in os.environ:
         config.stash[REAL_MEMESH_BEFORE] = isolation.listings()
     isolation.isolate(os.environ.get("PYTEST_XDIST_WORKER", "main"))
@@ -54,10 +58,10 @@ TEST_PROJECT = "test-project~" + "0" * 32
 
 
 @pytest.fixture
-def fresh_db(tmp_path: Path) -> Iterator[SqliteStore]:
-    """A migrated database in its own file, closed after the test."""
-    store = open_store(tmp_path / "memesh" / "knowledge-graph.db")
-    yield store
+def fresh_db(tmp_path: Path, backend: Backend) -> Iterator[SqliteStore]:
+    """A migrated database of its own (a file, or a PostgreSQL database on that backend), closed after the test."""
+    store = backend.open(tmp_path / "memesh" / "knowledge-graph.db")
+    yield store  # type: ignore[misc]  # typed as SqliteStore for the tests' annotations; either engine's store
     store.close()
 
 
@@ -76,13 +80,15 @@ def agent_ctx() -> CallContext:
 
 
 @pytest.fixture
-def memesh_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """MEMESH_DIR and MEMESH_DB_PATH pointed into the test's own folder; returns the database path."""
+def memesh_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: Backend) -> Path:
+    """MEMESH_DIR and MEMESH_DB_PATH pointed into the test's own folder (and MEMESH_DATABASE_URL at the test's own
+    PostgreSQL database on that backend); returns the database path."""
     home = tmp_path / "home"
     monkeypatch.setenv("MEMESH_DIR", str(home / ".memesh"))
     db = home / ".memesh" / "knowledge-graph.db"
     monkeypatch.setenv("MEMESH_DB_PATH", str(db))
     monkeypatch.setenv("HOME", str(home))
+    backend.use(monkeypatch, db)
     return db
 
 

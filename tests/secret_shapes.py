@@ -14,6 +14,7 @@ seed per format, so no token-shaped literal sits in the source.
 from __future__ import annotations
 
 import json
+import os
 import random
 import sqlite3
 import string
@@ -407,8 +408,37 @@ def task_body(kind: str) -> dict[str, Any]:
     return {"project": f"proj-{kind}", "goal": f"goal {secret}", "next": f"next {secret}", "blocked": secret}
 
 
-def database_bytes(db_path: Path) -> bytes:
-    """The database file and its WAL and shared-memory files, as they are on disk."""
+def _postgres_url(db: Path | str) -> str | None:
+    """The PostgreSQL database the test runs on: `db` itself when it is a URL (`backend.target(path)`), else the one
+    the environment names beside the SQLite path (`backend.use`, the `memesh_env` fixture); None on SQLite."""
+    if isinstance(db, str):
+        return db
+    return os.environ.get("MEMESH_DATABASE_URL") or None
+
+
+def _postgres_rows(url: str) -> list[tuple[Any, ...]]:
+    """Every row of every table MeMesh keeps in that PostgreSQL database, but the keyword index's postings (its
+    tokens are stems of the cleaned text) and the migration log."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        tables = [
+            row[0]
+            for row in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
+                "AND tablename NOT LIKE 'search\\_%' AND tablename <> 'schema_migrations'"
+            )
+        ]
+        return [tuple(row) for table in tables for row in conn.execute(f'SELECT * FROM "{table}"')]
+
+
+def database_bytes(db_path: Path | str) -> bytes:
+    """The database file and its WAL and shared-memory files, as they are on disk; on PostgreSQL, every value of
+    every table as text."""
+    url = _postgres_url(db_path)
+    if url is not None:
+        return "\n".join(repr(value) for row in _postgres_rows(url) for value in row).encode()
+    assert isinstance(db_path, Path)
     return b"".join(p.read_bytes() for p in sorted(db_path.parent.iterdir()) if p.name.startswith(db_path.name))
 
 
@@ -422,8 +452,13 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def stored_strings(db_path: Path) -> list[str]:
-    """Every text value in every table MeMesh keeps (JSON columns decoded), read as a plain SQLite client would."""
+def stored_strings(db_path: Path | str) -> list[str]:
+    """Every text value in every table MeMesh keeps (JSON columns decoded), read as a plain SQLite client would (or a
+    plain PostgreSQL one, on that backend)."""
+    url = _postgres_url(db_path)
+    if url is not None:
+        return _text_values(_postgres_rows(url))
+    assert isinstance(db_path, Path)
     conn = sqlite3.connect(db_path)
     try:
         tables = [
@@ -431,23 +466,26 @@ def stored_strings(db_path: Path) -> list[str]:
             for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
             if not row[0].startswith(("sqlite_", "entities_fts")) and row[0] != "schema_migrations"
         ]
-        found: list[str] = []
-        for table in tables:
-            for row in conn.execute(f'SELECT * FROM "{table}"'):
-                for value in row:
-                    if not isinstance(value, str):
-                        continue
-                    try:
-                        decoded = json.loads(value) if value[:1] in "{[" else value
-                    except ValueError:
-                        decoded = value
-                    found += _strings(decoded)
-        return found
+        return _text_values([row for table in tables for row in conn.execute(f'SELECT * FROM "{table}"')])
     finally:
         conn.close()
 
 
-def assert_nothing_leaked(db_path: Path) -> None:
+def _text_values(rows: list[tuple[Any, ...]]) -> list[str]:
+    found: list[str] = []
+    for row in rows:
+        for value in row:
+            if not isinstance(value, str):
+                continue
+            try:
+                decoded = json.loads(value) if value[:1] in "{[" else value
+            except ValueError:
+                decoded = value
+            found += _strings(decoded)
+    return found
+
+
+def assert_nothing_leaked(db_path: Path | str) -> None:
     """No shape's marker anywhere in the database's bytes, and every stored string a fixed point of the cleaner."""
     raw = database_bytes(db_path)
     leaked = [kind for kind, (_, marker) in SHAPES.items() if marker.encode() in raw]

@@ -16,21 +16,25 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from tests.backends import Backend
+
 BIN = Path(sys.executable).parent
 WRITERS = 8
 PER_WRITER = 100
 CLI_WRITES = 10
 
 
-def _env(db: Path) -> dict[str, str]:
+def _env(db: Path, backend: Backend) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if not key.startswith("MEMESH_")}
     env["MEMESH_DB_PATH"] = str(db)
+    if backend.postgres:
+        env["MEMESH_DATABASE_URL"] = str(backend.target(db))
     env["MEMESH_UPDATE_CHECK"] = "0"  # no package-index lookup from the servers this test starts
     return env
 
 
-async def _mcp_writer(db: Path, writer: int, errors: list[str]) -> None:
-    params = StdioServerParameters(command=str(BIN / "memesh-mcp"), env=_env(db), cwd=str(db.parent))
+async def _mcp_writer(db: Path, backend: Backend, writer: int, errors: list[str]) -> None:
+    params = StdioServerParameters(command=str(BIN / "memesh-mcp"), env=_env(db, backend), cwd=str(db.parent))
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         for index in range(PER_WRITER):
@@ -42,13 +46,13 @@ async def _mcp_writer(db: Path, writer: int, errors: list[str]) -> None:
                 errors.append(str(result.content))
 
 
-def _cli_writes(db: Path) -> list[subprocess.CompletedProcess[str]]:
+def _cli_writes(db: Path, backend: Backend) -> list[subprocess.CompletedProcess[str]]:
     done = []
     for index in range(CLI_WRITES):
         done.append(
             subprocess.run(
                 [str(BIN / "memesh"), "remember", "--name", f"cli-{index}", "--type", "note", "--obs", f"cli {index}"],
-                env=_env(db),
+                env=_env(db, backend),
                 cwd=db.parent,
                 capture_output=True,
                 text=True,
@@ -58,7 +62,7 @@ def _cli_writes(db: Path) -> list[subprocess.CompletedProcess[str]]:
     return done
 
 
-def test_eight_mcp_servers_and_the_cli_writing_at_once_lose_nothing(tmp_path: Path) -> None:
+def test_eight_mcp_servers_and_the_cli_writing_at_once_lose_nothing(tmp_path: Path, backend: Backend) -> None:
     db = tmp_path / "shared.db"
     errors: list[str] = []
     cli_results: list[subprocess.CompletedProcess[str]] = []
@@ -66,24 +70,22 @@ def test_eight_mcp_servers_and_the_cli_writing_at_once_lose_nothing(tmp_path: Pa
     async def main() -> None:
         async with anyio.create_task_group() as group:
             for writer in range(WRITERS):
-                group.start_soon(_mcp_writer, db, writer, errors)
-            cli_results.extend(await anyio.to_thread.run_sync(_cli_writes, db))
+                group.start_soon(_mcp_writer, db, backend, writer, errors)
+            cli_results.extend(await anyio.to_thread.run_sync(_cli_writes, db, backend))
 
     anyio.run(main)
     assert errors == []
     assert [r.returncode for r in cli_results] == [0] * CLI_WRITES, [r.stderr for r in cli_results]
     exported = subprocess.run(
         [str(BIN / "memesh"), "recall", "--json", "--limit", "100", "--cross-project"],
-        env=_env(db),
+        env=_env(db, backend),
         cwd=tmp_path,
         capture_output=True,
         text=True,
         check=True,
     )
     assert json.loads(exported.stdout)["entities"]
-    from memesh.store.sqlite import open_store
-
-    store = open_store(db)
+    store = backend.open(db)
     try:
         names = {row[0] for row in store.conn.execute("SELECT name FROM entities")}
         expected = {f"w{w}-m{i}" for w in range(WRITERS) for i in range(PER_WRITER)} | {
@@ -106,7 +108,7 @@ IMPORT_SCRIPT = """
 import json, sys
 from memesh.context import CallContext
 from memesh.ops.import_bundle import import_bundle
-from memesh.store.sqlite import open_store
+from memesh.store.open import open_store
 store = open_store()
 bundle = json.load(open(sys.argv[1]))
 print("started", flush=True)
@@ -122,30 +124,35 @@ def _bundle(path: Path, count: int) -> None:
     path.write_text(json.dumps({"version": "3.1.0", "exported_at": "2026-01-01T00:00:00Z", "entities": entities}))
 
 
-def test_an_import_killed_midway_leaves_a_sound_database_holding_none_of_it(tmp_path: Path) -> None:
+def test_an_import_killed_midway_leaves_a_sound_database_holding_none_of_it(tmp_path: Path, backend: Backend) -> None:
     db = tmp_path / "k.db"
     bundle = tmp_path / "bundle.json"
     _bundle(bundle, 20_000)
     script = tmp_path / "run_import.py"
     script.write_text(IMPORT_SCRIPT)
     process = subprocess.Popen(
-        [sys.executable, str(script), str(bundle)], env=_env(db), cwd=tmp_path, stdout=subprocess.PIPE, text=True
+        [sys.executable, str(script), str(bundle)],
+        env=_env(db, backend),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert process.stdout is not None
     assert process.stdout.readline().strip() == "started"
+    if backend.postgres:
+        time.sleep(2)  # thousands of memories into the import's one transaction (all 20000 take a minute)
     wal = Path(f"{db}-wal")
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and (not wal.exists() or wal.stat().st_size < 2_000_000):
+    while not backend.postgres and time.monotonic() < deadline and (not wal.exists() or wal.stat().st_size < 2e6):
         time.sleep(0.01)
     process.send_signal(signal.SIGKILL)
     process.wait()
     assert process.returncode == -signal.SIGKILL
 
-    from memesh.store.sqlite import open_store
-
-    store = open_store(db)
+    store = backend.open(db)
     try:
-        assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        check = store.integrity() if backend.postgres else store.conn.execute("PRAGMA integrity_check").fetchone()[0]
+        assert check == "ok"
         count = store.conn.execute("SELECT count(*) FROM entities").fetchone()[0]
         assert count in (0, 20_000), f"a killed import left {count} of 20000 memories"
         assert count == 0

@@ -18,7 +18,7 @@ from anthropic.lib.tools import BetaAbstractMemoryTool
 
 from memesh import MEMORY_TOOL_DEFINITION, handle_memory_command
 from memesh.memory_tool import MemeshMemoryTool
-from memesh.store.sqlite import open_store
+from tests.backends import Backend
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -70,7 +70,9 @@ def test_the_definition_is_the_tool_the_api_names() -> None:
     assert MEMORY_TOOL_DEFINITION == {"type": "memory_20250818", "name": "memory"}
 
 
-def test_the_readme_loop_performs_claudes_memory_calls_and_stops_when_it_answers(memesh_env: Path) -> None:
+def test_the_readme_loop_performs_claudes_memory_calls_and_stops_when_it_answers(
+    memesh_env: Path, backend: Backend
+) -> None:
     requests: list[dict[str, Any]] = []
     replies = [
         message([tool_use("t1", {"command": "view", "path": "/memories"})], "tool_use"),
@@ -90,7 +92,7 @@ def test_the_readme_loop_performs_claudes_memory_calls_and_stops_when_it_answers
     assert first_results[0]["tool_use_id"] == "t1" and first_results[0]["is_error"] is False
     second = {r["tool_use_id"]: r for r in requests[2]["messages"][-1]["content"]}
     assert second["t2"]["is_error"] is False and second["t3"]["is_error"] is True
-    store = open_store(memesh_env)
+    store = backend.open(memesh_env)
     try:
         entity = store.find("editor")
         assert entity is not None and entity.observations == ["tabs"]

@@ -6,9 +6,9 @@ Transports reach the store only through here and through `dispatch`, never by im
 from __future__ import annotations
 
 from memesh.store.errors import StoreError
-from memesh.store.sqlite import SqliteStore, open_store
+from memesh.store.open import Store, described, open_store
 
-__all__ = ["Database", "StoreError", "open_database"]
+__all__ = ["Database", "StoreError", "described", "open_database"]
 
-Database = SqliteStore
+Database = Store
 open_database = open_store

@@ -8,9 +8,8 @@ they never call, which `memesh.app.database` (the whole store) imports.
 from __future__ import annotations
 
 from memesh.store.errors import StoreError
-from memesh.store.sqlite_hooks import HookStore, open_hook_store
+from memesh.store.open import HookDatabase, open_hook_store
 
 __all__ = ["HookDatabase", "StoreError", "open_hook_database"]
 
-HookDatabase = HookStore
 open_hook_database = open_hook_store

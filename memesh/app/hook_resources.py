@@ -20,9 +20,9 @@ if TYPE_CHECKING:
     from memesh.adapters.note_dir import NoteFolder
     from memesh.adapters.transcripts import TranscriptFiles
     from memesh.app.hook_database import HookDatabase
+    from memesh.app.resources import Store
     from memesh.core.settings import Effective
     from memesh.core.transcript import Session
-    from memesh.store.sqlite import SqliteStore
 
     T = TypeVar("T")
 
@@ -56,8 +56,8 @@ class HookResources:
         environment: Mapping[str, str],
         cwd: str,
         *,
-        open_lean: Callable[[], HookDatabase | SqliteStore],
-        open_full: Callable[[], SqliteStore],
+        open_lean: Callable[[], HookDatabase | Store],
+        open_full: Callable[[], Store],
         owned: bool = True,
     ) -> None:
         self.environment = environment
@@ -65,20 +65,20 @@ class HookResources:
         self._open_lean = open_lean
         self._open_full = open_full
         self._owned = owned
-        self._lean: HookDatabase | SqliteStore | None = None
-        self._full: SqliteStore | None = None
+        self._lean: HookDatabase | Store | None = None
+        self._full: Store | None = None
         self._config: dict[str, Any] | None = None
 
     # --- the databases ---
 
-    def store(self) -> HookDatabase | SqliteStore | None:
+    def store(self) -> HookDatabase | Store | None:
         """The hooks' lean store (what they read and write, without the mixins no hook calls); None when the
         database will not open."""
         if self._lean is None:
             self._lean = _opened(self._open_lean)
         return self._lean
 
-    def full_store(self) -> SqliteStore | None:
+    def full_store(self) -> Store | None:
         """The whole store, for the reads the lean one leaves out (messages, staged proposals); None when the
         database will not open."""
         if self._full is None:

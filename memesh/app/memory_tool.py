@@ -43,7 +43,10 @@ def handle_memory_command(command: object, *, db_path: str | os.PathLike[str] | 
     from memesh.app.operations.writing import MEMORY_TOOL_COMMAND
     from memesh.app.resources import Resources
 
-    resources = Resources(db_path=Path(db_path) if db_path is not None else None, on_open_failure=_unavailable)
+    where: Path | str | None = None
+    if db_path is not None:  # a SQLite file's path, or a postgresql:// URL
+        where = db_path if isinstance(db_path, str) and "://" in db_path else Path(db_path)
+    resources = Resources(db_path=where, on_open_failure=_unavailable)
     try:
         # A database failure (locked, full, damaged, will not open) becomes its translated message, naming no path.
         result = dispatch.run(MEMORY_TOOL_COMMAND, resources, {"input": command}, resources.context(SOURCE_HOST, True))

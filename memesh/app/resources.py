@@ -39,11 +39,13 @@ if TYPE_CHECKING:
     from memesh.ops.setup import ClaudeSettingsFile
     from memesh.store.database_file import DatabaseFile
     from memesh.store.errors import StoreError
+    from memesh.store.postgres import PostgresStore
+    from memesh.store.postgres_upkeep import SharedDatabaseAt
     from memesh.store.sqlite import SqliteStore
     from memesh.values import RouterPort
 
-# The store every operation's store protocol is checked against (one adapter today).
-Store: TypeAlias = "SqliteStore"
+# The store every operation's store protocol is checked against: both adapters must satisfy each one.
+Store: TypeAlias = "SqliteStore | PostgresStore"
 
 
 class Resources:
@@ -57,23 +59,23 @@ class Resources:
     def __init__(
         self,
         *,
-        db_path: Path | None = None,
+        db_path: Path | str | None = None,
         on_open_failure: Callable[[StoreError], StoreError] | None = None,
         update_fetch: Callable[[], str] | None = None,
     ) -> None:
-        self.db_path = db_path
+        self.db_path = db_path  # a file or a postgresql:// URL; None: the configured database (memesh.store.open)
         self._on_open_failure = on_open_failure
         # The package-index lookup (None: never asked); an HTTP listener is handed the real one by `create_app`.
         self.update_fetch = update_fetch
-        self._store: SqliteStore | None = None
-        self._pool: ThreadConnections[SqliteStore] | None = None
+        self._store: Store | None = None
+        self._pool: ThreadConnections[Store] | None = None
         self._owned = True
         self._recall_mode: RecallModeSetting | None = None
 
     @classmethod
     def pooled(
         cls,
-        db_path: Path | None = None,
+        db_path: Path | str | None = None,
         *,
         on_open_failure: Callable[[StoreError], StoreError] | None = None,
         update_fetch: Callable[[], str] | None = None,
@@ -86,7 +88,7 @@ class Resources:
         return resources
 
     @classmethod
-    def over(cls, store: SqliteStore) -> Resources:
+    def over(cls, store: Store) -> Resources:
         """Resources around a database already open (a test, a benchmark, a caller holding one); `close` leaves
         that database open, since its opener closes it."""
         resources = cls()
@@ -95,10 +97,10 @@ class Resources:
         store.use_embedder(resources.write_embedder)
         return resources
 
-    def open_store(self) -> SqliteStore:
+    def open_store(self) -> Store:
         """A new connection to the database (created, migrated, owner-only); StoreError when it will not open."""
         from memesh.store.errors import StoreError
-        from memesh.store.sqlite import open_store
+        from memesh.store.open import open_store
 
         try:
             store = open_store(self.db_path)
@@ -110,7 +112,7 @@ class Resources:
         return store
 
     @property
-    def store(self) -> SqliteStore:
+    def store(self) -> Store:
         """The database for this call (opened on first use)."""
         if self._pool is not None:
             return self._pool.get()
@@ -131,6 +133,31 @@ class Resources:
         }
         fields.update(given)
         return CallContext(source_host=source_host, agent_view=agent_view, **fields)
+
+    # --- database: any database by what a person typed, beside the configured one (memesh db copy) ---
+
+    def open_at(self, target: str) -> Store:
+        """The database at a SQLite file's path or a postgresql:// URL, opened and migrated (StoreError if not)."""
+        from memesh.store.open import open_store
+
+        return open_store(target)
+
+    def described(self, target: str) -> str:
+        """`target` as a person may be shown it: the file's path, or the URL with its password redacted."""
+        from memesh.store.open import described
+
+        return described(target)
+
+    def database_shown(self) -> str:
+        """The database these resources open, as a person may be shown it (doctor): its file, or its URL with the
+        password redacted."""
+        from memesh.store.errors import StoreError
+        from memesh.store.open import described
+
+        try:
+            return described(self.db_path)
+        except StoreError:
+            return "the database setting (not a postgresql:// URL)"
 
     # --- settings, insight, review and session: what the HTTP API's operations (and their CLI commands) reach ---
 
@@ -308,12 +335,18 @@ class Resources:
         except NoteFolderError as exc:
             return Failure(MemeshError.failed(str(exc)))
 
-    def database_file(self) -> DatabaseFile:
+    def database_file(self) -> DatabaseFile | SharedDatabaseAt:
         """The database file itself (read-only opens, a private copy, a backup beside it), for the work done on
-        the file; nothing is opened or created until asked."""
+        the file; nothing is opened or created until asked. A PostgreSQL database has its counterpart."""
         from memesh.store.database_file import DatabaseFile
+        from memesh.store.open import chosen
 
-        return DatabaseFile(self.db_path)
+        where = chosen(self.db_path)
+        if isinstance(where, str):
+            from memesh.store.postgres_upkeep import SharedDatabaseAt
+
+            return SharedDatabaseAt(where)
+        return DatabaseFile(where)
 
     def bundle_file(self, path: str) -> BundleFile:
         """The file `memesh export -o` writes the bundle to."""

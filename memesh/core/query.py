@@ -1,18 +1,21 @@
-"""Turn a recall query into FTS5 match expressions: pure, so every rule is tested with plain values.
+"""Turn a recall query into a match plan: pure, so every rule is tested with plain values.
 
 The rules are the spec's:
 - punctuation splits words; CJK runs become bigrams (see `terms`); a lone CJK character matches as a prefix;
 - terms in more than half the indexed rows are dropped as noise, except that a query made only of such terms keeps
   its rarest one, and the guard is off below 25 rows (where a frequent word is the subject, not a stopword);
 - of what survives, the first 32 in query order are used;
-- one or two terms are OR-ed; three or more are tried as a strict all-term match first, with OR as the fallback;
-- every term is quoted, so no user text can form FTS5 syntax.
+- one or two terms are OR-ed; three or more are tried as a strict all-term match first, with OR as the fallback.
+
+The plan is the terms and the order of the modes to try, not an engine's query text: each store turns it into its
+own (the SQLite store into FTS5 expressions with every term quoted, so no user text can form FTS5 syntax).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from memesh.core.terms import is_cjk_char, query_terms
 
@@ -22,24 +25,27 @@ NOISE_FRACTION = 0.5
 STRICT_MIN_TERMS = 3
 
 
+Mode = Literal["all", "any"]  # every term must occur / any term may occur
+
+
 @dataclass(frozen=True)
 class MatchPlan:
-    """What a query becomes: the terms kept, the ones dropped as noise, and the expressions to run in order."""
+    """What a query becomes: the terms kept, the ones dropped as noise, and the modes to try in order (the first
+    that matches anything is the answer)."""
 
     terms: tuple[str, ...]
     dropped: tuple[str, ...]
-    strict: str | None
-    broad: str
+    modes: tuple[Mode, ...]
 
     @property
-    def expressions(self) -> tuple[str, ...]:
-        return (self.strict, self.broad) if self.strict else (self.broad,)
+    def strict(self) -> bool:
+        """Whether an all-term match is tried first."""
+        return self.modes[0] == "all"
 
 
-def quote(term: str) -> str:
-    """One FTS5 string token: the term in double quotes with inner quotes doubled, NUL removed."""
-    body = term.replace("\x00", "").replace('"', '""')
-    return f'"{body}"*' if len(body) == 1 and is_cjk_char(body) else f'"{body}"'
+def is_prefix(term: str) -> bool:
+    """A lone CJK character matches every indexed token it begins (the bigrams it is part of), not only itself."""
+    return len(term) == 1 and is_cjk_char(term)
 
 
 def drop_noise(terms: Sequence[str], doc_freq: Mapping[str, int], indexed_rows: int) -> tuple[list[str], list[str]]:
@@ -69,9 +75,8 @@ def plan_terms(terms: Sequence[str], doc_freq: Mapping[str, int], indexed_rows: 
     if not terms:
         return None
     kept, dropped = drop_noise(terms, doc_freq, indexed_rows)
-    quoted = [quote(term) for term in kept]
-    strict = " AND ".join(quoted) if len(kept) >= STRICT_MIN_TERMS else None
-    return MatchPlan(terms=tuple(kept), dropped=tuple(dropped), strict=strict, broad=" OR ".join(quoted))
+    modes: tuple[Mode, ...] = ("all", "any") if len(kept) >= STRICT_MIN_TERMS else ("any",)
+    return MatchPlan(terms=tuple(kept), dropped=tuple(dropped), modes=modes)
 
 
 def plan_match(query: str, doc_freq: Mapping[str, int], indexed_rows: int) -> MatchPlan | None:

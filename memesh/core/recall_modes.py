@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from memesh.core import function_words as fw
-from memesh.core.query import MatchPlan, drop_noise, quote
+from memesh.core.query import MatchPlan, drop_noise
 from memesh.core.terms import is_cjk_char
 
 RecallMode = Literal["fts", "broad", "hybrid"]
@@ -75,7 +75,7 @@ class BroadPlan:
 
 
 def _any_of(terms: Sequence[str], dropped: Sequence[str]) -> MatchPlan:
-    return MatchPlan(terms=tuple(terms), dropped=tuple(dropped), strict=None, broad=" OR ".join(map(quote, terms)))
+    return MatchPlan(terms=tuple(terms), dropped=tuple(dropped), modes=("any",))
 
 
 def plan_broad(terms: Sequence[str], doc_freq: Mapping[str, int], indexed_rows: int) -> BroadPlan | None:

@@ -30,6 +30,7 @@ STATUS_ORDER = {"pass": 0, "warn": 1, "fail": 2}
 
 
 class DoctorStore(Protocol):
+    def where(self) -> str: ...
     def integrity(self) -> str: ...
     def missing_migrations(self) -> list[int]: ...
     def index_matches(self) -> tuple[int, int]: ...
@@ -42,6 +43,7 @@ class DoctorResources(Protocol):
     reads the hook records, config.json, Claude Code's settings and the plugin hosts' caches it is given."""
 
     def open_store(self) -> DoctorStore: ...
+    def database_shown(self) -> str: ...
     def hook_records(self) -> list[dict[str, Any]]: ...
     def hook_heartbeats(self) -> tuple[str | None, dict[str, str]]: ...
     def entry_point(self, name: str) -> str | None: ...
@@ -76,9 +78,9 @@ def _plugin_caches(uses: DoctorResources) -> list[dict[str, Any]]:
     return checks
 
 
-def _database(store: DoctorStore | None, reason: str) -> dict[str, Any]:
+def _database(store: DoctorStore | None, reason: str, shown: str) -> dict[str, Any]:
     if store is None:
-        return _check("database", "Database", "fail", f"cannot open the database: {reason}")
+        return _check("database", "Database", "fail", f"cannot open the database ({shown}): {reason}")
     problems = []
     verdict = store.integrity()
     if verdict != "ok":
@@ -90,8 +92,9 @@ def _database(store: DoctorStore | None, reason: str) -> dict[str, Any]:
     if entities != indexed:
         problems.append(f"keyword index holds {indexed} of {entities} memories — run `memesh reindex --fts`")
     if problems:
-        return _check("database", "Database", "fail", "; ".join(problems))
-    return _check("database", "Database", "pass", f"{entities} memories; integrity ok; keyword index whole")
+        return _check("database", "Database", "fail", f"{'; '.join(problems)} ({store.where()})")
+    detail = f"{entities} memories; integrity ok; keyword index whole ({store.where()})"
+    return _check("database", "Database", "pass", detail)
 
 
 def _config(config_file: ConfigFile) -> dict[str, Any]:
@@ -154,7 +157,7 @@ def _suite(uses: DoctorResources, now: datetime) -> dict[str, Any]:
     except Exception as exc:  # doctor reports a database it cannot open; it does not fail with it
         reason = getattr(exc, "reason", type(exc).__name__)
     try:
-        database = _database(store, reason)
+        database = _database(store, reason, uses.database_shown())
         counts: dict[str, tuple[int, int]] = {}
         if store is not None:
             week, fortnight, end = (sqlite_time(now - timedelta(days=d)) for d in (7, 14, -1))

@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from memesh.core import recall_modes as modes
+from memesh.core.query import MatchPlan
 from memesh.model import Filters
 
 
 class ModeStore(Protocol):
-    def search(self, expressions: Sequence[str], filters: Filters, limit: int) -> list[tuple[int, float]]: ...
+    def search(self, plan: MatchPlan, filters: Filters, limit: int) -> list[tuple[int, float]]: ...
     def recent(self, filters: Filters, limit: int) -> list[int]: ...
     def vectors(self, ids: Sequence[int], model: str) -> dict[int, bytes]: ...
 
@@ -39,10 +40,10 @@ class Found:
 
 def broad_matches(store: ModeStore, plan: modes.BroadPlan, filters: Filters, limit: int) -> list[tuple[int, float]]:
     """The content words' matches, filled up to `limit` from the matches of the words the noise guard dropped."""
-    first = store.search(plan.first.expressions, filters, limit)
+    first = store.search(plan.first, filters, limit)
     if plan.fill is None or len(first) >= limit:
         return first
-    return modes.fill_matches(first, store.search(plan.fill.expressions, filters, limit), limit)
+    return modes.fill_matches(first, store.search(plan.fill, filters, limit), limit)
 
 
 def broad(store: ModeStore, plan: modes.BroadPlan, filters: Filters, limit: int) -> Found:

@@ -13,9 +13,9 @@ from typing import Final
 # terms of a MATCH the same way, and the noise guard looks its terms up by stem (memesh.core.porter). The stemmer
 # only rewrites ASCII suffixes, so CJK bigrams pass through it unchanged. `memesh reindex --fts` drops and
 # recreates exactly these two tables, the current design.
+FTS_TOKENIZE: Final = "porter unicode61 remove_diacritics 2"  # also what the PostgreSQL store's postings hold
 _FTS_TABLES_V2: Final = (
-    "CREATE VIRTUAL TABLE entities_fts USING fts5("
-    "name, title, observations, tokenize = 'porter unicode61 remove_diacritics 2')",
+    f"CREATE VIRTUAL TABLE entities_fts USING fts5(name, title, observations, tokenize = '{FTS_TOKENIZE}')",
     "CREATE VIRTUAL TABLE entities_fts_vocab USING fts5vocab(entities_fts, 'row')",
 )
 FTS_TABLES: Final = _FTS_TABLES_V2

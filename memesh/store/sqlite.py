@@ -1,8 +1,9 @@
-"""The SQLite store: `open_store` and `SqliteStore`, every query and write MeMesh makes.
+"""The SQLite store: `open_store` and `SqliteStore`, every query and write MeMesh makes, in one file.
 
-The store is split by concern: the connection, pragmas and transactions (`sqlite_base`), reads (`sqlite_reads`),
-the keyword search (`sqlite_search`), writes with the migrations (`sqlite_writes`), staged proposals
-(`sqlite_proposals`) and project-wide maintenance (`sqlite_projects`). Only these modules import sqlite3.
+The queries both engines share are split by concern (`reads`, `writes`, `briefing`, `insights`, `proposals`,
+`messages`, `projects`, `memory_files`, `health`); the SQLite modules add the connection, pragmas and transactions
+(`sqlite_base`), the FTS5 keyword index (`sqlite_writes`, `sqlite_search`) and what only a file has (backups,
+pages, integrity). Only the sqlite_* modules import sqlite3.
 """
 
 from __future__ import annotations
@@ -11,16 +12,17 @@ import sqlite3
 from pathlib import Path
 
 from memesh import paths
+from memesh.store.briefing import Briefing
+from memesh.store.copying import Copying
 from memesh.store.errors import StoreError
+from memesh.store.insights import Insights
+from memesh.store.memory_files import MemoryFiles
+from memesh.store.proposals import Proposals
 from memesh.store.sqlite_base import BUSY_TIMEOUT_MS
-from memesh.store.sqlite_briefing import SqliteBriefing
 from memesh.store.sqlite_health import SqliteHealth
-from memesh.store.sqlite_insights import SqliteInsights
-from memesh.store.sqlite_memory_files import SqliteMemoryFiles
 from memesh.store.sqlite_messages import SqliteMessages
 from memesh.store.sqlite_open import cannot_open_error, open_as, opening_error, owner_only
 from memesh.store.sqlite_projects import SqliteProjects
-from memesh.store.sqlite_proposals import SqliteProposals
 from memesh.store.sqlite_search import SqliteSearch
 from memesh.store.sqlite_writes import SqliteWrites
 
@@ -82,14 +84,15 @@ def _reading(target: Path, options: str) -> SqliteStore:
 
 
 class SqliteStore(
-    SqliteMemoryFiles,
     SqliteWrites,
     SqliteSearch,
-    SqliteBriefing,
     SqliteHealth,
-    SqliteInsights,
-    SqliteProposals,
     SqliteProjects,
     SqliteMessages,
+    MemoryFiles,
+    Briefing,
+    Insights,
+    Proposals,
+    Copying,
 ):
     """Every query and write MeMesh makes; operations reach it only through their narrow protocols."""

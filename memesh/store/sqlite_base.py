@@ -8,7 +8,6 @@ failing with "database is locked".
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -17,32 +16,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from memesh.errors import MemeshError
 
+from memesh.store.sql import _CHUNK, SQLITE, SqlBase, _chunks, _dumps, _loads, _marks, shown_file
+
+__all__ = ["BUSY_TIMEOUT_MS", "_CHUNK", "SqliteBase", "_chunks", "_dumps", "_loads", "_marks", "_statements"]
+
 BUSY_TIMEOUT_MS = 30_000
 MMAP_BYTES = 1 << 30  # the first GiB of the file; SQLite reads past it as before
-_CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
-
-
-def _loads(text: str | None) -> dict[str, Any]:
-    if not text:
-        return {}
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(items), _CHUNK):
-        yield items[start : start + _CHUNK]
-
-
-def _marks(items: Sequence[Any]) -> str:
-    return ",".join("?" * len(items))
 
 
 def _statements(script: str) -> list[str]:
@@ -61,8 +40,11 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
-class SqliteBase:
+class SqliteBase(SqlBase):
     """One connection to the database file, configured and migrated, and its transactions."""
+
+    conn: sqlite3.Connection
+    dialect = SQLITE
 
     def __init__(self, conn: sqlite3.Connection, *, read_only: bool = False) -> None:
         self.conn = conn
@@ -95,8 +77,21 @@ class SqliteBase:
         (another program's database) must be left exactly as it was."""
         self.conn.execute("PRAGMA journal_mode = WAL")
 
-    def close(self) -> None:
-        self.conn.close()
+    def where(self) -> str:
+        """The database in use, as doctor shows it: the engine and the file."""
+        row = self.conn.execute("PRAGMA database_list").fetchone()
+        return f"SQLite {shown_file(row[2]) if row and row[2] else '(in memory)'}"
+
+    def _insert_id(self, sql: str, params: Sequence[Any]) -> int:
+        return int(self.conn.execute(sql, params).lastrowid or 0)
+
+    def _counter(self, name: str) -> int:
+        row = self.conn.execute("SELECT value FROM counters WHERE name = ?", (name,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def _has_table(self, table: str) -> bool:
+        row = self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
+        return row is not None
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memesh.store.sqlite_briefing import SqliteBriefing
+from memesh.store.briefing import Briefing
 from memesh.store.sqlite_open import open_as
 from memesh.store.sqlite_writes import SqliteWrites
 
 
-class HookStore(SqliteWrites, SqliteBriefing):
+class HookStore(SqliteWrites, Briefing):
     """What the hooks' operations read and write (their narrow protocols say which methods)."""
 
     # The briefing's recipient notice counts the recipient's inbox with two of the message store's reads. They use
@@ -24,14 +24,14 @@ class HookStore(SqliteWrites, SqliteBriefing):
     def unread_deliveries(
         self, recipient: str, project: str, *, session: str | None = None, now_ms: int | None = None
     ) -> int:
-        from memesh.store.sqlite_messages import SqliteMessages
+        from memesh.store.messages import Messages
 
-        return SqliteMessages.unread_deliveries(self, recipient, project, session=session, now_ms=now_ms)  # type: ignore[arg-type]
+        return Messages.unread_deliveries(self, recipient, project, session=session, now_ms=now_ms)  # type: ignore[arg-type]
 
     def recipient_seen(self, recipient: str, project: str) -> bool:
-        from memesh.store.sqlite_messages import SqliteMessages
+        from memesh.store.messages import Messages
 
-        return SqliteMessages.recipient_seen(self, recipient, project)  # type: ignore[arg-type]
+        return Messages.recipient_seen(self, recipient, project)  # type: ignore[arg-type]
 
 
 def open_hook_store(path: Path | None = None) -> HookStore:

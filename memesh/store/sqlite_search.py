@@ -1,23 +1,25 @@
-"""The store's searches: the keyword index ranked by BM25, and the newest memories that pass recall's filters."""
+"""The SQLite store's keyword search: the FTS5 index ranked by its bm25(), and the frequencies the noise guard reads."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from memesh.model import ACTIVE, Filters
+from memesh.core.porter import stem
+from memesh.core.query import MatchPlan, is_prefix
+from memesh.model import Filters
+from memesh.store.reads import filter_sql as _filter_sql
 from memesh.store.sqlite_base import SqliteBase, _chunks, _marks
 
 
 class SqliteSearch(SqliteBase):
     """What recall asks for: the ids it ranks."""
 
-    def search(self, expressions: Sequence[str], filters: Filters, limit: int) -> list[tuple[int, float]]:
-        """(id, BM25 score) of the matches of the first expression that has any, best first, ties newest first.
+    def search(self, plan: MatchPlan, filters: Filters, limit: int) -> list[tuple[int, float]]:
+        """(id, BM25 score) of the matches of the plan's first mode that has any, best first, ties newest first.
 
         The score is FTS5's bm25() negated, so that higher is better and every match scores above 0.
         """
-        for expression in expressions:
+        for expression in fts5_expressions(plan):
             matches = self._best_matches(expression, filters, limit)
             if matches:
                 return matches
@@ -51,19 +53,27 @@ class SqliteSearch(SqliteBase):
             passing.update(row[0] for row in self.conn.execute(sql, (*chunk, *params)))
         return passing
 
-    def recent(self, filters: Filters, limit: int) -> list[int]:
-        """The newest memories (by id) that pass the filters."""
-        if filters.tag is not None:
-            # Walk the tag's own index newest first (a rare tag would otherwise scan every memory for it).
-            where, params = _filter_sql(Filters(namespace=filters.namespace, include_archived=filters.include_archived))
-            sql = (
-                "SELECT e.id FROM tags t CROSS JOIN entities e ON e.id = t.entity_id "
-                f"WHERE t.tag = ? {where} ORDER BY t.entity_id DESC LIMIT ?"
-            )
-            return [row[0] for row in self.conn.execute(sql, (filters.tag, *params, limit))]
-        where, params = _filter_sql(filters)
-        sql = f"SELECT e.id FROM entities e WHERE 1 = 1 {where} ORDER BY e.id DESC LIMIT ?"
-        return [row[0] for row in self.conn.execute(sql, (*params, limit))]
+    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
+        """For each term, in how many indexed memories it occurs (counted by its stem, the form the index holds)."""
+        freq: dict[str, int] = {}
+        for term in terms:
+            row = self.conn.execute("SELECT doc FROM entities_fts_vocab WHERE term = ?", (stem(term),)).fetchone()
+            if row:
+                freq[term] = int(row[0])
+        return freq
+
+
+def quote(term: str) -> str:
+    """One FTS5 string token: the term in double quotes with inner quotes doubled, NUL removed; a prefix term
+    (a lone CJK character) as a prefix query."""
+    body = term.replace("\x00", "").replace('"', '""')
+    return f'"{body}"*' if is_prefix(body) else f'"{body}"'
+
+
+def fts5_expressions(plan: MatchPlan) -> tuple[str, ...]:
+    """The plan's modes as FTS5 MATCH expressions, in the order they are tried."""
+    quoted = [quote(term) for term in plan.terms]
+    return tuple((" AND " if mode == "all" else " OR ").join(quoted) for mode in plan.modes)
 
 
 # BM25 column weights: a term in the name or title says more about what a memory is than one in its body.
@@ -78,17 +88,3 @@ _RANKED_MATCHES = (
 )
 # How many times `limit` best matches a search ranks before checking the filters: room for archived memories.
 _SEARCH_WINDOW = 3
-
-
-def _filter_sql(filters: Filters) -> tuple[str, list[Any]]:
-    clauses: list[str] = []
-    params: list[Any] = []
-    if not filters.include_archived:
-        clauses.append(f"AND e.status = '{ACTIVE}'")
-    if filters.namespace is not None:
-        clauses.append("AND e.namespace = ?")
-        params.append(filters.namespace)
-    if filters.tag is not None:
-        clauses.append("AND EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = ?)")
-        params.append(filters.tag)
-    return " ".join(clauses), params

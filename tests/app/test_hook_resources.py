@@ -32,6 +32,7 @@ def test_settings_come_from_the_callers_environment_not_this_process(memesh_env:
     assert Resources.for_hook({}, str(tmp_path)).hooks.briefing_level().value == "minimal"
 
 
+@pytest.mark.sqlite_only  # a file that is not a database: PostgreSQL has no such file
 def test_a_database_that_will_not_open_reads_as_no_store(memesh_env: Path, tmp_path: Path) -> None:
     memesh_env.mkdir(parents=True)  # a folder where the database file should be
     resources = Resources.for_hook({}, str(tmp_path))

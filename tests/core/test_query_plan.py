@@ -8,22 +8,25 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memesh.core.query import drop_noise, plan_match, plan_terms, quote
+from memesh.core.query import drop_noise, is_prefix, plan_match, plan_terms
 from memesh.core.terms import query_terms, segment
+from memesh.store.sqlite_search import fts5_expressions, quote
 
 
 def test_one_and_two_terms_are_ored_with_no_strict_pass() -> None:
     for query, broad in (("alpha", '"alpha"'), ("alpha beta", '"alpha" OR "beta"')):
         plan = plan_match(query, {}, 0)
         assert plan is not None
-        assert plan.strict is None
-        assert plan.expressions == (broad,)
+        assert not plan.strict
+        assert plan.modes == ("any",)
+        assert fts5_expressions(plan) == (broad,)
 
 
 def test_three_terms_try_strict_and_first_then_or() -> None:
     plan = plan_match("alpha beta gamma", {}, 0)
     assert plan is not None
-    assert plan.expressions == ('"alpha" AND "beta" AND "gamma"', '"alpha" OR "beta" OR "gamma"')
+    assert plan.modes == ("all", "any")
+    assert fts5_expressions(plan) == ('"alpha" AND "beta" AND "gamma"', '"alpha" OR "beta" OR "gamma"')
 
 
 def test_terms_are_folded_deduplicated_and_kept_in_query_order() -> None:
@@ -50,6 +53,7 @@ def test_quote_doubles_inner_quotes_and_strips_nul() -> None:
 
 
 def test_a_single_cjk_character_is_a_prefix_term() -> None:
+    assert is_prefix("認") and not is_prefix("認證") and not is_prefix("a")
     assert quote("認") == '"認"*'
     assert quote("a") == '"a"'
 

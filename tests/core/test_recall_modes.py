@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from memesh.core.query import quote
 from memesh.core.recall_modes import SEMANTIC_WEIGHT, content_words, fill_matches, fuse, plan_broad
 from memesh.core.settings import recall_mode
 from memesh.core.terms import query_terms
@@ -62,8 +61,8 @@ def test_a_question_made_only_of_function_words_still_searches_what_it_says() ->
 def test_broad_ors_the_content_words_and_never_tries_all_terms_first() -> None:
     plan = plan_broad(query_terms("which database did we choose for the project"), {}, 10)
     assert plan is not None
-    assert plan.first.strict is None
-    assert plan.first.broad == " OR ".join(map(quote, ["database", "choose", "project"]))
+    assert plan.first.modes == ("any",)
+    assert plan.first.terms == ("database", "choose", "project")
     assert plan.fill is None
 
 

@@ -31,8 +31,9 @@ def over_mcp(db: str, keys: list[str]) -> list[tuple[str, str, str]]:
     import anyio
     from mcp import ClientSession, StdioServerParameters, stdio_client, types
 
+    shared = {key: os.environ[key] for key in ("MEMESH_DATABASE_URL",) if key in os.environ}  # PostgreSQL's
     server = StdioServerParameters(
-        command=str(Path(sys.executable).with_name("memesh-mcp")), env={"MEMESH_DB_PATH": db}
+        command=str(Path(sys.executable).with_name("memesh-mcp")), env={"MEMESH_DB_PATH": db, **shared}
     )
 
     async def go() -> list[tuple[str, str, str]]:
@@ -107,9 +108,9 @@ def direct(db: str, keys: list[str]) -> list[tuple[str, str, str]]:
     """Through dispatch on this process's own connection, as fast as it goes (the SIGKILL test)."""
     from memesh.app.dispatch import call
     from memesh.app.resources import Resources
-    from memesh.store.sqlite import open_store
+    from memesh.store.open import open_store
 
-    store = open_store(Path(db))
+    store = open_store(os.environ.get("MEMESH_DATABASE_URL") or Path(db))
     resources = Resources.over(store)
     ctx = resources.context("direct", False)
     out = []

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from memesh.model import EntityWrite
-from memesh.store.sqlite import SqliteStore
+from memesh.store.open import Store
 from tests.conftest import TEST_PROJECT
 
 
 def seed(
-    store: SqliteStore,
+    store: Store,
     name: str,
     *,
     created_at: str = "2026-11-24 10:00:00",
@@ -36,7 +36,7 @@ def seed(
         )
 
 
-def seed_week(store: SqliteStore, count: int = 5, prefix: str = "commit", day: str = "2026-11-24") -> list[int]:
+def seed_week(store: Store, count: int = 5, prefix: str = "commit", day: str = "2026-11-24") -> list[int]:
     """`count` commits of one ISO week (2026-W48 by default)."""
     return [seed(store, f"{prefix}-{i}", created_at=f"{day} 10:{i:02d}:00") for i in range(count)]
 

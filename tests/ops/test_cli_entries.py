@@ -20,6 +20,7 @@ from memesh.core.text_memory import TYPE_WITH_NAME
 from memesh.errors import ErrorCode
 from memesh.schema import files as schemas
 from memesh.store.sqlite import SqliteStore
+from tests.backends import Backend
 from tests.calls import run
 from tests.conftest import TEST_PROJECT, Caller
 
@@ -155,10 +156,10 @@ def test_backfill_answers_its_schema(fresh_db: SqliteStore, tools: Caller, ctx: 
 
 
 def test_rename_project_lists_previews_and_applies_on_the_database_file(
-    tools: Caller, fresh_db: SqliteStore, ctx: CallContext, tmp_path: Path
+    tools: Caller, fresh_db: SqliteStore, ctx: CallContext, tmp_path: Path, backend: Backend
 ) -> None:
     tools.ok("remember", {"name": "a", "type": "fact", "observations": ["x"], "tags": ["project:old"]})
-    resources = Resources(db_path=tmp_path / "memesh" / "knowledge-graph.db")
+    resources = Resources(db_path=backend.target(tmp_path / "memesh" / "knowledge-graph.db"))
     listed: Any = dispatch.run(kg.RENAME_PROJECT, resources, {}, ctx).unwrap()
     assert {"project": "old", "entities": 1, "messages": 0} in listed["projects"]
     preview: Any = dispatch.run(kg.RENAME_PROJECT, resources, {"from": "old", "to": "new"}, ctx).unwrap()
@@ -166,7 +167,12 @@ def test_rename_project_lists_previews_and_applies_on_the_database_file(
     untouched = fresh_db.find("a")
     assert untouched is not None and "project:old" in untouched.tags
     applied: Any = dispatch.run(kg.RENAME_PROJECT, resources, {"from": "old", "to": "new", "apply": True}, ctx).unwrap()
-    assert Path(applied["backup"]).is_file() and applied["restore"].startswith("sqlite3 ")
+    # PostgreSQL's backup is a SQLite copy of its rows, in the local folder; `memesh db copy` puts it back.
+    assert Path(applied["backup"]).is_file() and applied["restore"].startswith(
+        "memesh db copy --from " if backend.postgres else "sqlite3 "
+    )
+    moved = fresh_db.find("a")
+    assert moved is not None and "project:new" in moved.tags
     validator = Draft202012Validator(schemas.load("cli/rename_project.output"))
     assert [e.message for answer in (listed, preview, applied) for e in validator.iter_errors(answer)] == []
 

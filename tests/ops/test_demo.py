@@ -11,6 +11,7 @@ from memesh.store.sqlite import SqliteStore
 from tests.calls import run
 
 if TYPE_CHECKING:
+    from tests.backends import Backend
     from tests.conftest import Caller
 
 
@@ -40,11 +41,13 @@ def test_a_user_memory_under_a_demo_name_is_left_alone_by_seed_and_reset(
 
 
 def test_reset_removes_exactly_the_demo_rows_and_their_index_entries(
-    fresh_db: SqliteStore, ctx: CallContext, tools: Caller
+    fresh_db: SqliteStore, ctx: CallContext, tools: Caller, backend: Backend
 ) -> None:
     tools.ok("remember", {"name": "my-pkce-note", "type": "fact", "observations": ["PKCE for our mobile app"]})
-    with fresh_db.transaction():  # a row someone else wrote with metadata that is not JSON
-        fresh_db.conn.execute("INSERT INTO entities (name, type, metadata) VALUES ('odd', 'note', '{bad')")
+    # A row someone else wrote, with metadata that is not JSON in a file (a PostgreSQL database holds only JSON).
+    odd = "{}" if backend.postgres else "{bad"
+    with fresh_db.transaction():
+        fresh_db.conn.execute("INSERT INTO entities (name, type, metadata) VALUES ('odd', 'note', ?)", (odd,))
     run(DEMO_SEED, fresh_db, {}, ctx)
     run(DEMO_RESET, fresh_db, {}, ctx)
     assert fresh_db.count() == 2

@@ -83,6 +83,7 @@ def test_the_demo_tour_gives_every_read_something_to_show(
     assert answers["patterns"]["toolPreferences"][0] == {"tool": "Bash", "sessions": 1}
 
 
+@pytest.mark.sqlite_only
 def test_rows_with_broken_metadata_and_times_are_counted_not_fatal(
     fresh_db: SqliteStore, ctx: CallContext, tools: Caller
 ) -> None:

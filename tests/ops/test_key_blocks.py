@@ -12,6 +12,7 @@ from memesh.context import CallContext
 from memesh.core.clean import REDACTED
 from memesh.model import EntityWrite
 from memesh.store.sqlite import SqliteStore
+from tests.backends import Backend
 from tests.calls import run
 from tests.secret_shapes import KEY_LINE_MARKERS, KEY_LINES, database_bytes
 
@@ -19,28 +20,32 @@ if TYPE_CHECKING:
     from tests.conftest import Caller
 
 
-def _db(tmp_path: Path) -> Path:
-    return tmp_path / "memesh" / "knowledge-graph.db"  # where fresh_db opens it
+def _db(backend: Backend, tmp_path: Path) -> Path | str:
+    return backend.target(tmp_path / "memesh" / "knowledge-graph.db")  # where fresh_db opens it
 
 
-def _no_key_material(store: SqliteStore, tmp_path: Path, name: str) -> list[str]:
+def _no_key_material(store: SqliteStore, backend: Backend, tmp_path: Path, name: str) -> list[str]:
     entity = store.find(name)
     assert entity is not None
     assert entity.observations[0] == "deploy key:" and entity.observations[-1] == "rotate it yearly"
-    raw = database_bytes(_db(tmp_path))
+    raw = database_bytes(_db(backend, tmp_path))
     assert [line[:12] for line in KEY_LINE_MARKERS if line.encode() in raw] == []
     return entity.observations
 
 
 def test_remember_with_a_key_across_its_observations_stores_none_of_it(
-    tools: Caller, fresh_db: SqliteStore, tmp_path: Path
+    tools: Caller, fresh_db: SqliteStore, backend: Backend, tmp_path: Path
 ) -> None:
     tools.ok("remember", {"name": "deploy-notes", "type": "note", "observations": KEY_LINES})
-    assert _no_key_material(fresh_db, tmp_path, "deploy-notes") == ["deploy key:", REDACTED, "rotate it yearly"]
+    assert _no_key_material(fresh_db, backend, tmp_path, "deploy-notes") == [
+        "deploy key:",
+        REDACTED,
+        "rotate it yearly",
+    ]
 
 
 def test_a_key_appended_to_a_memory_line_by_line_stores_none_of_it(
-    tools: Caller, fresh_db: SqliteStore, tmp_path: Path
+    tools: Caller, fresh_db: SqliteStore, backend: Backend, tmp_path: Path
 ) -> None:
     tools.ok("remember", {"name": "deploy-notes", "type": "note", "observations": ["first note"]})
     tools.ok("remember", {"name": "deploy-notes", "type": "note", "observations": KEY_LINES})
@@ -49,40 +54,45 @@ def test_a_key_appended_to_a_memory_line_by_line_stores_none_of_it(
     assert all(line not in observations.observations for line in KEY_LINE_MARKERS)
 
 
-def test_a_memory_file_holding_a_key_stores_none_of_it(fresh_db: SqliteStore, tmp_path: Path) -> None:
+def test_a_memory_file_holding_a_key_stores_none_of_it(fresh_db: SqliteStore, backend: Backend, tmp_path: Path) -> None:
     path = "/memories/personal/deploy-notes.md"
     created = handle_memory_command(
-        {"command": "create", "path": path, "file_text": "\n".join(KEY_LINES)}, db_path=_db(tmp_path)
+        {"command": "create", "path": path, "file_text": "\n".join(KEY_LINES)}, db_path=_db(backend, tmp_path)
     )
     assert created["is_error"] is False
-    assert _no_key_material(fresh_db, tmp_path, "deploy-notes") == ["deploy key:", REDACTED, "rotate it yearly"]
+    assert _no_key_material(fresh_db, backend, tmp_path, "deploy-notes") == [
+        "deploy key:",
+        REDACTED,
+        "rotate it yearly",
+    ]
 
 
 def test_a_key_pasted_into_a_memory_file_by_str_replace_stores_none_of_it(
-    fresh_db: SqliteStore, tmp_path: Path
+    fresh_db: SqliteStore, backend: Backend, tmp_path: Path
 ) -> None:
     path = "/memories/personal/deploy-notes.md"
     handle_memory_command(
-        {"command": "create", "path": path, "file_text": "deploy key:\nTODO\nrotate it yearly"}, db_path=_db(tmp_path)
+        {"command": "create", "path": path, "file_text": "deploy key:\nTODO\nrotate it yearly"},
+        db_path=_db(backend, tmp_path),
     )
     edited = handle_memory_command(
         {"command": "str_replace", "path": path, "old_str": "TODO", "new_str": "\n".join(KEY_LINES[1:-1])},
-        db_path=_db(tmp_path),
+        db_path=_db(backend, tmp_path),
     )
     assert edited["is_error"] is False
-    _no_key_material(fresh_db, tmp_path, "deploy-notes")
+    _no_key_material(fresh_db, backend, tmp_path, "deploy-notes")
 
 
 def test_an_imported_memory_with_a_key_across_its_observations_stores_none_of_it(
-    tools: Caller, fresh_db: SqliteStore, tmp_path: Path
+    tools: Caller, fresh_db: SqliteStore, backend: Backend, tmp_path: Path
 ) -> None:
     bundle = {"entities": [{"name": "deploy-notes", "type": "note", "observations": KEY_LINES}]}
     tools.ok("import", {"data": bundle, "merge_strategy": "overwrite"})
-    _no_key_material(fresh_db, tmp_path, "deploy-notes")
+    _no_key_material(fresh_db, backend, tmp_path, "deploy-notes")
 
 
 def test_the_store_redacts_a_key_across_a_writes_observations_whoever_wrote_it(
-    fresh_db: SqliteStore, tmp_path: Path
+    fresh_db: SqliteStore, backend: Backend, tmp_path: Path
 ) -> None:
     write = EntityWrite(
         entity_id=None,
@@ -97,11 +107,31 @@ def test_the_store_redacts_a_key_across_a_writes_observations_whoever_wrote_it(
     )
     with fresh_db.transaction():
         fresh_db.save(write)
-    assert _no_key_material(fresh_db, tmp_path, "deploy-notes") == ["deploy key:", *[REDACTED] * 6, "rotate it yearly"]
+    assert _no_key_material(fresh_db, backend, tmp_path, "deploy-notes") == [
+        "deploy key:",
+        *[REDACTED] * 6,
+        "rotate it yearly",
+    ]
 
 
-def test_the_database_the_tests_search_is_the_one_written(fresh_db: SqliteStore, tmp_path: Path) -> None:
-    assert _db(tmp_path).is_file()
+def test_the_database_the_tests_search_is_the_one_written(
+    fresh_db: SqliteStore, backend: Backend, tmp_path: Path
+) -> None:
+    with fresh_db.transaction():
+        fresh_db.save(
+            EntityWrite(
+                entity_id=None,
+                name="written-here",
+                type="fact",
+                title=None,
+                namespace="personal",
+                status="active",
+                metadata={},
+                observations=("x",),
+                tags=(),
+            )
+        )
+    assert b"written-here" in database_bytes(_db(backend, tmp_path))
 
 
 def test_a_staged_pattern_with_a_key_across_its_observations_holds_none_of_it(

@@ -13,6 +13,7 @@ from memesh.core.clean import REDACTED
 from memesh.errors import ErrorCode
 from memesh.store.sqlite import SqliteStore
 from memesh.values import NativeOutcome
+from tests.backends import Backend
 from tests.conftest import Caller
 from tests.secret_shapes import database_bytes
 
@@ -54,7 +55,7 @@ def _send(**fields: Any) -> dict[str, Any]:
 
 
 def test_correlation_id_reply_to_and_receipt_detail_are_stored_redacted(
-    msg: Caller, fresh_db: SqliteStore, tmp_path: Path
+    msg: Caller, fresh_db: SqliteStore, backend: Backend, tmp_path: Path
 ) -> None:
     sent = msg.ok("message", _send(correlation_id=f"task {SECRET}", reply_to=f"msg_1 token={MARKER}"))
     base = {"project": PROJECT, "recipient": "reviewer", "message_id": sent["message_id"]}
@@ -73,16 +74,16 @@ def test_correlation_id_reply_to_and_receipt_detail_are_stored_redacted(
     assert event["reply_to"] == f"msg_1 {REDACTED}"
     receipts = msg.ok("message", {"action": "receipts", **base})["receipts"]
     assert [r["detail"] for r in receipts if r["kind"] == "disposition"] == [f"done, used {REDACTED}"]
-    assert MARKER.encode() not in database_bytes(tmp_path / "memesh" / "knowledge-graph.db")
+    assert MARKER.encode() not in database_bytes(backend.target(tmp_path / "memesh" / "knowledge-graph.db"))
 
 
 @pytest.mark.parametrize("field", ["project", "recipient", "sender", "idempotency_key"])
 def test_an_identifier_holding_a_credential_is_refused_naming_it_and_nothing_is_stored(
-    msg: Caller, field: str, tmp_path: Path
+    msg: Caller, field: str, backend: Backend, tmp_path: Path
 ) -> None:
     error = msg.fails("message", _send(**{field: f"x {SECRET}"}))
     assert error.code == ErrorCode.BAD_BODY and error.message.startswith(f"{field}: ")
-    assert MARKER.encode() not in database_bytes(tmp_path / "memesh" / "knowledge-graph.db")
+    assert MARKER.encode() not in database_bytes(backend.target(tmp_path / "memesh" / "knowledge-graph.db"))
 
 
 @pytest.mark.parametrize("action", ["poll", "fetch", "receipts"])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from memesh.app.operations.maintenance import PIN, REINDEX
 from memesh.context import CallContext
 from memesh.errors import ErrorCode
@@ -30,6 +32,7 @@ def test_pinning_a_missing_memory_reports_found_false_and_pinned_null(fresh_db: 
     assert error.code == ErrorCode.NOT_FOUND and error.data == {"name": "nope", "pinned": None, "found": False}
 
 
+@pytest.mark.sqlite_only
 def test_an_emptied_keyword_index_comes_back_without_touching_memories(fresh_db: SqliteStore, tools: Any) -> None:
     tools.ok("remember", {"name": "a", "type": "note", "observations": ["kubernetes rollout"]})
     tools.ok("remember", {"name": "b", "type": "note", "observations": ["postgres vacuum"]})
@@ -41,6 +44,7 @@ def test_an_emptied_keyword_index_comes_back_without_touching_memories(fresh_db:
     assert tools.ok("export", {})["entities"] == before
 
 
+@pytest.mark.sqlite_only
 def test_a_corrupted_index_is_rebuilt(fresh_db: SqliteStore, tools: Any) -> None:
     tools.ok("remember", {"name": "a", "type": "note", "observations": ["kubernetes rollout"]})
     fresh_db.conn.execute("DELETE FROM entities_fts_data WHERE id > 1")

@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 from returns.result import Success
 
 from memesh.context import CallContext
-from memesh.core.query import plan_match, quote
+from memesh.core.query import plan_match
 from memesh.core.terms import query_terms
 from memesh.store.sqlite import open_store
+from memesh.store.sqlite_search import fts5_expressions, quote
 from tests.calls import call
 
 # FTS5 syntax, characters SQLite or JSON treat specially, scripts the tokenizer handles differently.
@@ -96,6 +97,7 @@ def test_every_match_expression_is_made_of_quoted_terms_only(query: str) -> None
     if plan is None:
         assert query_terms(query) == []
         return
-    assert plan.broad == " OR ".join(quote(term) for term in plan.terms)
-    assert "\x00" not in plan.broad
+    broad = fts5_expressions(plan)[-1]
+    assert broad == " OR ".join(quote(term) for term in plan.terms)
+    assert "\x00" not in broad
     assert len(plan.terms) <= 32

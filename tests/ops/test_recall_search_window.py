@@ -8,8 +8,10 @@ import pytest
 
 from memesh.model import Filters
 from memesh.ops.recall import LazyDocFreq
+from memesh.store.reads import filter_sql as _filter_sql
 from memesh.store.sqlite import SqliteStore
-from memesh.store.sqlite_search import _BM25, _filter_sql
+from memesh.store.sqlite_search import _BM25
+from tests.calls import match
 from tests.conftest import Caller
 
 
@@ -42,6 +44,7 @@ def fill(tools: Caller, count: int) -> None:
 
 @pytest.mark.parametrize("archived", [[], [0, 1, 2], list(range(0, 40, 2)), list(range(38))])
 @pytest.mark.parametrize("limit", [1, 3, 20])
+@pytest.mark.sqlite_only
 def test_search_matches_the_joined_query_whatever_is_archived(
     fresh_db: SqliteStore, tools: Caller, archived: Sequence[int], limit: int
 ) -> None:
@@ -49,14 +52,15 @@ def test_search_matches_the_joined_query_whatever_is_archived(
     for i in archived:
         tools.ok("forget", {"name": f"m{i}"})
     for filters in (Filters(), Filters(include_archived=True), Filters(namespace="team"), Filters(tag="project:p")):
-        assert fresh_db.search(['"kiwi"'], filters, limit) == joined_search(fresh_db, '"kiwi"', filters, limit)
+        assert fresh_db.search(match("kiwi"), filters, limit) == joined_search(fresh_db, '"kiwi"', filters, limit)
 
 
+@pytest.mark.sqlite_only
 def test_search_with_fewer_matches_than_the_window_returns_them_all(fresh_db: SqliteStore, tools: Caller) -> None:
     fill(tools, 5)
     tools.ok("forget", {"name": "m0"})
-    assert fresh_db.search(['"kiwi"'], Filters(), 20) == joined_search(fresh_db, '"kiwi"', Filters(), 20)
-    assert len(fresh_db.search(['"kiwi"'], Filters(), 20)) == 4
+    assert fresh_db.search(match("kiwi"), Filters(), 20) == joined_search(fresh_db, '"kiwi"', Filters(), 20)
+    assert len(fresh_db.search(match("kiwi"), Filters(), 20)) == 4
 
 
 @pytest.mark.parametrize("limit", [1, 5, 50])
@@ -94,6 +98,7 @@ def test_document_frequencies_are_asked_for_once_and_only_when_read() -> None:
     assert store.asked == 1
 
 
+@pytest.mark.sqlite_only
 def test_a_one_term_recall_returns_the_best_matches_in_order(fresh_db: SqliteStore, tools: Caller) -> None:
     fill(tools, 30)
     tools.ok("forget", {"name": "m1"})

@@ -4,6 +4,7 @@ sources and ends that are gone."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -386,10 +387,13 @@ def test_an_accepted_pattern_does_not_make_a_pending_review_over_its_sources_loo
 def test_a_stored_guard_that_no_longer_validates_is_refused_at_accept(graph: SqliteStore, ctx: CallContext) -> None:
     staged = _stage(graph, ctx, "guard", GUARD)
     with graph.transaction():
+        (text,) = graph.conn.execute(
+            "SELECT proposed_digest FROM dream_proposals WHERE id = ?", (staged["proposal_id"],)
+        ).fetchone()
+        digest = json.loads(text)
+        digest["guard"]["pattern"] = ".*"
         graph.conn.execute(
-            "UPDATE dream_proposals SET proposed_digest = json_set(proposed_digest, '$.guard.pattern', '.*') "
-            "WHERE id = ?",
-            (staged["proposal_id"],),
+            "UPDATE dream_proposals SET proposed_digest = ? WHERE id = ?", (json.dumps(digest), staged["proposal_id"])
         )
     error = review_calls.accept(graph, staged["proposal_id"], ctx=ctx).failure()
     assert error.code == ErrorCode.OPERATION_FAILED and "not usable" in error.message

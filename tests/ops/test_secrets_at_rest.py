@@ -80,6 +80,7 @@ def test_a_secret_in_a_note_is_stored_redacted(kind: str, tools: Caller, fresh_d
     assert out["derived"]["observations"] == entity.observations
 
 
+@pytest.mark.sqlite_only
 def test_no_secret_reaches_the_database_files_or_the_keyword_index(
     tools: Caller, fresh_db: SqliteStore, tmp_path: Path
 ) -> None:
@@ -103,6 +104,7 @@ def test_no_secret_reaches_the_database_files_or_the_keyword_index(
         assert tools.ok("recall", {"query": _body(secret)})["entities"] == []
 
 
+@pytest.mark.sqlite_only
 def test_no_secret_from_any_write_path_reaches_the_database_files(
     tools: Caller, fresh_db: SqliteStore, tmp_path: Path
 ) -> None:

@@ -1,4 +1,5 @@
-"""Several processes writing one database file at once: every write lands, none fails with "database is locked"."""
+"""Several processes writing one database at once: every write lands, none fails with "database is locked" (the
+file, or a PostgreSQL database)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,14 @@ from pathlib import Path
 from returns.result import Success
 
 from memesh.context import CallContext
-from memesh.store.sqlite import open_store
+from tests.backends import Backend
 from tests.calls import call
 
-PROCESSES = 4
+PROCESSES = 8
 PER_PROCESS = 50
 
 # Each writer opens the (possibly not yet created) database only after every process is ready, so the opens,
-# migrations and writes of all four really overlap. It reports every failure instead of stopping at the first.
+# migrations and writes of all eight really overlap. It reports every failure instead of stopping at the first.
 WRITER = """
 import json, sys
 from pathlib import Path
@@ -25,9 +26,9 @@ from returns.result import Success
 from memesh.app.dispatch import call
 from memesh.app.resources import Resources
 from memesh.context import CallContext
-from memesh.store.sqlite import open_store
+from memesh.store.open import open_store
 
-proc, count, path = int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
+proc, count, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]  # a file, or a postgresql:// URL
 print("ready", flush=True)
 sys.stdin.readline()
 errors = []
@@ -51,11 +52,12 @@ sys.exit(1 if errors else 0)
 """
 
 
-def test_four_processes_writing_at_once_store_every_memory(tmp_path: Path) -> None:
+def test_eight_processes_writing_at_once_store_every_memory(tmp_path: Path, backend: Backend) -> None:
     db = tmp_path / "shared" / "knowledge-graph.db"
+    target = str(backend.target(db))
     writers = [
         subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(proc), str(PER_PROCESS), str(db)],
+            [sys.executable, "-c", WRITER, str(proc), str(PER_PROCESS), target],
             cwd=tmp_path,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -81,7 +83,7 @@ def test_four_processes_writing_at_once_store_every_memory(tmp_path: Path) -> No
         assert writer.returncode == 0, out + err
         assert json.loads(out.strip().splitlines()[-1]) == {"errors": []}
 
-    store = open_store(db)
+    store = backend.open(db)
     try:
         assert store.count() == PROCESSES * PER_PROCESS
         ctx = CallContext(source_host="check", agent_view=False)

@@ -5,10 +5,13 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from memesh.model import Filters
 from memesh.store.migrations import MIGRATIONS
 from memesh.store.sqlite import SqliteStore, open_store
 from memesh.store.sqlite_base import _statements
+from tests.calls import match
 from tests.conftest import Caller
 
 
@@ -17,7 +20,7 @@ def _vocabulary(store: SqliteStore) -> set[str]:
 
 
 def _found(store: SqliteStore, term: str) -> list[int]:
-    return [entity_id for entity_id, _ in store.search([f'"{term}"'], Filters(), 10)]
+    return [entity_id for entity_id, _ in store.search(match(term), Filters(), 10)]
 
 
 def _database_at_version_1(path: Path) -> None:
@@ -59,6 +62,7 @@ def test_an_index_built_without_stems_is_rebuilt_with_them_on_upgrade(tmp_path: 
         store.close()
 
 
+@pytest.mark.sqlite_only
 def test_reindex_rebuilds_the_stemmed_design(fresh_db: SqliteStore, tools: Caller) -> None:
     tools.ok("remember", {"name": "a", "type": "note", "observations": ["supporting the volunteers"]})
     before = _vocabulary(fresh_db)

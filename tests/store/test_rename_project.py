@@ -71,6 +71,7 @@ def test_a_project_carried_only_by_messages_is_listed_and_renamed(caller: Caller
     assert _inbox(caller, NEW) == [sent["message_id"]]
 
 
+@pytest.mark.sqlite_only
 def test_a_delivery_a_trigger_keeps_behind_rolls_the_whole_rename_back(caller: Caller, fresh_db: SqliteStore) -> None:
     _send(caller, OLD, "a")
     caller.ok("remember", {"name": "tagged", "type": "fact", "observations": ["x"], "tags": [f"project:{OLD}"]})

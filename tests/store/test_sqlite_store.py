@@ -11,6 +11,7 @@ from memesh.model import EntityWrite, Filters
 from memesh.store.errors import StoreError
 from memesh.store.migrations import MIGRATIONS
 from memesh.store.sqlite import SqliteStore, open_readonly, open_store
+from tests.calls import match
 
 
 def _write(name: str, observations: tuple[str, ...] = ("o",)) -> EntityWrite:
@@ -103,10 +104,12 @@ def test_a_file_that_is_not_a_memesh_database_keeps_its_mode(tmp_path: Path) -> 
     assert _mode(foreign) == 0o644
 
 
+@pytest.mark.sqlite_only
 def test_the_journal_is_in_wal_mode(fresh_db: SqliteStore) -> None:
     assert fresh_db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
+@pytest.mark.sqlite_only
 def test_foreign_keys_are_enforced(fresh_db: SqliteStore) -> None:
     assert fresh_db.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     with pytest.raises(Exception, match="FOREIGN KEY"), fresh_db.transaction():
@@ -132,7 +135,7 @@ def test_a_failed_write_inside_a_transaction_leaves_nothing_behind(fresh_db: Sql
     assert fresh_db.find("doomed") is None
     assert fresh_db.count() == 1
     assert fresh_db.conn.execute("SELECT count(*) FROM observations").fetchone()[0] == 1
-    assert fresh_db.search(['"lost"'], Filters(), 10) == []
+    assert fresh_db.search(match("lost"), Filters(), 10) == []
     assert not fresh_db.conn.in_transaction
 
 
@@ -146,6 +149,7 @@ def test_a_failed_nested_write_rolls_back_only_its_savepoint(fresh_db: SqliteSto
     assert fresh_db.find("inner") is None
 
 
+@pytest.mark.sqlite_only
 def test_a_sql_error_mid_transaction_rolls_back_the_earlier_statements(fresh_db: SqliteStore) -> None:
     with pytest.raises(Exception, match="UNIQUE"), fresh_db.transaction():
         fresh_db.save(_write("first"))
@@ -154,6 +158,7 @@ def test_a_sql_error_mid_transaction_rolls_back_the_earlier_statements(fresh_db:
     assert fresh_db.conn.execute("SELECT count(*) FROM entities_fts").fetchone()[0] == 0
 
 
+@pytest.mark.sqlite_only
 def test_the_keyword_index_follows_every_write(fresh_db: SqliteStore) -> None:
     with fresh_db.transaction():
         entity_id = fresh_db.save(_write("m", ("apple",)))
@@ -171,9 +176,9 @@ def test_the_keyword_index_follows_every_write(fresh_db: SqliteStore) -> None:
                 tags=(),
             )
         )
-    assert fresh_db.search(['"apple"'], Filters(), 10) == []
-    assert [found for found, _ in fresh_db.search(['"banana"'], Filters(), 10)] == [entity_id]
-    assert [found for found, _ in fresh_db.search(['"pear"'], Filters(), 10)] == [entity_id]
+    assert fresh_db.search(match("apple"), Filters(), 10) == []
+    assert [found for found, _ in fresh_db.search(match("banana"), Filters(), 10)] == [entity_id]
+    assert [found for found, _ in fresh_db.search(match("pear"), Filters(), 10)] == [entity_id]
     assert fresh_db.conn.execute("SELECT count(*) FROM entities_fts").fetchone()[0] == 1
 
 

@@ -22,6 +22,7 @@ from memesh import __version__
 from memesh.transports.cli.commands import config as config_commands
 from memesh.transports.cli.commands import data, delegation, hermes, insight, session
 from memesh.transports.cli.commands import message as message_commands
+from memesh.transports.cli.commands.db import db
 from memesh.transports.cli.commands.dream import dream
 from memesh.transports.cli.commands.kg import kg
 from memesh.transports.cli.exits import FAILED, OK, usage
@@ -284,6 +285,7 @@ app.command(hermes.hermes)
 app.command(message_commands.message)
 app.command(dream)
 app.command(kg)
+app.command(db)
 app.command(insight.demo)
 app.command(insight.feedback)
 
@@ -326,7 +328,9 @@ def export_schema(*, format_: str = "openai") -> int:
 
 
 @app.command
-def serve(*, host: str = "127.0.0.1", port: Int = 3737, allow_remote: Switch = False) -> int:
+def serve(
+    *, host: str = "127.0.0.1", port: Int = 3737, allow_remote: Switch = False, database: str | None = None
+) -> int:
     """Serve the HTTP API, the dashboard and MCP at /mcp (default http://127.0.0.1:3737).
 
     Parameters
@@ -337,10 +341,14 @@ def serve(*, host: str = "127.0.0.1", port: Int = 3737, allow_remote: Switch = F
         Port to listen on.
     allow_remote
         Allow a non-loopback bind.
+    database
+        The database to use instead of the configured one: a SQLite file's path or a postgresql:// URL.
     """
+    from memesh.transports.cli.database import database_option
     from memesh.transports.http.serve import serve as run_server
 
-    return run_server(host=host, port=port, allow_remote=allow_remote)
+    with database_option(database):
+        return run_server(host=host, port=port, allow_remote=allow_remote)
 
 
 CONSOLIDATE_RETIRED = (

@@ -14,6 +14,7 @@ from memesh.app.registry import TOOLS, Op
 def all_ops() -> tuple[Op[Any, Any, Any], ...]:
     """Every registered operation: the tools first, then each group's entries, each once."""
     from memesh.app.operations import (
+        database,
         delegation,
         hermes,
         hooks,
@@ -45,6 +46,7 @@ def all_ops() -> tuple[Op[Any, Any, Any], ...]:
         *hermes.OPS,
         *writing.OPS,
         *hooks.OPS,
+        *database.OPS,
     ):
         found.setdefault(id(op), op)
     return tuple(found.values())

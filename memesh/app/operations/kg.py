@@ -19,9 +19,10 @@ if TYPE_CHECKING:
     from memesh.generated.proposals.pattern_emergent_input import PatternProposalInput
     from memesh.generated.proposals.relation_input import RelationProposalInput
     from memesh.store.database_file import DatabaseFile
+    from memesh.store.postgres_upkeep import SharedDatabaseAt
 
 
-def _database_file(resources: Resources) -> DatabaseFile:
+def _database_file(resources: Resources) -> DatabaseFile | SharedDatabaseAt:
     return resources.database_file()
 
 
@@ -31,7 +32,7 @@ def _backfill() -> Operation[Store, BackfillRelationsInput, BackfillRelationsOut
     return backfill_relations
 
 
-def _rename_project() -> Operation[DatabaseFile, RenameProjectInput, RenameProjectOutput]:
+def _rename_project() -> Operation[DatabaseFile | SharedDatabaseAt, RenameProjectInput, RenameProjectOutput]:
     from memesh.ops.rename_project import rename_project
 
     return rename_project

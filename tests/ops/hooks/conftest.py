@@ -16,7 +16,8 @@ from memesh.app.operations.hooks import BY_EVENT
 from memesh.app.resources import Resources
 from memesh.context import CallContext
 from memesh.errors import MemeshError
-from memesh.store.sqlite import SqliteStore, open_store
+from memesh.store.open import Store
+from tests.backends import Backend
 from tests.calls import call
 
 
@@ -28,6 +29,7 @@ class Hooks:
     folder: Path
     env: dict[str, str] = field(default_factory=dict)
     host: str | None = "claude-code"
+    backend: Backend = field(default_factory=lambda: Backend("sqlite"))
 
     def __call__(self, event: str, payload: dict[str, Any]) -> Result[Any, MemeshError]:
         resources = Resources.for_hook(self.env, str(self.folder))
@@ -45,8 +47,8 @@ class Hooks:
         resources = Resources.for_hook(self.env, str(self.folder))
         return resources.hooks.project_of(str(self.folder))
 
-    def store(self) -> SqliteStore:
-        return open_store(self.db)
+    def store(self) -> Store:
+        return self.backend.open(self.db)
 
     def remember(self, name: str, kind: str = "decision", tags: list[str] | None = None) -> int:
         ctx = CallContext(source_host="test", agent_view=False, now=datetime.now(UTC), project=lambda: self.project)
@@ -60,8 +62,8 @@ class Hooks:
 
 
 @pytest.fixture
-def hooks(memesh_env: Path, tmp_path: Path) -> Iterator[Hooks]:
+def hooks(memesh_env: Path, tmp_path: Path, backend: Backend) -> Iterator[Hooks]:
     folder = tmp_path / "proj"
     folder.mkdir()
     env = {"MEMESH_DIR": str(memesh_env.parent), "MEMESH_DB_PATH": str(memesh_env), "CLAUDECODE": "1"}
-    yield Hooks(memesh_env, folder, env)
+    yield Hooks(memesh_env, folder, env, backend=backend)

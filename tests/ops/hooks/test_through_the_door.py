@@ -74,8 +74,13 @@ def test_hook_json_that_does_not_fit_its_schema_is_refused_by_the_gate_before_an
     assert not hooks.db.exists()  # refused at the gate: no database was opened
 
 
-def test_a_database_that_will_not_open_is_an_error_outcome_and_no_output(hooks: Hooks) -> None:
-    hooks.db.mkdir(parents=True)  # a folder where the database file should be
+def test_a_database_that_will_not_open_is_an_error_outcome_and_no_output(
+    hooks: Hooks, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if hooks.backend.postgres:  # a server that is not there
+        monkeypatch.setenv("MEMESH_DATABASE_URL", f"postgresql://memesh@/nowhere?host={hooks.folder}/no-socket")
+    else:
+        hooks.db.mkdir(parents=True)  # a folder where the database file should be
     answer = _valid(hooks.answer("session-start", {"session_id": "s1", "cwd": str(hooks.folder)}))
     assert "output" not in answer
     assert _outcomes(answer)[-1] == ("session-start", "error", "database unreadable")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
+    from tests.backends import Backend
     from tests.transports.cli.conftest import Cli
 
 # Rebuilt by every import (who wrote it, when, from which file): never carried over from a bundle.
@@ -44,7 +46,7 @@ def _comparable(bundle: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_a_full_export_restored_with_trust_into_a_fresh_database_reproduces_every_memory(
-    cli: Cli, memesh_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli: Cli, memesh_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: Backend
 ) -> None:
     _build_graph(cli)
     backup = tmp_path / "backup.json"
@@ -59,6 +61,7 @@ def test_a_full_export_restored_with_trust_into_a_fresh_database_reproduces_ever
     assert before["no-jwt"]["relations"] == [{"to": "auth-v2", "type": "contradicts"}]
 
     monkeypatch.setenv("MEMESH_DB_PATH", str(tmp_path / "fresh.db"))
+    backend.use(monkeypatch, tmp_path / "fresh.db")  # on PostgreSQL, a second database
     assert cli.ok("export").json()["entities"] == []
     out = cli.ok("import", str(backup), "--trust", "--yes")
     assert out.out.splitlines() == [f"Imported: {len(before)}, Skipped: 0, Appended: 0"]
@@ -73,7 +76,7 @@ def test_a_full_export_restored_with_trust_into_a_fresh_database_reproduces_ever
 
 
 def test_a_plain_restore_differs_only_in_trust(
-    cli: Cli, memesh_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli: Cli, memesh_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: Backend
 ) -> None:
     _build_graph(cli)
     backup = tmp_path / "backup.json"
@@ -81,6 +84,7 @@ def test_a_plain_restore_differs_only_in_trust(
     before = _comparable(cli.ok("export", "--limit", "100000").json())
 
     monkeypatch.setenv("MEMESH_DB_PATH", str(tmp_path / "fresh.db"))
+    backend.use(monkeypatch, tmp_path / "fresh.db")  # on PostgreSQL, a second database
     cli.ok("import", str(backup))
     after = _comparable(cli.ok("export", "--limit", "100000").json())
     for entity in after.values():
@@ -91,14 +95,36 @@ def test_a_plain_restore_differs_only_in_trust(
 
 
 def test_importing_the_same_backup_again_changes_nothing(
-    cli: Cli, memesh_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli: Cli, memesh_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: Backend
 ) -> None:
     _build_graph(cli)
     backup = tmp_path / "backup.json"
     cli.ok("export", "--limit", "100000", "-o", str(backup))
     monkeypatch.setenv("MEMESH_DB_PATH", str(tmp_path / "fresh.db"))
+    backend.use(monkeypatch, tmp_path / "fresh.db")  # on PostgreSQL, a second database
     cli.ok("import", str(backup), "--trust", "--yes")
     first = cli.ok("export", "--limit", "100000").json()["entities"]
     again = cli.ok("import", str(backup), "--trust", "--yes")
     assert again.out.splitlines()[0] == f"Imported: 0, Skipped: {len(first)}, Appended: 0"
     assert cli.ok("export", "--limit", "100000").json()["entities"] == first
+
+
+def test_a_full_export_imported_into_the_other_engine_with_database_reproduces_every_memory(
+    cli: Cli, memesh_env: Path, tmp_path: Path, backend: Backend
+) -> None:
+    from tests.backends import cluster
+
+    _build_graph(cli)
+    backup = tmp_path / "backup.json"
+    cli.ok("export", "--limit", "100000", "-o", str(backup))
+    before = _comparable(cli.ok("export", "--limit", "100000").json())
+    configured = {name: os.environ.get(name) for name in ("MEMESH_DATABASE_URL", "MEMESH_DB_PATH")}
+    other = str(tmp_path / "other.db") if backend.postgres else cluster().new_database()
+
+    out = cli.ok("import", str(backup), "--trust", "--yes", "--database", other)
+    assert out.out.splitlines() == [f"Imported: {len(before)}, Skipped: 0, Appended: 0"]
+    after = _comparable(cli.ok("export", "--limit", "100000", "--database", other).json())
+
+    assert after == before
+    assert {name: os.environ.get(name) for name in configured} == configured  # the option lasts one command
+    assert _comparable(cli.ok("export", "--limit", "100000").json()) == before  # the configured one is untouched

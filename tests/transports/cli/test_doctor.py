@@ -74,6 +74,28 @@ def test_fix_applies_the_config_repair_once_and_then_says_none_applies(memesh_pr
     assert again.code == 1 and json.loads(again.out)["errorCode"] == "operation.failed"
 
 
+def test_doctor_names_the_postgresql_database_in_use_with_its_password_redacted(
+    memesh_process: Process, pg_url: str
+) -> None:
+    memesh_process.env["MEMESH_DATABASE_URL"] = pg_url.replace("memesh@", "memesh:s3cret-pw@")  # trust: any works
+    out = memesh_process("doctor", "--json")
+    [database] = [c for c in json.loads(out.out)["checks"] if c["id"] == "database"]
+    assert database["status"] == "pass", database
+    assert "PostgreSQL 15" in database["detail"] and "postgresql://" in database["detail"]
+    assert "s3cret-pw" not in out.out + out.err  # the user and password redacted (doctor's answer can be shared)
+
+
+def test_a_postgresql_database_that_cannot_be_reached_is_a_fail_naming_it_without_its_password(
+    memesh_process: Process, tmp_path: Path
+) -> None:
+    memesh_process.env["MEMESH_DATABASE_URL"] = f"postgresql://memesh:s3cret-pw@/nowhere?host={tmp_path}/no-socket"
+    out = memesh_process("doctor", "--json")
+    assert out.code == 1
+    [database] = [c for c in json.loads(out.out)["checks"] if c["id"] == "database"]
+    assert database["status"] == "fail" and database["detail"].startswith("cannot open the database (postgresql://")
+    assert "s3cret-pw" not in out.out + out.err
+
+
 def test_the_settings_row_names_the_recall_mode_and_warns_of_an_invalid_one(memesh_process: Process) -> None:
     memesh_process.env["MEMESH_RECALL_MODE"] = "broad"
     [row] = [c for c in json.loads(memesh_process("doctor", "--json").out)["checks"] if c["id"] == "config"]

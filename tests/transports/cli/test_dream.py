@@ -8,14 +8,15 @@ from typing import Any
 import pytest
 
 from memesh.context import CallContext
-from memesh.store.sqlite import open_store
+from memesh.store.open import open_store
+from tests.backends import Backend
 from tests.calls import call
 from tests.conftest import TEST_PROJECT
 from tests.ops.curation_helpers import digest_result, seed_week
 from tests.transports.cli.conftest import Cli
 
 
-def _stage(db: Path, ctx: CallContext, **result: Any) -> int:
+def _stage(db: Path | str, ctx: CallContext, **result: Any) -> int:
     store = open_store(db)
     try:
         seed_week(store)
@@ -29,8 +30,8 @@ def _stage(db: Path, ctx: CallContext, **result: Any) -> int:
 
 
 @pytest.fixture
-def staged(memesh_env: Path, ctx: CallContext) -> int:
-    return _stage(memesh_env, ctx)
+def staged(memesh_env: Path, backend: Backend, ctx: CallContext) -> int:
+    return _stage(backend.target(memesh_env), ctx)
 
 
 def test_list_shows_the_pending_proposal_and_how_to_review_it(cli: Cli, staged: int) -> None:

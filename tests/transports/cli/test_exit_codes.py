@@ -46,6 +46,7 @@ def test_an_unknown_option_is_a_usage_error(cli: Cli) -> None:
     assert cli("recall", "--fuzzy").code == USAGE
 
 
+@pytest.mark.sqlite_only  # a file that is not a database: PostgreSQL has no such file
 def test_a_database_that_cannot_be_opened_is_one_message_and_exit_1(
     cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

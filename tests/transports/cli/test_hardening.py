@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memesh.app.resources import Resources
-from memesh.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:
     from tests.transports.cli.conftest import Cli
@@ -47,6 +46,7 @@ def test_a_name_typed_in_nfd_and_in_nfc_is_one_memory(cli: Cli) -> None:
     assert cli.ok("forget", "--name", "cafe\u0301", "--json").json()["archived"] is True
 
 
+@pytest.mark.sqlite_only  # a file that is not a database: PostgreSQL has no such file
 def test_a_foreign_sqlite_file_that_is_refused_is_left_byte_identical(cli: Cli, memesh_env: Path) -> None:
     memesh_env.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(memesh_env)
@@ -92,14 +92,16 @@ def test_a_read_only_database_serves_reads_and_refuses_writes_clearly(
     assert "read-only" in refused.json()["error"]
 
 
+@pytest.mark.sqlite_only  # fills the file's page limit
 def test_a_full_disk_says_disk_full_and_stores_nothing(
     cli: Cli, memesh_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from memesh.app.database import Database
     from memesh.app.database import open_database as real_open
 
     cli.ok("remember", "--name", "kept", "--type", "t", "--obs", "x")
 
-    def full_disk_store(resources: Resources) -> SqliteStore:
+    def full_disk_store(resources: Resources) -> Database:
         store = real_open(resources.db_path)
         pages = int(store.conn.execute("PRAGMA page_count").fetchone()[0])
         store.conn.execute(f"PRAGMA max_page_count = {pages + 1}")  # as if the disk filled up now

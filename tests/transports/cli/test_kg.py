@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from memesh.store.sqlite import open_store
+from memesh.store.open import open_store
+from tests.backends import Backend
 from tests.transports.cli.conftest import Cli, Process
 
 
-def _tags(db: Path, name: str) -> list[str]:
+def _tags(db: Path | str, name: str) -> list[str]:
     store = open_store(db)
     try:
         entity = store.find(name)
@@ -22,6 +23,7 @@ def _tags(db: Path, name: str) -> list[str]:
         store.close()
 
 
+@pytest.mark.sqlite_only  # "no database yet": a PostgreSQL database always exists
 def test_listing_without_a_database_says_so_and_creates_none(cli: Cli, memesh_env: Path) -> None:
     assert cli.ok("kg", "rename-project").out.strip() == "No MeMesh database yet."
     assert cli("kg", "rename-project", "--from", "a", "--to", "b").code == 1
@@ -40,14 +42,14 @@ def test_refused_flag_combinations_exit_1_before_opening_the_database(cli: Cli, 
     assert not memesh_env.exists()
 
 
-def test_the_dry_run_counts_what_apply_does_and_writes_nothing(cli: Cli, memesh_env: Path) -> None:
+def test_the_dry_run_counts_what_apply_does_and_writes_nothing(cli: Cli, memesh_env: Path, backend: Backend) -> None:
     cli.ok("remember", "--name", "a", "--type", "fact", "--obs", "x", "--tags", "project:tim")
     cli.ok("remember", "--name", "b", "--type", "fact", "--obs", "y", "--tags", "project:tim", "project:TIM")
     listed = cli.ok("kg", "rename-project", "--json").json()["projects"]
     assert {row["project"]: row["entities"] for row in listed} == {"tim": 2, "TIM": 1}
     preview = cli.ok("kg", "rename-project", "--from", "tim", "--to", "TIM", "--json").json()
     assert (preview["entities_renamed"], preview["entities_merged"], preview["dry_run"]) == (1, 1, True)
-    assert "project:tim" in _tags(memesh_env, "a")
+    assert "project:tim" in _tags(backend.target(memesh_env), "a")
     applied = cli.ok("kg", "rename-project", "--from", "tim", "--to", "TIM", "--apply", "--json").json()
     assert {k: applied[k] for k in ("entities_renamed", "entities_merged")} == {
         "entities_renamed": 1,
@@ -55,8 +57,8 @@ def test_the_dry_run_counts_what_apply_does_and_writes_nothing(cli: Cli, memesh_
     }
     assert Path(applied["backup"]).is_file()
     assert Path(applied["backup"]).parent == memesh_env.parent / "backups"
-    assert _tags(memesh_env, "a") == ["project:TIM"]
-    assert _tags(memesh_env, "b") == ["project:TIM"]
+    assert _tags(backend.target(memesh_env), "a") == ["project:TIM"]
+    assert _tags(backend.target(memesh_env), "b") == ["project:TIM"]
 
 
 def test_backfill_previews_then_links_orphans_once(cli: Cli, memesh_env: Path) -> None:

@@ -8,6 +8,8 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
+
 if TYPE_CHECKING:
     from tests.transports.cli.conftest import Cli
 
@@ -26,6 +28,7 @@ def test_names_types_and_relation_types_are_stored_without_controls(cli: Cli) ->
     assert entity["tags"] == ["ab"]
 
 
+@pytest.mark.sqlite_only  # another program writes the SQLite file itself
 def test_recall_shows_a_control_character_written_by_another_program_escaped(cli: Cli, memesh_env: Path) -> None:
     cli.ok("remember", "--name", "planted", "--type", "t", "--obs", "harmless")
     conn = sqlite3.connect(memesh_env)

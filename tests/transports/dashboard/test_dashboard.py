@@ -103,6 +103,8 @@ def test_a_setting_round_trips_through_post_config(tab: Tab) -> None:
     tab.page.select_option("#set-briefing", "standard")
     tab.page.click("#settings-save")
     tab.page.wait_for_selector("#settings-saved")
+    # The read-back is the GET /v1/config that follows the save: under load it lands a moment after the banner.
+    tab.page.wait_for_function("document.querySelector('#settings-readback').textContent.trim() !== ''")
     assert json.loads(tab.page.locator("#settings-readback").inner_text())["sessionLimit"] == 42
     assert tab.server.ok("GET", "/v1/config")["config"]["sessionLimit"] == 42
     tab.page.reload()

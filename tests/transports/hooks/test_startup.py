@@ -53,9 +53,10 @@ def test_a_cold_pre_edit_loads_only_the_store_it_uses(hook_env: HookEnv) -> None
     unused = {
         "memesh.store.sqlite",  # the whole store: every mixin
         "memesh.store.sqlite_messages",
-        "memesh.store.sqlite_proposals",
+        "memesh.store.messages",
+        "memesh.store.proposals",
         "memesh.store.sqlite_search",
-        "memesh.store.sqlite_insights",
+        "memesh.store.insights",
         "memesh.core.notes",
         "memesh.core.work_package",
         "uuid",

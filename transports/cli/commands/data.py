@@ -19,6 +19,7 @@ def export(
     limit: Int = 1000,
     out: Annotated[str | None, Parameter(name=["--out", "-o"])] = None,
     force: Switch = False,
+    database: str | None = None,
     json_: Switch = False,
 ) -> int:
     """Export memories (archived ones included) as a JSON bundle: to stdout, or to a file with -o.
@@ -38,12 +39,16 @@ def export(
         Write the bundle to this file instead of stdout (its folder must exist; an existing file needs --force).
     force
         With -o: overwrite the file if it exists (it is left owner-only, 0600).
+    database
+        The database to use instead of the configured one: a SQLite file's path or a postgresql:// URL.
     json_
         Compact JSON: the bundle on one line, or with -o a one-line summary of what was written.
     """
     from memesh.transports.cli.actions import backup
+    from memesh.transports.cli.database import database_option
 
-    return backup.export(tag=tag, namespace=namespace, limit=limit, out=out, force=force, as_json=json_)
+    with database_option(database):
+        return backup.export(tag=tag, namespace=namespace, limit=limit, out=out, force=force, as_json=json_)
 
 
 def import_(
@@ -57,6 +62,7 @@ def import_(
     yes: Switch = False,
     notes: str | None = None,
     project: str | None = None,
+    database: str | None = None,
     json_: Switch = False,
 ) -> int:
     """Import a JSON bundle made by `memesh export`, or a folder of note files (--notes); exit 1 on any error.
@@ -82,22 +88,26 @@ def import_(
         A folder of Markdown note files with frontmatter (one memory per file) instead of a JSON file.
     project
         With --notes: the project the memories belong to (default: this directory's project).
+    database
+        The database to use instead of the configured one: a SQLite file's path or a postgresql:// URL.
     json_
         Print the result as JSON.
     """
     from memesh.transports.cli.actions import backup
+    from memesh.transports.cli.database import database_option
 
-    return backup.import_command(
-        file,
-        merge=merge,
-        namespace=namespace,
-        restore_archived=restore_archived,
-        trust=trust,
-        yes=yes,
-        notes=notes,
-        project=project,
-        as_json=json_,
-    )
+    with database_option(database):
+        return backup.import_command(
+            file,
+            merge=merge,
+            namespace=namespace,
+            restore_archived=restore_archived,
+            trust=trust,
+            yes=yes,
+            notes=notes,
+            project=project,
+            as_json=json_,
+        )
 
 
 def reindex(*, fts: Switch = False, json_: Switch = False) -> int:

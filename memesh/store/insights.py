@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memesh.store.sqlite_base import _chunks, _marks
-from memesh.store.sqlite_reads import SqliteReads
+from memesh.store.reads import Reads
+from memesh.store.sql import _chunks, _marks
 
 # created_at is `YYYY-MM-DD HH:MM:SS` (UTC); last_accessed_at is ISO 8601 with `T` and `Z`. Both begin with the
 # date, so the day is the first ten characters of either.
 _DAY = "substr({column}, 1, 10)"
 
 
-class SqliteInsights(SqliteReads):
+class Insights(Reads):
     """Counts and distributions over the whole graph; nothing here counts an access."""
 
     def totals(self) -> tuple[int, int, int, int]:
@@ -52,10 +52,10 @@ class SqliteInsights(SqliteReads):
     ) -> tuple[int, int, int, int, int]:
         """Active memories: all, accessed at or after `accessed_since` (ISO), confidence above the bar, created at or
         after `created_since` (SQLite time), and of the lesson types."""
+        count_if = self.dialect.count_if
         row = self.conn.execute(
-            "SELECT COUNT(*), "
-            "COALESCE(SUM(last_accessed_at >= ?), 0), COALESCE(SUM(confidence > ?), 0), "
-            f"COALESCE(SUM(created_at >= ?), 0), COALESCE(SUM(type IN ({_marks(lesson_types)})), 0) "
+            f"SELECT COUNT(*), {count_if.format('last_accessed_at >= ?')}, {count_if.format('confidence > ?')}, "
+            f"{count_if.format('created_at >= ?')}, {count_if.format(f'type IN ({_marks(lesson_types)})')} "
             "FROM entities WHERE status = 'active'",
             (accessed_since, confidence_above, created_since, *lesson_types),
         ).fetchone()
@@ -65,11 +65,12 @@ class SqliteInsights(SqliteReads):
         """Active lessons: tagged severity:critical, tagged with any severity:, and all of them."""
         # Walk the lessons (type index), then each one's own tags (the (entity_id, tag) index) by range: a LIKE
         # would not use the index.
+        critical = "EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = 'severity:critical')"
+        rated = (
+            "EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag >= 'severity:' AND t.tag < 'severity;')"
+        )
         row = self.conn.execute(
-            "SELECT COUNT(*), "
-            "COALESCE(SUM(EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = 'severity:critical')), 0), "
-            "COALESCE(SUM(EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id "
-            "AND t.tag >= 'severity:' AND t.tag < 'severity;')), 0) "
+            f"SELECT COUNT(*), {self.dialect.count_if.format(critical)}, {self.dialect.count_if.format(rated)} "
             f"FROM entities e WHERE e.status = 'active' AND e.type IN ({_marks(lesson_types)})",
             tuple(lesson_types),
         ).fetchone()
@@ -189,8 +190,8 @@ class SqliteInsights(SqliteReads):
     def type_confidence(self, exclude: Sequence[str], min_count: int, limit: int) -> list[tuple[str, float, int]]:
         """(type, mean confidence to 2 decimals, active memories) for types with at least `min_count`, surest first."""
         rows = self.conn.execute(
-            "SELECT type, ROUND(AVG(confidence), 2) AS c, COUNT(*) AS n FROM entities "
-            f"WHERE status = 'active' AND type NOT IN ({_marks(exclude)}) GROUP BY type HAVING n >= ? "
+            f"SELECT type, {self.dialect.round2.format('AVG(confidence)')} AS c, COUNT(*) AS n FROM entities "
+            f"WHERE status = 'active' AND type NOT IN ({_marks(exclude)}) GROUP BY type HAVING COUNT(*) >= ? "
             "ORDER BY c DESC, n DESC, type LIMIT ?",
             (*exclude, min_count, limit),
         )
@@ -239,6 +240,6 @@ class SqliteInsights(SqliteReads):
         removed = 0
         for chunk in _chunks(list(ids)):
             marks = _marks(chunk)
-            self.conn.execute(f"DELETE FROM entities_fts WHERE rowid IN ({marks})", chunk)
+            self._unindex(chunk)
             removed += self.conn.execute(f"DELETE FROM entities WHERE id IN ({marks})", chunk).rowcount
         return removed

@@ -1,12 +1,12 @@
-"""The store's reads: memories by id or name, listings, counts, and what MeMesh keeps about itself."""
+"""The store's reads: memories by id or name, listings, counts, and what MeMesh keeps about itself (both engines)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
-from memesh.core.porter import stem
-from memesh.model import Entity, Relation
-from memesh.store.sqlite_base import SqliteBase, _chunks, _loads, _marks
+from memesh.model import ACTIVE, Entity, Filters, Relation
+from memesh.store.sql import SqlBase, _chunks, _loads, _marks
 
 
 def key(name: str) -> str:
@@ -16,8 +16,8 @@ def key(name: str) -> str:
     return clean_key(name)
 
 
-class SqliteReads(SqliteBase):
-    """Every read that is not a search."""
+class Reads(SqlBase):
+    """Every read that is not a keyword search."""
 
     def entity_id(self, name: str) -> int | None:
         row = self.conn.execute("SELECT id FROM entities WHERE name = ?", (key(name),)).fetchone()
@@ -81,17 +81,7 @@ class SqliteReads(SqliteBase):
 
     def count(self) -> int:
         """How many memories are stored, archived included."""
-        row = self.conn.execute("SELECT value FROM counters WHERE name = 'entities'").fetchone()
-        return int(row[0]) if row else 0
-
-    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
-        """For each term, in how many indexed memories it occurs (counted by its stem, the form the index holds)."""
-        freq: dict[str, int] = {}
-        for term in terms:
-            row = self.conn.execute("SELECT doc FROM entities_fts_vocab WHERE term = ?", (stem(term),)).fetchone()
-            if row:
-                freq[term] = int(row[0])
-        return freq
+        return self._counter("entities")
 
     def list_ids(self, entity_type: str | None, limit: int, *, include_archived: bool = True) -> list[int]:
         """Newest first, optionally one type; for listings that are not searches (no access is counted)."""
@@ -134,3 +124,32 @@ class SqliteReads(SqliteBase):
     def title_of(self, entity_id: int) -> str | None:
         row = self.conn.execute("SELECT title FROM entities WHERE id = ?", (entity_id,)).fetchone()
         return row[0] if row else None
+
+    def recent(self, filters: Filters, limit: int) -> list[int]:
+        """The newest memories (by id) that pass the filters."""
+        if filters.tag is not None:
+            # Walk the tag's own index newest first (a rare tag would otherwise scan every memory for it).
+            where, params = filter_sql(Filters(namespace=filters.namespace, include_archived=filters.include_archived))
+            sql = (
+                f"SELECT e.id FROM tags t {self.dialect.cross_join} entities e ON e.id = t.entity_id "
+                f"WHERE t.tag = ? {where} ORDER BY t.entity_id DESC LIMIT ?"
+            )
+            return [row[0] for row in self.conn.execute(sql, (filters.tag, *params, limit))]
+        where, params = filter_sql(filters)
+        sql = f"SELECT e.id FROM entities e WHERE 1 = 1 {where} ORDER BY e.id DESC LIMIT ?"
+        return [row[0] for row in self.conn.execute(sql, (*params, limit))]
+
+
+def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
+    """The `AND …` clauses (over `e`, the entities row) and their parameters that keep what passes `filters`."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if not filters.include_archived:
+        clauses.append(f"AND e.status = '{ACTIVE}'")
+    if filters.namespace is not None:
+        clauses.append("AND e.namespace = ?")
+        params.append(filters.namespace)
+    if filters.tag is not None:
+        clauses.append("AND EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = ?)")
+        params.append(filters.tag)
+    return " ".join(clauses), params

@@ -8,36 +8,49 @@ and keep only trusted, active rows, so a briefing reads a few hundred narrow row
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from functools import cache
 
-from memesh.store.sqlite_base import SqliteBase, _chunks, _marks
+from memesh.store.sql import Dialect, SqlBase, _chunks, _marks
 from memesh.values import CandidateRow, Inbox
 
-# The newest observation is the one with the highest id (the index on (entity_id, id) finds it without a scan).
-_ACTIVITY = (
-    "MAX(e.created_at, COALESCE((SELECT o.created_at FROM observations o WHERE o.entity_id = e.id "
-    "ORDER BY o.id DESC LIMIT 1), e.created_at))"
-)
-# Imported memories are untrusted until reviewed: nothing injects them on its own. A memory with no trust key
-# predates the key and was written locally.
-_TRUSTED_ACTIVE = "e.status = 'active' AND COALESCE(json_extract(e.metadata, '$.trust'), 'trusted') = 'trusted'"
-_COLUMNS = (
-    f"e.id, e.name, e.type, e.title, {_ACTIVITY} AS activity, e.access_count, e.last_accessed_at, e.confidence, "
-    "e.recall_hits, e.recall_misses"
-)
+
+@cache
+def _activity(dialect: Dialect) -> str:
+    # The newest observation is the one with the highest id (the index on (entity_id, id) finds it without a scan).
+    newest = "(SELECT o.created_at FROM observations o WHERE o.entity_id = e.id ORDER BY o.id DESC LIMIT 1)"
+    return dialect.greatest.format("e.created_at", f"COALESCE({newest}, e.created_at)")
+
+
+@cache
+def _trusted_active(dialect: Dialect) -> str:
+    # Imported memories are untrusted until reviewed: nothing injects them on its own. A memory with no trust key
+    # predates the key and was written locally.
+    return f"e.status = 'active' AND COALESCE({dialect.json_field('e.metadata', 'trust')}, 'trusted') = 'trusted'"
+
+
+@cache
+def _columns(dialect: Dialect) -> str:
+    return (
+        f"e.id, e.name, e.type, e.title, {_activity(dialect)} AS activity, e.access_count, e.last_accessed_at, "
+        "e.confidence, e.recall_hits, e.recall_misses"
+    )
+
+
 # Newest activity first, by column number: naming the `activity` alias made SQLite evaluate its correlated subquery a
 # second time for the sort (2200 rows: 30 ms against 18 ms at 10k memories), and the order is the same.
 _BY_ACTIVITY = "5 IS NULL, 5 DESC, 1 DESC"
+_GUARD_KEY = "'\"guard\"'"  # the key as a SQL string literal: '"guard"'
 
 
-class SqliteBriefing(SqliteBase):
+class Briefing(SqlBase):
     """Briefing candidates, the handoff and task-state rows, and the session's injected/recalled memories."""
 
     def project_candidates(self, project_tag: str, exclude_types: Collection[str], limit: int) -> list[CandidateRow]:
         """Active trusted memories carrying `project_tag` outside the global namespace, newest activity first."""
         excluded = sorted(exclude_types)
         sql = (
-            f"SELECT {_COLUMNS} FROM tags t CROSS JOIN entities e ON e.id = t.entity_id "
-            f"WHERE t.tag = ? AND {_TRUSTED_ACTIVE} AND e.namespace != 'global' "
+            f"SELECT {_columns(self.dialect)} FROM tags t {self.dialect.cross_join} entities e ON e.id = t.entity_id "
+            f"WHERE t.tag = ? AND {_trusted_active(self.dialect)} AND e.namespace != 'global' "
             f"AND e.type NOT IN ({_marks(excluded) or 'NULL'}) "
             f"ORDER BY {_BY_ACTIVITY} LIMIT ?"
         )
@@ -46,11 +59,13 @@ class SqliteBriefing(SqliteBase):
     def product_work(self, project_tag: str, limit: int) -> list[tuple[CandidateRow, list[str]]]:
         """Active trusted product_improvement memories carrying `project_tag` (what accepting an improvement
         proposal creates), newest activity first, each with its priority:, implementation: and outcome: tags."""
+        like = self.dialect.like
         sql = (
-            f"SELECT {_COLUMNS}, (SELECT group_concat(s.tag, char(10)) FROM tags s WHERE s.entity_id = e.id "
-            "AND (s.tag LIKE 'priority:%' OR s.tag LIKE 'implementation:%' OR s.tag LIKE 'outcome:%')) "
+            f"SELECT {_columns(self.dialect)}, (SELECT {self.dialect.lines_of.format('s.tag')} FROM tags s "
+            f"WHERE s.entity_id = e.id AND (s.tag {like} 'priority:%' OR s.tag {like} 'implementation:%' "
+            f"OR s.tag {like} 'outcome:%')) "
             # From the type index: a project has few improvements among thousands of tagged memories.
-            f"FROM entities e WHERE e.type = 'product_improvement' AND {_TRUSTED_ACTIVE} "
+            f"FROM entities e WHERE e.type = 'product_improvement' AND {_trusted_active(self.dialect)} "
             "AND EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = ?) "
             f"ORDER BY {_BY_ACTIVITY} LIMIT ?"
         )
@@ -63,7 +78,8 @@ class SqliteBriefing(SqliteBase):
         """Active trusted memories in the global namespace, newest first."""
         excluded = sorted(exclude_types)
         sql = (
-            f"SELECT {_COLUMNS} FROM entities e WHERE e.namespace = 'global' AND {_TRUSTED_ACTIVE} "
+            f"SELECT {_columns(self.dialect)} FROM entities e WHERE e.namespace = 'global' "
+            f"AND {_trusted_active(self.dialect)} "
             f"AND e.type NOT IN ({_marks(excluded) or 'NULL'}) ORDER BY e.id DESC LIMIT ?"
         )
         return [CandidateRow(*row) for row in self.conn.execute(sql, (*excluded, limit))]
@@ -74,8 +90,9 @@ class SqliteBriefing(SqliteBase):
         """(project tag, memory) for the newest active trusted memories of other projects."""
         excluded = sorted(exclude_types)
         sql = (
-            f"SELECT t.tag, {_COLUMNS} FROM tags t CROSS JOIN entities e ON e.id = t.entity_id "
-            f"WHERE t.tag >= 'project:' AND t.tag < 'project;' AND t.tag != ? AND {_TRUSTED_ACTIVE} "
+            f"SELECT t.tag, {_columns(self.dialect)} "
+            f"FROM tags t {self.dialect.cross_join} entities e ON e.id = t.entity_id "
+            f"WHERE t.tag >= 'project:' AND t.tag < 'project;' AND t.tag != ? AND {_trusted_active(self.dialect)} "
             f"AND e.namespace != 'global' AND e.type NOT IN ({_marks(excluded) or 'NULL'}) "
             "ORDER BY e.id DESC LIMIT ?"
         )
@@ -105,7 +122,8 @@ class SqliteBriefing(SqliteBase):
         the project tag; None when there is none (an imported or archived one included)."""
         sql = (
             f"SELECT (SELECT o.content FROM observations o WHERE o.entity_id = e.id ORDER BY o.id DESC LIMIT 1), "
-            f"{_ACTIVITY}, e.metadata FROM entities e WHERE e.name = ? AND e.type = ? AND {_TRUSTED_ACTIVE} "
+            f"{_activity(self.dialect)}, e.metadata FROM entities e WHERE e.name = ? AND e.type = ? "
+            f"AND {_trusted_active(self.dialect)} "
             "AND EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = ?)"
         )
         row = self.conn.execute(sql, (name, entity_type, project_tag)).fetchone()
@@ -123,7 +141,8 @@ class SqliteBriefing(SqliteBase):
         """Remember that these memories reached the session (injected at start, or recalled); first source wins."""
         with self.transaction():
             self.conn.executemany(
-                "INSERT OR IGNORE INTO session_memories (session_id, entity_id, source, at) VALUES (?, ?, ?, ?)",
+                "INSERT INTO session_memories (session_id, entity_id, source, at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING",
                 [(session_id, entity_id, source, when) for entity_id in dict.fromkeys(ids)],
             )
 
@@ -181,8 +200,8 @@ class SqliteBriefing(SqliteBase):
     def file_candidates(self, project_tag: str, file_tag: str, limit: int) -> list[CandidateRow]:
         """Active trusted memories carrying both the project tag and the `file:<basename>` tag, newest first."""
         sql = (
-            f"SELECT {_COLUMNS} FROM tags t CROSS JOIN entities e ON e.id = t.entity_id "
-            f"WHERE t.tag = ? AND {_TRUSTED_ACTIVE} "
+            f"SELECT {_columns(self.dialect)} FROM tags t {self.dialect.cross_join} entities e ON e.id = t.entity_id "
+            f"WHERE t.tag = ? AND {_trusted_active(self.dialect)} "
             "AND EXISTS (SELECT 1 FROM tags p WHERE p.entity_id = e.id AND p.tag = ?) "
             "ORDER BY e.id DESC LIMIT ?"
         )
@@ -190,11 +209,12 @@ class SqliteBriefing(SqliteBase):
 
     def guards(self, limit: int) -> list[tuple[int, str, str, str]]:
         """(id, name, guard JSON, first observation) of active trusted memories that carry a guard."""
+        guard = self.dialect.json_field("e.metadata", "guard")
         sql = (
-            "SELECT e.id, e.name, json_extract(e.metadata, '$.guard'), COALESCE((SELECT o.content FROM observations o "
+            f"SELECT e.id, e.name, {guard}, COALESCE((SELECT o.content FROM observations o "
             "WHERE o.entity_id = e.id ORDER BY o.id LIMIT 1), '') FROM entities e "
             # The key's text first: most memories have no guard, and a substring test is cheaper than parsing JSON.
-            "WHERE instr(e.metadata, '\"guard\"') > 0 AND json_extract(e.metadata, '$.guard') IS NOT NULL "
-            f"AND {_TRUSTED_ACTIVE} ORDER BY e.id DESC LIMIT ?"
+            f"WHERE {self.dialect.contains.format('e.metadata', _GUARD_KEY)} AND {guard} IS NOT NULL "
+            f"AND {_trusted_active(self.dialect)} ORDER BY e.id DESC LIMIT ?"
         )
         return [(row[0], row[1], str(row[2]), row[3]) for row in self.conn.execute(sql, (limit,))]

@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from memesh.model import Listed
-from memesh.store.sqlite_base import _dumps
-from memesh.store.sqlite_writes import SqliteWrites
+from memesh.store.sql import _dumps
+from memesh.store.writes import Writes
 
 
-class SqliteMemoryFiles(SqliteWrites):
+class MemoryFiles(Writes):
     """Namespace counts and listings (active memories only), and renaming one memory."""
 
     def active_counts(self) -> dict[str, int]:

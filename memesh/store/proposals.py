@@ -12,8 +12,8 @@ from typing import Any
 from memesh.core.proposals import PENDING, NewProposal, Proposal
 from memesh.core.work_package import Candidate
 from memesh.model import Entity
-from memesh.store.sqlite_base import _dumps, _loads, _marks
-from memesh.store.sqlite_reads import SqliteReads
+from memesh.store.reads import Reads
+from memesh.store.sql import _dumps, _loads, _marks
 
 _COLUMNS = (
     "id, project, cluster_key, kind, source_kind, source_ids, proposed_digest, package_id, fingerprints, status, "
@@ -48,7 +48,7 @@ def _row(row: Sequence[Any]) -> Proposal:
     )
 
 
-class SqliteProposals(SqliteReads):
+class Proposals(Reads):
     """Staged proposals and their review state."""
 
     def proposal(self, proposal_id: int) -> Proposal | None:
@@ -102,7 +102,7 @@ class SqliteProposals(SqliteReads):
 
     def stage(self, proposal: NewProposal) -> int:
         """Insert a pending proposal; returns its id."""
-        cursor = self.conn.execute(
+        return self._insert_id(
             "INSERT INTO dream_proposals (project, cluster_key, kind, source_kind, source_ids, proposed_digest, "
             "package_id, fingerprints) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -116,7 +116,6 @@ class SqliteProposals(SqliteReads):
                 _dumps(proposal.fingerprints),
             ),
         )
-        return int(cursor.lastrowid or 0)
 
     def settle(
         self, proposal_id: int, status: str, when: str, *, reason: str | None = None, entity: str | None = None

@@ -1,0 +1,73 @@
+"""Which store a process opens: the PostgreSQL database a URL names, else the SQLite file.
+
+The one function every opener goes through (`memesh.app.resources.Resources.open_store`, the hooks' lean store).
+Each engine's modules are imported only when chosen, so a process on the SQLite file never imports psycopg.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
+
+from memesh import paths
+from memesh.errors import ErrorCode, MemeshError
+from memesh.store.errors import StoreError
+
+if TYPE_CHECKING:
+    from memesh.store.postgres import PostgresStore
+    from memesh.store.sqlite import SqliteStore
+    from memesh.store.sqlite_hooks import HookStore
+
+Store: TypeAlias = "SqliteStore | PostgresStore"
+HookDatabase: TypeAlias = "HookStore | PostgresStore"
+Target: TypeAlias = Path | str | None  # a file, a postgresql:// URL (or a file's path as text), or "the configured"
+
+
+def chosen(target: Target = None) -> Path | str:
+    """What `target` names, or when None the configured database: MEMESH_DATABASE_URL, config.json's `database`,
+    else the SQLite file (`paths.db_path()`). StoreError when the setting is not a PostgreSQL URL."""
+    if isinstance(target, Path):
+        return target
+    if target is not None:
+        return target if target.startswith(paths.URL_SCHEMES) else Path(target).expanduser()
+    try:
+        url = paths.database_url()
+    except paths.DatabaseSettingError as exc:
+        raise StoreError(str(exc), MemeshError(ErrorCode.INTERNAL, str(exc), {"store": "cannot-open"})) from exc
+    return url if url is not None else paths.db_path()
+
+
+def open_store(target: Target = None) -> Store:
+    """The database `target` names (see `chosen`), opened and migrated; StoreError when it will not open."""
+    where = chosen(target)
+    if isinstance(where, str):
+        from memesh.store.postgres import open_postgres
+
+        return open_postgres(where)
+    from memesh.store.sqlite import open_store as open_file
+
+    return open_file(where if target is not None else None)
+
+
+def open_hook_store(target: Target = None) -> HookDatabase:
+    """The database as the hooks use it: the lean SQLite store (fewer mixins to import), or the PostgreSQL store."""
+    where = chosen(target)
+    if isinstance(where, str):
+        from memesh.store.postgres import open_postgres
+
+        return open_postgres(where)
+    from memesh.store.sqlite_hooks import open_hook_store as open_file
+
+    return open_file(where if target is not None else None)
+
+
+def described(target: Target = None) -> str:
+    """The database in use as a person may be shown it: the file's path, or the URL with its password redacted."""
+    where = chosen(target)
+    if isinstance(where, str):
+        from memesh.store.postgres import redacted
+
+        return redacted(where)
+    from memesh.store.sql import shown_file
+
+    return shown_file(str(where))

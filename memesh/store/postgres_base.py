@@ -1,0 +1,160 @@
+"""The connection underneath the PostgreSQL store: `?` parameters, transactions, and writers taking turns.
+
+The shared queries are written once with SQLite's `?` parameters; `PgConnection` turns each into psycopg's `%s`
+(literal `%` doubled) once per distinct statement.
+
+Writers take turns, as SQLite's `BEGIN IMMEDIATE` makes them: every write transaction starts by taking one
+transaction-level advisory lock (`pg_advisory_xact_lock`) for this MeMesh database (the schema the URL selects), and
+holds it until it commits. Whatever relied on being the only writer between its read and its write — idempotent
+staging of proposals and work packages, counters, message idempotency and event order, the Stop gate's memory,
+session generations — keeps that guarantee, on any number of machines; and ids are handed out in commit order, so
+a poll reading events after a position never skips one committed later with a smaller id. A writer waits at most
+`LOCK_TIMEOUT` for its turn (SQLite's busy timeout), then fails as "locked". Reads take no lock and see every
+committed write (READ COMMITTED), as SQLite's WAL readers do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from memesh.store.sql import POSTGRES, Cursor, SqlBase
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from memesh.errors import MemeshError
+
+LOCK_TIMEOUT = "30s"  # as long as SQLite's busy timeout
+# The two keys of the advisory locks (pg_advisory_xact_lock(class, scope)): the class says which lock, the scope
+# which MeMesh database (a hash of the schema the connection uses), so that two MeMesh schemas of one PostgreSQL
+# database do not wait for each other.
+WRITE_LOCK = 0x4D4D5701
+MIGRATION_LOCK = 0x4D4D4D01
+_WRITES = ("INSERT", "UPDATE", "DELETE")
+
+
+@lru_cache(maxsize=2048)
+def pg_sql(sql: str) -> str:
+    """`sql` with each `?` parameter outside quotes as `%s` and every `%` doubled, as psycopg reads a query."""
+    out: list[str] = []
+    quote: str | None = None
+    for ch in sql:
+        if ch == "%":
+            out.append("%%")
+            continue
+        if quote is None and ch == "?":
+            out.append("%s")
+            continue
+        if quote is None and ch in "'\"":
+            quote = ch
+        elif ch == quote:
+            quote = None  # a doubled quote inside a literal closes and reopens it: the same text either way
+        out.append(ch)
+    return "".join(out)
+
+
+@lru_cache(maxsize=2048)
+def _writes(sql: str) -> bool:
+    return sql.lstrip().upper().startswith(_WRITES)
+
+
+class PgConnection:
+    """A psycopg connection (autocommit, so a statement outside a transaction commits on its own, as SQLite's does)
+    that takes `?` parameters, and takes the write lock for a write run outside a transaction."""
+
+    def __init__(self, raw: psycopg.Connection[tuple[Any, ...]], scope: int, shown: str = "") -> None:
+        self.raw = raw
+        self.scope = scope
+        self.shown = shown  # the URL with its password redacted
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
+        if _writes(sql) and not self.in_transaction:
+            with self.writing():
+                return self.raw.execute(pg_sql(sql), tuple(parameters))
+        return self.raw.execute(pg_sql(sql), tuple(parameters))
+
+    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Cursor:
+        rows = [tuple(row) for row in parameters]
+        cursor = self.raw.cursor()
+        if not rows:
+            return cursor
+        if not self.in_transaction:
+            with self.writing():
+                cursor.executemany(pg_sql(sql), rows)
+                return cursor
+        cursor.executemany(pg_sql(sql), rows)
+        return cursor
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """A write transaction: begun with this database's write lock taken (one round trip for both), committed
+        at the end, rolled back on any exception."""
+        try:
+            self.raw.execute(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK}, {int(self.scope)})")
+            yield
+            self.raw.execute("SELECT memesh_compact(); COMMIT")  # the counters' deltas folded in, then committed
+        except BaseException:
+            if self.in_transaction:  # a broken connection has no transaction to roll back: keep the first error
+                with suppress(Exception):
+                    self.raw.execute("ROLLBACK")
+            raise
+
+    @property
+    def in_transaction(self) -> bool:
+        from psycopg.pq import TransactionStatus
+
+        return self.raw.info.transaction_status != TransactionStatus.IDLE
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+class PostgresBase(SqlBase):
+    """One connection to the PostgreSQL database, and its transactions."""
+
+    conn: PgConnection
+    dialect = POSTGRES
+
+    def __init__(self, conn: PgConnection) -> None:
+        self.conn = conn
+        self.read_only = False
+        self.open_mode = "rw"
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One atomic unit, holding the write lock from its start at the outermost level; a savepoint when nested."""
+        if self.conn.in_transaction:
+            with self.conn.raw.transaction():
+                yield
+            return
+        with self.conn.writing():
+            yield
+
+    def database_failure(self, exc: BaseException) -> MemeshError | None:
+        """What a failure of this database means to the caller (unreachable, refused, a lock not granted in time,
+        …), or None when `exc` is not the database's: for an operation that decides whether a failure stops its
+        work."""
+        from memesh.store.errors import translate
+
+        return translate(exc)
+
+    def where(self) -> str:
+        """The database in use, as doctor shows it: the engine, its version, the URL without its password and the
+        schema."""
+        row = self.conn.execute("SELECT current_setting('server_version'), current_schema()").fetchone()
+        return f"PostgreSQL {row[0]} at {self.conn.shown} (schema {row[1]})"
+
+    def _insert_id(self, sql: str, params: Sequence[Any]) -> int:
+        row = self.conn.execute(f"{sql} RETURNING id", params).fetchone()
+        return int(row[0])
+
+    def _counter(self, name: str) -> int:
+        row = self.conn.execute("SELECT memesh_counter(?)", (name,)).fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
+
+    def _has_table(self, table: str) -> bool:
+        row = self.conn.execute("SELECT to_regclass(?) IS NOT NULL", (table,)).fetchone()
+        return bool(row[0])

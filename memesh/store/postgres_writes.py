@@ -1,0 +1,141 @@
+"""The PostgreSQL store's own writes: its migrations, and the postings table that is its keyword index.
+
+A memory's index entry is rewritten in the transaction that writes the memory: its tokens are FTS5's own
+(`sqlite_tokens`) for exactly the text the SQLite store indexes (`writes.index_columns`), and the triggers of
+migration 1 keep the memory count, the token total and each token's memory count in step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from memesh.model import Entity
+from memesh.store.postgres_base import MIGRATION_LOCK, PostgresBase
+from memesh.store.postgres_migrations import MIGRATIONS
+from memesh.store.sql import _CHUNK, _chunks, _marks
+from memesh.store.sqlite_tokens import term_counts
+from memesh.store.writes import Writes, index_columns
+
+_INSERT_POSTINGS = (
+    "INSERT INTO search_postings (term, entity_id, name_tf, title_tf, body_tf, doc_tokens) "
+    "SELECT * FROM unnest(?::text[], ?::bigint[], ?::int[], ?::int[], ?::int[], ?::int[])"
+)
+_IDENTITIES = (
+    "entities", "observations", "tags", "relations", "dream_proposals", "agent_messages", "agent_deliveries",
+    "agent_message_events", "agent_receipts",
+)  # fmt: skip
+_INSERT_DOCS = "INSERT INTO search_docs (entity_id, tokens) SELECT * FROM unnest(?::bigint[], ?::int[])"
+
+
+class _Batch:
+    """Index rows for several memories, written with two statements."""
+
+    def __init__(self) -> None:
+        self.docs: tuple[list[int], list[int]] = ([], [])
+        self.postings: tuple[list[Any], ...] = ([], [], [], [], [], [])
+
+    def add(self, entity_id: int, name: str, title: str | None, observations: Sequence[str]) -> None:
+        counts = term_counts(*index_columns(name, title, observations))
+        tokens = sum(n + t + b for _, n, t, b in counts)
+        self.docs[0].append(entity_id)
+        self.docs[1].append(tokens)
+        for term, name_tf, title_tf, body_tf in counts:
+            for column, value in zip(self.postings, (term, entity_id, name_tf, title_tf, body_tf, tokens), strict=True):
+                column.append(value)
+
+
+class PostgresWrites(PostgresBase, Writes):
+    """The schema's migrations and the postings; every other write is the shared one."""
+
+    def migrate(self) -> None:
+        """Apply the migrations this database has not recorded, each once, under the migration lock."""
+        if not self._unapplied():
+            return
+        raw = self.conn.raw
+        with raw.transaction():
+            raw.execute("SELECT pg_advisory_xact_lock(%s, %s)", (MIGRATION_LOCK, self.conn.scope))
+            raw.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations "
+                '(version INTEGER PRIMARY KEY, name TEXT COLLATE "C" NOT NULL, applied_at TEXT COLLATE "C" NOT NULL)'
+            )
+            done = {row[0] for row in raw.execute("SELECT version FROM schema_migrations")}
+            for version, name, sql in MIGRATIONS:
+                if version in done:
+                    continue
+                if sql.strip():
+                    raw.execute(sql)  # no parameters: one script of many statements
+                raw.execute(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (%s, %s, %s)",
+                    (version, name, datetime.now(UTC).isoformat()),
+                )
+
+    def _unapplied(self) -> bool:
+        row = self.conn.raw.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
+        if not row or not row[0]:
+            return True
+        done = {row[0] for row in self.conn.raw.execute("SELECT version FROM schema_migrations")}
+        return any(version not in done for version, _, _ in MIGRATIONS)
+
+    def _index(
+        self, entity_id: int, name: str, title: str | None, observations: Sequence[str], *, unchanged: int = 0
+    ) -> None:
+        counts = term_counts(*index_columns(name, title, observations))
+        self.conn.execute(
+            "SELECT memesh_index(?, ?::text[], ?::int[], ?::int[], ?::int[])",
+            (entity_id, *([row[column] for row in counts] for column in range(4))),
+        )
+        self._embed_observations(entity_id, observations, unchanged)
+
+    def _unindex(self, ids: Sequence[int]) -> None:
+        for chunk in _chunks(list(ids)):
+            self.conn.execute(f"DELETE FROM search_postings WHERE entity_id IN ({_marks(chunk)})", chunk)
+            self.conn.execute(f"DELETE FROM search_docs WHERE entity_id IN ({_marks(chunk)})", chunk)
+
+    def _write(self, batch: _Batch) -> None:
+        self.conn.execute(_INSERT_DOCS, batch.docs)
+        if batch.postings[0]:
+            self.conn.execute(_INSERT_POSTINGS, batch.postings)
+
+    def rebuild_index(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Rebuild the keyword index from the stored rows, in one transaction; returns how many memories it holds.
+
+        Memories are untouched: only the postings are emptied and written again."""
+        with self.transaction():
+            self.conn.execute("TRUNCATE search_postings, search_docs, search_terms, search_term_deltas")
+            self.conn.execute("DELETE FROM counter_deltas WHERE name IN ('search_docs', 'search_tokens')")
+            self.conn.execute("UPDATE counters SET value = 0 WHERE name IN ('search_docs', 'search_tokens')")
+            return self._fill_index(progress)
+
+    def _fill_index(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Index every stored memory into the (empty) index, a chunk of memories per statement."""
+        ids = [row[0] for row in self.conn.execute("SELECT id FROM entities ORDER BY id")]
+        for done, chunk in enumerate(_chunks(ids), start=1):
+            self.index_loaded(self.load(chunk))
+            if progress is not None:
+                progress(min(done * _CHUNK, len(ids)), len(ids))
+        return len(ids)
+
+    def index_loaded(self, entities: Sequence[Entity]) -> None:
+        """Index these memories, none of which is in the index yet (a fill, a copy)."""
+        batch = _Batch()
+        for entity in entities:
+            batch.add(entity.id, entity.name, entity.title, entity.observations)
+        if batch.docs[0]:
+            self._write(batch)
+        for entity in entities:  # in hybrid, the vectors of a fill or a copy too (nothing otherwise)
+            self._embed_observations(entity.id, entity.observations, 0)
+
+    def after_copy(self) -> None:
+        """The postings of the rows a copy wrote, and each identity moved past the ids they brought."""
+        self._fill_index()
+        for table in _IDENTITIES:
+            self.conn.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(max(id), 0) + 1, false) FROM {table}"
+            )
+
+    def _bookkeeping_refused(self, exc: Exception) -> bool:
+        from psycopg import errors
+
+        return isinstance(exc, errors.ReadOnlySqlTransaction | errors.DiskFull | errors.InsufficientPrivilege)

@@ -1,0 +1,117 @@
+"""The suite's two storage engines: every test that touches the store through the `backend` fixture runs on both.
+
+SQLite is the test's own file, as always. PostgreSQL is a throwaway cluster each pytest process starts for itself
+(initdb as the `postgres` system user when run as root, since initdb refuses root; a unix socket in a temporary
+folder, no TCP; fsync off), and every test gets a database of its own, copied from a migrated template. A test
+that reads the SQLite file itself (its pages, modes, WAL, FTS5 tables through `store.conn`) is marked
+`sqlite_only` and runs on SQLite alone.
+
+MEMESH_TEST_BACKENDS=sqlite runs only SQLite (a quick local run); MEMESH_TEST_REQUIRE_POSTGRES=1 (set by `make test`)
+makes a missing PostgreSQL an error instead of a skip.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from memesh.store.open import Store, open_store
+
+BACKENDS = ("sqlite", "postgres")
+
+
+def _pg_cluster() -> ModuleType:
+    """tools/pg_cluster.py, the throwaway cluster the benchmarks start too (tools/ is not a package)."""
+    path = Path(__file__).resolve().parent.parent / "tools" / "pg_cluster.py"
+    spec = importlib.util.spec_from_file_location("memesh_pg_cluster", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@functools.cache
+def cluster() -> Any:
+    """This pytest process's cluster, started on first use (about 2 s)."""
+    tools = _pg_cluster()
+    bindir = tools.binaries()
+    if bindir is None:
+        reason = "PostgreSQL is not installed (apt-get install -y postgresql, or run `make test`)"
+        if os.environ.get("MEMESH_TEST_REQUIRE_POSTGRES"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return tools.Cluster(bindir)
+
+
+@dataclass
+class Backend:
+    """The engine a test runs on, and the databases it has opened there: one per SQLite path the test names."""
+
+    name: str
+    _urls: dict[Path, str] = field(default_factory=dict)
+
+    @property
+    def postgres(self) -> bool:
+        return self.name == "postgres"
+
+    def target(self, path: Path) -> Path | str:
+        """What to open for "the database at `path`": the file on SQLite, this test's database for that path on
+        PostgreSQL (a test naming two files gets two databases)."""
+        if not self.postgres:
+            return path
+        if path not in self._urls:
+            self._urls[path] = cluster().new_database()
+        return self._urls[path]
+
+    def open(self, path: Path) -> Store:
+        return open_store(self.target(path))
+
+    def use(self, monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+        """Make "the configured database" this one for the test and the processes it starts (MEMESH_DATABASE_URL
+        beside MEMESH_DB_PATH, whose folder keeps the local files)."""
+        if self.postgres:
+            monkeypatch.setenv("MEMESH_DATABASE_URL", str(self.target(path)))
+        else:
+            monkeypatch.delenv("MEMESH_DATABASE_URL", raising=False)
+
+    def close(self) -> None:
+        for url in self._urls.values():
+            cluster().drop(url)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "sqlite_only: reads the SQLite file itself (pages, modes, WAL, FTS5 tables): not run on PostgreSQL"
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" not in metafunc.fixturenames:
+        return
+    wanted = os.environ.get("MEMESH_TEST_BACKENDS", ",".join(BACKENDS)).split(",")
+    if metafunc.definition.get_closest_marker("sqlite_only") is not None:
+        wanted = ["sqlite"]
+    metafunc.parametrize("backend", [name for name in BACKENDS if name in wanted], indirect=True)
+
+
+@pytest.fixture
+def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    chosen = Backend(getattr(request, "param", "sqlite"))
+    yield chosen
+    chosen.close()
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh, migrated PostgreSQL database of the test's own (for tests of the PostgreSQL store itself)."""
+    url = cluster().new_database()
+    yield url
+    cluster().drop(url)

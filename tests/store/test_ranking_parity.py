@@ -1,0 +1,114 @@
+"""Recall ranks the same on both engines: the PostgreSQL store's BM25 is FTS5's, to the last bit, ties included."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from memesh.core.query import MatchPlan, plan_match
+from memesh.core.terms import query_terms
+from memesh.model import EntityWrite, Filters
+from memesh.store.postgres import PostgresStore, open_postgres
+from memesh.store.sqlite import SqliteStore, open_store
+
+_TEXT = (
+    "camp camping camped lake lakes support supporting supported cache caching token tokens deploy deployed "
+    "review reviewer rotate rotation café naïve résumé über straße jwt oauth pkce sqlite postgres index"
+)
+WORDS = tuple(_TEXT.split(" "))
+CJK = ("認證方式", "資料庫", "部署", "快取", "認", "東京都", "データベース", "한국어")
+
+
+def _corpus(seed: int, size: int) -> list[EntityWrite]:
+    rng = random.Random(seed)
+    writes = []
+    for n in range(size):
+
+        def text(count: int) -> str:
+            return " ".join(rng.choice(WORDS) if rng.random() < 0.85 else rng.choice(CJK) for _ in range(count))
+
+        observations = tuple(text(rng.randint(1, 12)) for _ in range(rng.randint(0, 4)))
+        title = text(rng.randint(1, 4)) if rng.random() < 0.6 else None
+        writes.append(
+            EntityWrite(
+                entity_id=None,
+                name=f"{rng.choice(WORDS)}-{n}",
+                type=rng.choice(("fact", "decision", "note")),
+                title=title,
+                namespace=rng.choice(("personal", "team", "global")),
+                status="archived" if rng.random() < 0.15 else "active",
+                metadata={},
+                observations=observations,
+                tags=tuple(rng.sample(("project:a", "project:b", "auth", "db"), rng.randint(0, 2))),
+            )
+        )
+    return writes
+
+
+def _queries(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    queries = [*WORDS, *CJK, "認", "部", "camping lake", "deploy review rotate", "lake 認證 token cache"]
+    for _ in range(count):
+        queries.append(" ".join(rng.choice((*WORDS, *CJK)) for _ in range(rng.randint(1, 5))))
+    return queries
+
+
+def _fill(store: SqliteStore | PostgresStore, writes: list[EntityWrite]) -> None:
+    with store.transaction():
+        for write in writes:
+            store.save(write)
+
+
+def _plan(store: SqliteStore, query: str) -> MatchPlan | None:
+    terms = query_terms(query)
+    return plan_match(query, store.doc_freq(terms), store.count()) if terms else None
+
+
+def test_both_engines_rank_every_query_alike_scores_and_ties_included(tmp_path: Path, pg_url: str) -> None:
+    writes = _corpus(seed=7, size=300)
+    sqlite, pg = open_store(tmp_path / "parity.db"), open_postgres(pg_url)
+    try:
+        _fill(sqlite, writes)
+        _fill(pg, writes)
+        assert pg.count() == sqlite.count()
+        filters = (
+            Filters(),
+            Filters(include_archived=True),
+            Filters(namespace="team"),
+            Filters(tag="auth"),
+            Filters(tag="project:a", namespace="personal"),
+        )
+        compared = 0
+        for index, query in enumerate(_queries(seed=11, count=150)):
+            plan = _plan(sqlite, query)
+            if plan is None:
+                continue
+            assert pg.doc_freq(plan.terms) == sqlite.doc_freq(plan.terms), query
+            for limit in (5, 40):
+                chosen = filters[index % len(filters)]
+                expected = sqlite.search(plan, chosen, limit)
+                assert pg.search(plan, chosen, limit) == expected, (query, chosen, limit)
+                compared += bool(expected)
+        assert compared > 200  # most queries found something: the comparison is not of empty lists
+    finally:
+        sqlite.close()
+        pg.close()
+
+
+def test_memories_that_tie_come_newest_first_on_both(tmp_path: Path, pg_url: str) -> None:
+    same = [
+        EntityWrite(None, f"twin-{n}", "fact", None, "personal", "active", {}, ("shared words here",), ())
+        for n in range(6)
+    ]
+    sqlite, pg = open_store(tmp_path / "ties.db"), open_postgres(pg_url)
+    try:
+        _fill(sqlite, same)
+        _fill(pg, same)
+        plan = _plan(sqlite, "shared words")
+        assert plan is not None
+        expected = sqlite.search(plan, Filters(), 10)
+        assert [entity_id for entity_id, _ in expected] == [6, 5, 4, 3, 2, 1]
+        assert pg.search(plan, Filters(), 10) == expected
+    finally:
+        sqlite.close()
+        pg.close()
