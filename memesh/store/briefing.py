@@ -172,7 +172,8 @@ class Briefing(SqlBase):
                 self.conn.execute(f"UPDATE entities SET recall_hits = recall_hits + 1 WHERE id IN ({marks})", chunk)
             for chunk in _chunks(was_missed):
                 self.conn.execute(
-                    f"UPDATE entities SET recall_misses = MAX(recall_misses - 1, 0) WHERE id IN ({_marks(chunk)})",
+                    "UPDATE entities SET recall_misses = CASE WHEN recall_misses > 0 THEN recall_misses - 1 ELSE 0 END "
+                    f"WHERE id IN ({_marks(chunk)})",
                     chunk,
                 )
         return credited
