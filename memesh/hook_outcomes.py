@@ -103,6 +103,39 @@ def read_records(path: Path | None = None) -> list[dict[str, Any]]:
     return out
 
 
+HEARTBEATS = "hook-heartbeats"  # memesh.transports.hooks.wire.HEARTBEATS (a test holds them equal)
+BEGAN = ".began"
+_EVENT_NAME = re.compile(r"[a-z][a-z-]{0,39}")
+
+
+def _iso(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def read_heartbeats(folder: Path | None = None) -> tuple[str | None, dict[str, str]]:
+    """(when tracking began, {event: its last run}) from the heartbeats memesh-hook touches beside the database;
+    (None, {}) when no hook ever ran."""
+    target = folder or outcomes_path().parent / HEARTBEATS
+    beats: dict[str, str] = {}
+    began: str | None = None
+    try:
+        entries = list(os.scandir(target))
+    except OSError:
+        return None, {}
+    for entry in entries:
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            stamp = _iso(entry.stat(follow_symlinks=False).st_mtime)
+        except OSError:
+            continue
+        if entry.name == BEGAN:
+            began = stamp
+        elif _EVENT_NAME.fullmatch(entry.name):
+            beats[entry.name] = stamp
+    return began, dict(sorted(beats.items()))
+
+
 GRACE_FILE = "capture-liveness-grace.json"
 NOTICE_LOCK = "last-capture-liveness-notice.lock"
 

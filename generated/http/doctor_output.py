@@ -56,6 +56,10 @@ class Capture(TypedDict, closed=True):
     hooks: list[Hook]
     types: list[Type]
     neverRan: list[str]
+    heartbeats: dict[str, str]
+    """
+    Each hook event's last run (memesh-hook touches its event's heartbeat before anything else, so this shows hooks that ran even where no outcome record was written).
+    """
 
 
 class DoctorOutput(TypedDict, closed=True):

@@ -24,7 +24,25 @@ def parameters(input_schema: dict[str, Any]) -> dict[str, Any]:
     """
     document = {key: value for key, value in input_schema.items() if key not in _DOCUMENT_KEYS}
     # A copy: the loaded schema is cached for the process and must not change under a caller that edits this.
-    return copy.deepcopy(document)
+    exported = copy.deepcopy(document)
+    _give_arrays_items(exported)
+    return exported
+
+
+def _give_arrays_items(schema: Any) -> None:
+    """OpenAI refuses an array schema without `items` ("array schema missing items"); where a schema file leaves an
+    array's items open (import's entities, each checked by the import itself), the export says so: `items: {}`."""
+    if isinstance(schema, list):
+        for item in schema:
+            _give_arrays_items(item)
+        return
+    if not isinstance(schema, dict):
+        return
+    kind = schema.get("type")
+    if (kind == "array" or (isinstance(kind, list) and "array" in kind)) and "items" not in schema:
+        schema["items"] = {}
+    for value in schema.values():
+        _give_arrays_items(value)
 
 
 def openai_tools() -> list[dict[str, Any]]:

@@ -211,6 +211,12 @@ class Resources:
 
         return read_records()
 
+    def hook_heartbeats(self) -> tuple[str | None, dict[str, str]]:
+        """(when hook tracking began, each hook event's last run) from the heartbeats beside the database."""
+        from memesh.hook_outcomes import read_heartbeats
+
+        return read_heartbeats()
+
     def entry_point(self, name: str) -> str | None:
         """The absolute path of one of this install's console scripts, or None when it is not installed."""
         from memesh.adapters.claude_settings_file import entry_point

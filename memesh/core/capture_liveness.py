@@ -8,6 +8,7 @@ trigger applied and wrote nothing; per auto-capture type, this week against the 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
@@ -33,6 +34,7 @@ KNOWN_SKIPS = NOT_TRIGGERED | frozenset(
         "fewer than 3 tool calls",
         "nothing new in the session snapshots",
         "a git commit ran but printed no commit line",
+        "the commit is already stored",
         "nothing to brief",
         "no memories for this file",
         "no guard matched",
@@ -89,9 +91,15 @@ def summarize_hook(hook: str, records: Sequence[Mapping[str, Any]]) -> dict[str,
 
 
 def summarize(
-    records: Sequence[Mapping[str, Any]], type_counts: Mapping[str, tuple[int, int]], now: datetime
+    records: Sequence[Mapping[str, Any]],
+    type_counts: Mapping[str, tuple[int, int]],
+    now: datetime,
+    heartbeats: Mapping[str, str] | None = None,
+    began: str | None = None,
 ) -> dict[str, Any]:
-    """The capture object doctor reports: status, hooks, types (last7/prev7/stopped), neverRan."""
+    """The capture object doctor reports: status, hooks, types (last7/prev7/stopped), neverRan, heartbeats (each
+    hook event's last run, as memesh-hook touched it before anything else)."""
+    beats = dict(heartbeats or {})
     by_hook: dict[str, list[Mapping[str, Any]]] = {}
     for record in records:
         by_hook.setdefault(str(record.get("hook")), []).append(record)
@@ -100,17 +108,96 @@ def summarize(
         {"type": kind, "last7": last7, "prev7": prev7, "stopped": prev7 > 0 and last7 == 0}
         for kind, (last7, prev7) in type_counts.items()
     ]
-    first = min((t for t in (parse_time(str(r.get("at"))) for r in records) if t), default=None)
+    tracking = tracking_began(records, began)
     never_ran = []
-    if first is not None and now - first > NEVER_RAN_GRACE and "session-summary" not in by_hook:
+    if (
+        tracking is not None
+        and now - tracking > NEVER_RAN_GRACE
+        and "session-summary" not in by_hook
+        and SUMMARY_EVENT not in beats
+    ):
         never_ran.append("session-summary")
     if never_ran:
         status = "FAIL"
-    elif any(h["silent"] for h in hooks) or any(t["stopped"] for t in types):
+    elif any(h["silent"] for h in hooks) or any(t["stopped"] for t in types) or no_records(records, beats, began, now):
         status = "PASS_WITH_CONCERNS"
     else:
         status = "PASS"
-    return {"status": status, "hooks": hooks, "types": types, "neverRan": never_ran}
+    return {"status": status, "hooks": hooks, "types": types, "neverRan": never_ran, "heartbeats": beats}
+
+
+# The Stop event runs session-summary: a Stop heartbeat means it ran, even where its record went missing.
+SUMMARY_EVENT = "stop"
+NO_RECORDS = "capture-liveness.no-records"
+
+
+def tracking_began(records: Sequence[Mapping[str, Any]], began: str | None) -> datetime | None:
+    """The earliest evidence of a hook: the first outcome record or the first heartbeat, whichever came first."""
+    times = [t for t in (parse_time(str(r.get("at"))) for r in records) if t]
+    first_beat = parse_time(began) if began else None
+    return min([*times, *([first_beat] if first_beat else [])], default=None)
+
+
+def no_records(
+    records: Sequence[Mapping[str, Any]], heartbeats: Mapping[str, str], began: str | None, now: datetime
+) -> bool:
+    """Hooks have run (heartbeats) for longer than the grace, yet not one outcome record exists."""
+    since = parse_time(began) if began else None
+    return bool(heartbeats) and not records and since is not None and now - since >= GRACE_TIME
+
+
+ARCHIVED_HANDOFF = "the handoff memory is archived"
+NAME_CAP = 200  # memesh.hook_outcomes.REASON_MAX: what a record keeps of an entity name (a test holds them equal)
+# A name doctor may print inside a command for a person to paste: nothing the shell would read as syntax.
+_SHELL_SAFE = re.compile(r"[A-Za-z0-9_.:@%+=,/][A-Za-z0-9_.:@%+=,/~-]*")
+
+
+def _archived_handoff_advice(records: Sequence[Mapping[str, Any]]) -> str:
+    window = [r for r in records if r.get("hook") == "handoff-capture" and _triggered(r)][-TRIGGERED_WINDOW:]
+    names = {r.get("entity") for r in window if r.get("outcome") == "skipped" and r.get("reason") == ARCHIVED_HANDOFF}
+    advice = "handoff-capture keeps skipping an archived handoff, and reinstalling hooks will not revive it: "
+    name = next(iter(names)) if len(names) == 1 else None
+    # A name at the record's length cap may have been cut: only a complete one goes into a command.
+    if isinstance(name, str) and len(name) < NAME_CAP and _SHELL_SAFE.fullmatch(name):
+        return advice + f"restore it with `memesh remember --name {name} --type session-handoff --obs restart`"
+    return (
+        advice + "find the exact archived name with `memesh recall session-handoff --include-archived`, then "
+        "restore it with `memesh remember --name <name> --type session-handoff --obs restart`"
+    )
+
+
+def liveness_detail(
+    capture: Mapping[str, Any], records: Sequence[Mapping[str, Any]], began: str | None, now: datetime
+) -> str:
+    """The capture-liveness row of doctor: every finding, the failing one first, or that capture is alive."""
+    parts: list[str] = []
+    if capture.get("neverRan"):
+        parts.append(
+            "session-summary never ran: no outcome record and no Stop heartbeat 72 hours after tracking began — "
+            "check that the Stop hook is installed (`memesh setup`) and that the host runs it"
+        )
+    beats: Mapping[str, str] = capture.get("heartbeats") or {}
+    if no_records(records, beats, began, now):
+        last = max(beats.values())
+        parts.append(
+            f"{NO_RECORDS}: hooks ran (last at {last}) but there is no outcome record in hook-outcomes.jsonl beside "
+            "the database — check that the file can be written"
+        )
+    silent = next((h for h in capture.get("hooks", []) if h.get("silent")), None)
+    if silent is not None:
+        since = str(silent.get("firstTriggeredAt") or "")[:10]
+        line = f"{silent['hook']} ran {silent['triggeredRuns']} times since {since} and wrote nothing"
+        if silent.get("dominantSkipReason"):
+            line += f" (most often: {silent['dominantSkipReason']})"
+        parts.append(line)
+        if silent["hook"] == "handoff-capture" and silent.get("dominantSkipReason") == ARCHIVED_HANDOFF:
+            parts.append(_archived_handoff_advice(records))
+    parts.extend(
+        f"{t['type']} memories stopped: {t['prev7']} the week before, none this week"
+        for t in capture.get("types", [])
+        if t.get("stopped")
+    )
+    return "; ".join(parts) if parts else "capture is alive (or has nothing to do yet)"
 
 
 def banner_line(capture: Mapping[str, Any]) -> str | None:

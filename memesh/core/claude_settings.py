@@ -24,7 +24,7 @@ EVENTS: tuple[tuple[str, str, str | None, int], ...] = (
     ("PreToolUse", "pre-tool-use", "Edit|Write|MultiEdit|NotebookEdit|Bash", 10),
 )
 _OURS = re.compile(
-    r"memesh-hook[\"']?\s+(?:session-start|user-prompt-submit|stop|stop-gate|pre-compact|post-tool-use|pre-tool-use)\s*$"
+    r"memesh-hook[\"']?\s+(session-start|user-prompt-submit|stop|stop-gate|pre-compact|post-tool-use|pre-tool-use)\s*$"
 )
 
 
@@ -184,3 +184,20 @@ def installed_events(text: str) -> list[str]:
             for g in groups
         )
     ]
+
+
+def installed_hooks(text: str) -> set[str]:
+    """The MeMesh hooks (session-start, stop, stop-gate, …) this settings text runs, each under the event it
+    belongs to: Stop carries two (stop and stop-gate), so counting events can never reach every hook."""
+    if not text.strip():
+        return set()
+    expected = {name: event for event, name, _, _ in EVENTS}
+    found: set[str] = set()
+    for event, groups in _hooks_of(text).items():
+        for group in groups if isinstance(groups, list) else []:
+            entries = group.get("hooks") if isinstance(group, dict) else None
+            for entry in entries if isinstance(entries, list) else []:
+                match = _OURS.search(entry["command"]) if is_ours(entry) else None
+                if match and expected.get(match.group(1)) == event:
+                    found.add(match.group(1))
+    return found

@@ -46,12 +46,13 @@ def normalize(request: dict[str, Any]) -> Normalized:
 
 
 def cluster_key(proposal: Normalized, source_ids: list[int]) -> str:
-    """`product-improvement:<sha256>` of everything that makes two proposals the same one."""
+    """`product-improvement:<sha256>` of everything that makes two proposals the same one: the reference's list
+    (project, sources, problem, change, verification scenario, success criteria, priority). The title is a label,
+    not the proposal: a retry that words it differently finds the staged one."""
     digest = sha256_of(
         {
             "project": proposal.project,
             "source_ids": source_ids,
-            "title": proposal.title,
             "problem": proposal.problem,
             "proposed_change": proposal.proposed_change,
             "verification_scenario": proposal.verification_scenario,

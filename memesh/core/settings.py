@@ -79,10 +79,12 @@ def _shown(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Effective:
-    """A value in effect, and the `config list` text that says where it came from."""
+    """A value in effect, the `config list` text that says where it came from, and one reason per source the value
+    had to be adjusted from (what the SessionStart hook records; none when nothing was adjusted)."""
 
     value: Any
     row: str
+    adjusted: tuple[str, ...] = ()
 
 
 def briefing(stored: Mapping[str, Any], env: str | None) -> Effective:
@@ -167,44 +169,81 @@ def session_limit(stored: Mapping[str, Any], env: str | None) -> Effective:
     """The session limit the SessionStart hook uses (1–100), and why, when an env or stored value was adjusted.
 
     A valid MEMESH_SESSION_LIMIT wins; above 100 is used as 100; below 1 or not whole falls through to the stored
-    value, then to the default 10.
+    value, then to the default 10. A stored value that is no number at all is not a whole number either.
     """
-    adjusted: list[str] = []
+    found = _session_limit_row(stored, env)
+    sources = [(f"{shown} from MEMESH_SESSION_LIMIT", problem) for shown, problem in found.env_problem]
+    sources += [(f"{shown} in config.json", problem) for shown, problem in found.stored_problem]
+    uses = "100" if found.value == SESSION_LIMIT_MAX and found.capped else None
+    tail = uses or (f"the default {SESSION_LIMIT_DEFAULT}" if found.defaulted else str(found.value))
+    adjusted = tuple(f"{source} ({problem}; the SessionStart hook uses {tail})" for source, problem in sources)
+    return Effective(found.value, found.row, adjusted)
+
+
+@dataclass(frozen=True)
+class _LimitFound:
+    value: int
+    row: str
+    env_problem: tuple[tuple[str, str], ...] = ()
+    stored_problem: tuple[tuple[str, str], ...] = ()
+    capped: bool = False
+    defaulted: bool = False
+
+
+def _stored_limit(raw: Any) -> tuple[float | None, str] | None:
+    """The stored sessionLimit as a number and as shown; None when nothing is stored. A value of another JSON type
+    is no number (shown as JSON, so a string reads as one)."""
+    if raw is None:
+        return None
+    if isinstance(raw, int | float) and not isinstance(raw, bool):
+        return float(raw), _display(float(raw), raw)
+    return math.nan, _shown(raw)
+
+
+def _session_limit_row(stored: Mapping[str, Any], env: str | None) -> _LimitFound:
+    env_problem: tuple[tuple[str, str], ...] = ()
     if env is not None:
         number = _js_number(env)
         problem = _limit_problem(number)
         if problem is None:
-            return Effective(int(number or 0), f"{int(number or 0)} (env MEMESH_SESSION_LIMIT)")
+            return _LimitFound(int(number or 0), f"{int(number or 0)} (env MEMESH_SESSION_LIMIT)")
+        shown = _display(number, env)
         if problem == "above 100":
-            shown = _display(number, env)
-            return Effective(
-                SESSION_LIMIT_MAX, f"{shown} from MEMESH_SESSION_LIMIT (above 100; the SessionStart hook uses 100)"
-            )
-        adjusted.append(f"{_display(number, env)} from MEMESH_SESSION_LIMIT ({problem})")
-    raw = stored.get("sessionLimit")
-    if raw is not None and not isinstance(raw, bool) and isinstance(raw, int | float):
-        problem = _limit_problem(float(raw))
+            row = f"{shown} from MEMESH_SESSION_LIMIT (above 100; the SessionStart hook uses 100)"
+            return _LimitFound(SESSION_LIMIT_MAX, row, ((shown, problem),), capped=True)
+        env_problem = ((shown, problem),)
+    adjusted = [f"{shown} from MEMESH_SESSION_LIMIT ({problem})" for shown, problem in env_problem]
+    found = _stored_limit(stored.get("sessionLimit"))
+    stored_problem: tuple[tuple[str, str], ...] = ()
+    if found is not None:
+        number, shown = found
+        problem = _limit_problem(number)
         if problem is None and adjusted:  # the env value is set aside and the stored one applies, in the same form
-            return Effective(int(raw), f"{adjusted[0][:-1]}; the SessionStart hook uses {int(raw)})")
+            value = int(number or 0)
+            return _LimitFound(value, f"{adjusted[0][:-1]}; the SessionStart hook uses {value})", env_problem)
         if problem is None:
-            return Effective(int(raw), f"{int(raw)}")
+            return _LimitFound(int(number or 0), f"{int(number or 0)}")
         lead = f"{adjusted[0]}, then " if adjusted else ""
         if problem == "above 100":
-            return Effective(
-                SESSION_LIMIT_MAX, f"{lead}{_display(float(raw), raw)} (above 100; the SessionStart hook uses 100)"
-            )
-        adjusted.append(f"{_display(float(raw), raw)} ({problem})")
+            row = f"{lead}{shown} (above 100; the SessionStart hook uses 100)"
+            return _LimitFound(SESSION_LIMIT_MAX, row, env_problem, ((shown, problem),), capped=True)
+        adjusted.append(f"{shown} ({problem})")
+        stored_problem = ((shown, problem),)
     if not adjusted:
-        return Effective(SESSION_LIMIT_DEFAULT, f"{SESSION_LIMIT_DEFAULT} (default)")
+        return _LimitFound(SESSION_LIMIT_DEFAULT, f"{SESSION_LIMIT_DEFAULT} (default)")
     text = ", then ".join(adjusted)
-    return Effective(
-        SESSION_LIMIT_DEFAULT, f"{text[:-1]}; the SessionStart hook uses the default {SESSION_LIMIT_DEFAULT})"
-    )
+    row = f"{text[:-1]}; the SessionStart hook uses the default {SESSION_LIMIT_DEFAULT})"
+    return _LimitFound(SESSION_LIMIT_DEFAULT, row, env_problem, stored_problem, defaulted=True)
+
+
+# What a person sets a switch in the environment to: MEMESH_AUTO_CAPTURE=off is as plain as =false.
+SWITCH_WORDS = {**BOOLEAN_WORDS, "on": True, "yes": True, "off": False, "no": False}
 
 
 def auto_capture(stored: Mapping[str, Any], env: str | None) -> bool:
-    """Whether the hooks capture on their own: MEMESH_AUTO_CAPTURE (true/false/1/0), else config.json, else on."""
-    if env is not None and env.strip().lower() in BOOLEAN_WORDS:
-        return BOOLEAN_WORDS[env.strip().lower()]
+    """Whether the hooks capture on their own: MEMESH_AUTO_CAPTURE (true/false/1/0/on/off/yes/no), else
+    config.json, else on."""
+    if env is not None and env.strip().lower() in SWITCH_WORDS:
+        return SWITCH_WORDS[env.strip().lower()]
     value = stored.get("autoCapture")
     return value if isinstance(value, bool) else True

@@ -70,7 +70,7 @@ def capture_handoff(
     with store.transaction():
         existing = store.find(name)
         if existing is not None and existing.status == ARCHIVED:
-            return Outcome("skipped", "the handoff memory is archived")
+            return Outcome("skipped", "the handoff memory is archived", entity=name)
         if existing is not None and existing.observations == [decision.text]:
             return Outcome("skipped", "the reply is already the handoff")
         resolved = remembering.Resolved(
@@ -138,6 +138,14 @@ def capture_snapshots(
     return Outcome("wrote", entity=written[0])
 
 
+COMMIT_STORED = "the commit is already stored"
+
+
+def _holds(existing: Entity, observations: Sequence[str], tags: Sequence[str]) -> bool:
+    """Whether writing these lines and tags to `existing` would add nothing: a no-op run records a skip."""
+    return set(observations) <= set(existing.observations) and set(tags) <= set(existing.tags)
+
+
 def capture_commit(
     store: CaptureStore,
     memory: CommitMemory,
@@ -151,6 +159,8 @@ def capture_commit(
 
     with store.transaction():
         existing = store.find(memory.name)
+        if existing is not None and _holds(existing, memory.observations, memory.tags):
+            return Outcome("skipped", COMMIT_STORED, entity=memory.name)
         resolved = remembering.Resolved(
             name=memory.name,
             type=COMMIT_TYPE,

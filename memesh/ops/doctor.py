@@ -45,6 +45,7 @@ class DoctorResources(Protocol):
     def open_store(self) -> DoctorStore: ...
     def database_shown(self) -> str: ...
     def hook_records(self) -> list[dict[str, Any]]: ...
+    def hook_heartbeats(self) -> tuple[str | None, dict[str, str]]: ...
     def entry_point(self, name: str) -> str | None: ...
     @property
     def config_file(self) -> ConfigFile: ...
@@ -118,11 +119,11 @@ def _config(config_file: ConfigFile) -> dict[str, Any]:
 
 def _hooks(files: ClaudeSettingsFile, records: list[dict[str, Any]], now: datetime) -> dict[str, Any]:
     try:
-        events = claude_settings.installed_events(files.read_text(files.settings_path()))
+        installed = claude_settings.installed_hooks(files.read_text(files.settings_path()))
     except (OSError, claude_settings.SettingsError):
-        events = []
+        installed = set()
     recent = [r for r in records if str(r.get("at", "")) >= (now - timedelta(days=7)).isoformat()[:19]]
-    if len(events) == len(claude_settings.EVENTS):
+    if installed >= {name for _, name, _, _ in claude_settings.EVENTS}:
         return _check("hooks", "Hook wiring", "pass", "all hooks installed in Claude Code's settings.json")
     if recent:
         hosts = sorted({str(r["host"]) for r in recent if r.get("host")}) or ["an unnamed host"]
@@ -166,11 +167,10 @@ def _suite(uses: DoctorResources, now: datetime) -> dict[str, Any]:
     finally:
         if store is not None:
             store.close()
-    capture = capture_liveness.summarize(records, counts, now)
+    began, heartbeats = uses.hook_heartbeats()
+    capture = capture_liveness.summarize(records, counts, now, heartbeats, began)
     liveness_status = {"PASS": "pass", "PASS_WITH_CONCERNS": "warn", "FAIL": "fail"}[capture["status"]]
-    line = capture_liveness.banner_line(capture) or (
-        "session-summary never ran" if capture["neverRan"] else "capture is alive (or has nothing to do yet)"
-    )
+    line = capture_liveness.liveness_detail(capture, records, began, now)
     checks = [
         _install(uses),
         *_plugin_caches(uses),

@@ -20,6 +20,7 @@ from memesh.generated.cli.hermes_recall_output import HermesRecallOutput
 from memesh.generated.tools.recall_input import RecallInput
 from memesh.generated.tools.recall_output import RecallOutput
 from memesh.generated.tools.remember_input import RememberInput
+from memesh.model import Entity
 from memesh.ops.recall import RecallStore, RecallUses, recall
 from memesh.ops.remember import RememberStore, remember
 
@@ -109,6 +110,9 @@ def capture_session(
         for insight in insights:
             forgotten = _forgotten(store, insight.name)
             observations = [line for line in insight.observations if observation_hash(line) not in forgotten]
+            existing = store.find(insight.name)
+            if existing is not None and _holds(existing, observations, insight.tags):
+                continue  # a rerun for the same session: nothing new for this memory
             request = {
                 "name": insight.name,
                 "type": INSIGHT_TYPE,
@@ -120,7 +124,17 @@ def capture_session(
                 case Failure() as refused:
                     return refused
             written.append(insight.name)
+    if not written:
+        return Success({"outcome": "skipped", "reason": NOTHING_NEW, "written": [], **counts})
     return Success({"outcome": "wrote", "written": written, **counts})
+
+
+NOTHING_NEW = "nothing new in the session insights"
+
+
+def _holds(existing: Entity, observations: list[str], tags: list[str]) -> bool:
+    """Whether remembering these lines and tags on `existing` would add nothing."""
+    return set(observations) <= set(existing.observations) and set(tags) <= set(existing.tags)
 
 
 def capture_turn(

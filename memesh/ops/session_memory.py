@@ -25,6 +25,7 @@ class SessionStore(Protocol):
     def first_observations(self, ids: Sequence[int]) -> dict[int, str]: ...
     def record_session_memories(self, session_id: str, ids: Sequence[int], source: str, when: str) -> None: ...
     def credit_citations(self, session_id: str, ids: Sequence[int]) -> list[int]: ...
+    def count_misses(self, session_id: str) -> list[int]: ...
     def guards(self, limit: int) -> list[tuple[int, str, str, str]]: ...
 
 
@@ -56,6 +57,12 @@ def credit(store: SessionStore, session_id: str, replies: Sequence[str]) -> Resu
 
     cited = transcript.citations(replies)
     return Success(store.credit_citations(session_id, cited) if cited else [])
+
+
+def count_misses(store: SessionStore, session_id: str) -> Result[list[int], MemeshError]:
+    """After crediting a turn's citations: one recall miss for each memory that reached the session and is still
+    uncited (once per session; a later citation turns it into the hit); the ids counted now."""
+    return Success(store.count_misses(session_id))
 
 
 def guard_warnings(store: SessionStore, command: str) -> Result[list[str], MemeshError]:

@@ -147,25 +147,56 @@ class Briefing(SqlBase):
             )
 
     def credit_citations(self, session_id: str, ids: Sequence[int]) -> list[int]:
-        """Count one recall hit for each cited memory that reached this session and was not credited yet; returns
-        the ids credited now (a memory is credited at most once per session)."""
+        """Count one recall hit for each cited memory that reached this session and was not credited yet (a miss an
+        earlier Stop counted for it becomes this hit); returns the ids credited now (at most once per session)."""
         credited: list[int] = []
+        was_missed: list[int] = []
         with self.transaction():
             for chunk in _chunks(sorted(set(ids))):
                 rows = self.conn.execute(
-                    "SELECT entity_id FROM session_memories WHERE session_id = ? AND credited = 0 "
+                    "SELECT entity_id, missed FROM session_memories WHERE session_id = ? AND credited = 0 "
                     f"AND entity_id IN ({_marks(chunk)})",
                     (session_id, *chunk),
                 )
-                credited += [row[0] for row in rows]
+                for entity_id, missed in rows:
+                    credited.append(entity_id)
+                    if missed:
+                        was_missed.append(entity_id)
             for chunk in _chunks(credited):
                 marks = _marks(chunk)
                 self.conn.execute(
-                    f"UPDATE session_memories SET credited = 1 WHERE session_id = ? AND entity_id IN ({marks})",
+                    "UPDATE session_memories SET credited = 1, missed = 0 "
+                    f"WHERE session_id = ? AND entity_id IN ({marks})",
                     (session_id, *chunk),
                 )
                 self.conn.execute(f"UPDATE entities SET recall_hits = recall_hits + 1 WHERE id IN ({marks})", chunk)
+            for chunk in _chunks(was_missed):
+                self.conn.execute(
+                    "UPDATE entities SET recall_misses = CASE WHEN recall_misses > 0 THEN recall_misses - 1 ELSE 0 END "
+                    f"WHERE id IN ({_marks(chunk)})",
+                    chunk,
+                )
         return credited
+
+    def count_misses(self, session_id: str) -> list[int]:
+        """Count one recall miss for each memory that reached this session and is neither cited nor already counted
+        as missed there; returns those ids."""
+        with self.transaction():
+            missed = [
+                row[0]
+                for row in self.conn.execute(
+                    "SELECT entity_id FROM session_memories WHERE session_id = ? AND credited = 0 AND missed = 0",
+                    (session_id,),
+                )
+            ]
+            for chunk in _chunks(missed):
+                marks = _marks(chunk)
+                self.conn.execute(
+                    f"UPDATE session_memories SET missed = 1 WHERE session_id = ? AND entity_id IN ({marks})",
+                    (session_id, *chunk),
+                )
+                self.conn.execute(f"UPDATE entities SET recall_misses = recall_misses + 1 WHERE id IN ({marks})", chunk)
+        return missed
 
     def file_candidates(self, project_tag: str, file_tag: str, limit: int) -> list[CandidateRow]:
         """Active trusted memories carrying both the project tag and the `file:<basename>` tag, newest first."""

@@ -21,10 +21,10 @@ class Insights(Reads):
     """Counts and distributions over the whole graph; nothing here counts an access."""
 
     def totals(self) -> tuple[int, int, int, int]:
-        """How many memories (archived included), observations, relations and tag assignments are stored."""
+        """How many memories (archived included), observations, relations and distinct tags are stored."""
         row = self.conn.execute(
             "SELECT (SELECT COUNT(*) FROM entities), (SELECT COUNT(*) FROM observations), "
-            "(SELECT COUNT(*) FROM relations), (SELECT COUNT(*) FROM tags)"
+            "(SELECT COUNT(*) FROM relations), (SELECT COUNT(DISTINCT tag) FROM tags)"
         ).fetchone()
         return int(row[0]), int(row[1]), int(row[2]), int(row[3])
 

@@ -295,4 +295,13 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
         );
         """,
     ),
+    (
+        13,
+        "a memory that reached a session and was not cited there counts one recall miss",
+        """
+        -- Set when a Stop found the memory uncited (recall_misses + 1); a later citation in the same session turns
+        -- that miss into the hit (recall_misses - 1, recall_hits + 1), so each session counts a memory once.
+        ALTER TABLE session_memories ADD COLUMN missed INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 )

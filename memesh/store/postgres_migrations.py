@@ -348,4 +348,9 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
         );
         """,
     ),
+    (
+        13,
+        "a memory that reached a session and was not cited there counts one recall miss",
+        "ALTER TABLE session_memories ADD COLUMN missed INTEGER NOT NULL DEFAULT 0;",
+    ),
 )

@@ -54,3 +54,9 @@ def test_no_session_summary_72_hours_after_tracking_began_fails() -> None:
     out = cl.summarize([_r("session-start", "notified", 80)], {}, NOW)
     assert out["neverRan"] == ["session-summary"] and out["status"] == "FAIL"
     assert cl.summarize([_r("session-start", "notified", 10)], {}, NOW)["status"] == "PASS"
+
+
+def test_the_name_cap_is_what_a_record_keeps_of_an_entity_name() -> None:
+    from memesh import hook_outcomes
+
+    assert cl.NAME_CAP == hook_outcomes.REASON_MAX

@@ -5,8 +5,8 @@ line but the event name, so there is no argument parser here. When a memesh-mcp 
 (Claude Code keeps one for the whole session), this process only hands the event, its stdin, working directory and
 MeMesh environment variables to it over an owner-only Unix socket and writes back the answer (`client.py`); the
 server runs the same runner, gate and operations (docs/adr/0002-hook-startup.md). Otherwise the hook runs here, and
-each event imports only what it needs. Whatever happens, the hook exits 0 without blocking the agent, and records
-one outcome per capture in hook-outcomes.jsonl.
+each event imports only what it needs. Whatever happens, the hook exits 0 without blocking the agent, touches its
+event's heartbeat first and records one outcome per capture in hook-outcomes.jsonl.
 """
 
 import sys
@@ -14,9 +14,12 @@ import sys
 
 def main() -> None:
     """Entry point of `memesh-hook`."""
+    import os
+
     from memesh.transports.hooks import client, wire
 
     event = sys.argv[1] if len(sys.argv) > 1 else ""
+    wire.beat(os.environ, event)
     try:
         data = sys.stdin.buffer.read(wire.MAX_STDIN + 1)
     except OSError:

@@ -99,6 +99,9 @@ def _not_triggered(event: str, payload: dict[str, Any], call: HookCall) -> list[
     return None
 
 
+SCHEMA_MISFIT = "stdin JSON does not fit the event's schema"
+
+
 def record_failure(event: str, reason: str, call: HookCall | None = None) -> None:
     """The error outcome of a hook that could not be run to the end (filed under the event's hook)."""
     host = (call or HookCall(os.environ, "")).host
@@ -125,7 +128,8 @@ def _through_the_door(event: str, payload: dict[str, Any], call: HookCall) -> Ho
             found: HookAnswer = answer
             return found
         case Failure(error) if error.code is ErrorCode.BAD_BODY:  # the gate's: no operation ran
-            return f"stdin JSON does not fit: {error.message}"
+            # A fixed label, never the validator's text: it can quote the input (a key, a value) into the log.
+            return SCHEMA_MISFIT
         case Failure(error):
             return f"uncaught {error.code}"
     raise AssertionError("a Result is a Success or a Failure")

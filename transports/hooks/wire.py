@@ -11,7 +11,7 @@ itself) or ACCEPT (the server runs it; then a frame holding the exit status and 
 
 from __future__ import annotations  # free: memesh/__init__.py imported it already
 
-# ruff: noqa: PTH111, PTH112, PTH118, PTH119, PTH120  (os.path, not pathlib: pathlib costs the client several ms of imports)
+# ruff: noqa: PTH102, PTH103, PTH111, PTH112, PTH118, PTH119, PTH120  (os.path, not pathlib: pathlib costs the client several ms of imports)
 import os
 
 TYPE_CHECKING = False  # not `from typing import TYPE_CHECKING`: typing costs the client measurable start-up
@@ -43,6 +43,42 @@ ANSWER_TIMEOUT_S = {
     "pre-compact": 20.0,
 }
 DEFAULT_ANSWER_TIMEOUT_S = 6.0
+
+
+# hook-heartbeats/ beside the database: one empty file per event whose modification time is the event's last run,
+# touched by memesh-hook before anything else (so doctor can tell hooks that run from hooks that record nothing), and
+# `.began`, created once, when tracking began.
+HEARTBEATS = "hook-heartbeats"
+BEGAN = ".began"
+
+
+def beat(env: Mapping[str, str], event: str) -> None:
+    """Touch the event's heartbeat (a known event only: the name becomes a file name); never fails."""
+    if event not in ANSWER_TIMEOUT_S:
+        return
+    folder = os.path.join(os.path.dirname(locations(env)[1]), HEARTBEATS)
+    path = os.path.join(folder, event)
+    try:
+        os.utime(path, follow_symlinks=False)
+        return
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return
+    try:
+        if not os.path.isdir(folder):
+            # The database's folder too, as the outcome records create it (0700): the first hook of an install beats.
+            os.makedirs(os.path.dirname(folder), 0o700, exist_ok=True)
+            os.mkdir(folder, 0o700)
+        for name in (BEGAN, event):  # O_EXCL: `.began` keeps the first beat's time
+            try:  # noqa: SIM105 (contextlib is one more import on the client's start-up)
+                os.close(
+                    os.open(os.path.join(folder, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+                )
+            except FileExistsError:
+                pass
+    except OSError:
+        pass
 
 
 def enabled(env: Mapping[str, str]) -> bool:

@@ -59,8 +59,8 @@ def session_start(
         recipient = None
         answer.record(HOOK, "error", reason="MEMESH_RECIPIENT is not a valid recipient")
     limit = world.session_limit()
-    if limit.row != str(limit.value):  # an adjusted value says why, once per session, for doctor
-        answer.record(HOOK, "notified", reason=f"sessionLimit {limit.row}")
+    for reason in limit.adjusted:  # each adjusted source says why, once per session, for doctor
+        answer.record(HOOK, "notified", reason=f"sessionLimit {reason}")
     store = world.store()
     if store is None:
         answer.record(HOOK, "error", reason="database unreadable")

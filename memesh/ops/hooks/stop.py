@@ -73,8 +73,13 @@ def stop(world: StopWorld, request: StopHookInput, /, *, ctx: CallContext) -> Re
         answer.record("session-summary", done.outcome, reason=done.reason, entity=done.entity)
     if auto:
         _ingest_notes(world, store, answer, transcript=request["transcript_path"], project=project, ctx=ctx)
+    elif world.note_folder(request["transcript_path"]) is not None:  # a folder to read, and capture is off
+        answer.record("note-ingest", "skipped", reason="autoCapture is off")
     replies = [*(session.replies if session else []), *([last] if last is not None else [])]
     credited = session_memory.credit(store, session_id, replies).unwrap()
+    # What reached the session and is still uncited after this turn is a miss until a later turn cites it: the
+    # recall-effectiveness factor and citationCompliance read hits against hits + misses.
+    session_memory.count_misses(store, session_id)
     if credited:
         answer.record("citation-credit", "wrote", reason=f"{len(credited)} cited memories credited")
     else:

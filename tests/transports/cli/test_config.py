@@ -171,3 +171,11 @@ def test_hybrid_without_the_semantic_extra_says_so_and_answers_as_broad(
         "  recallMode: broad (hybrid from env MEMESH_RECALL_MODE, but the semantic extra is not installed"
         " (pip install 'memesh[semantic]'): answering as broad)"
     )
+
+
+def test_a_stored_session_limit_that_is_no_number_is_shown_with_the_reason(cli: Cli, config_file: Path) -> None:
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text('{"sessionLimit": "twenty"}')
+    expected = '"twenty" (not a whole number; the SessionStart hook uses the default 10)'
+    assert f"  sessionLimit: {expected}" in cli.ok("config", "list").out.splitlines()
+    assert cli.ok("config", "get", "sessionLimit").out == f"{expected}\n"

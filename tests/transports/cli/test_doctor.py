@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from memesh.store.sqlite import open_store
 
 if TYPE_CHECKING:
     from tests.transports.cli.conftest import Process
@@ -97,3 +103,134 @@ def test_the_settings_row_names_the_recall_mode_and_warns_of_an_invalid_one(meme
     memesh_process.env["MEMESH_RECALL_MODE"] = "x"
     [row] = [c for c in json.loads(memesh_process("doctor", "--json").out)["checks"] if c["id"] == "config"]
     assert row["status"] == "warn" and "recallMode: fts (default; the value in env" in row["detail"]
+
+
+MEMESH_HOOK = Path(sys.executable).with_name("memesh-hook")
+
+
+def _doctor(process: Process) -> dict[str, Any]:
+    return json.loads(process("doctor", "--json").out)  # type: ignore[no-any-return]
+
+
+def _row(data: dict[str, Any], check_id: str) -> dict[str, Any]:
+    [row] = [c for c in data["checks"] if c["id"] == check_id]
+    return row  # type: ignore[no-any-return]
+
+
+def _folder(process: Process) -> Path:
+    folder = Path(process.env["MEMESH_DB_PATH"]).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _records(process: Process, *records: dict[str, Any]) -> None:
+    text = "".join(json.dumps(record) + "\n" for record in records)
+    (_folder(process) / "hook-outcomes.jsonl").write_text(text)
+
+
+def _ago(**delta: float) -> str:
+    return (datetime.now(UTC) - timedelta(**delta)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _heartbeats(process: Process, days_ago: float, *events: str) -> None:
+    """Heartbeats as memesh-hook leaves them, dated `days_ago` (tracking began then too)."""
+    beats = _folder(process) / "hook-heartbeats"
+    beats.mkdir(exist_ok=True)
+    stamp = (datetime.now(UTC) - timedelta(days=days_ago)).timestamp()
+    for name in (".began", *events):
+        (beats / name).touch()
+        os.utime(beats / name, (stamp, stamp))
+
+
+def test_after_setup_doctor_finds_every_hook_installed(memesh_process: Process) -> None:
+    assert memesh_process("setup", "--yes").code == 0
+    row = _row(_doctor(memesh_process), "hooks")
+    assert (row["status"], row["detail"]) == ("pass", "all hooks installed in Claude Code's settings.json")
+
+
+def test_a_hook_run_leaves_a_heartbeat_doctor_reports(memesh_process: Process) -> None:
+    done = subprocess.run(
+        [str(MEMESH_HOOK), "pre-compact"], input=b"not json", env=memesh_process.env, cwd=memesh_process.cwd,
+        capture_output=True, check=False, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0
+    capture = _doctor(memesh_process)["capture"]
+    assert set(capture["heartbeats"]) == {"pre-compact"}
+
+
+def test_heartbeats_with_no_outcome_record_past_the_grace_are_a_concern(memesh_process: Process) -> None:
+    _heartbeats(memesh_process, 2, "session-start", "stop")
+    data = _doctor(memesh_process)
+    assert data["capture"]["status"] == "PASS_WITH_CONCERNS" and data["capture"]["neverRan"] == []
+    row = _row(data, "capture-liveness")
+    assert row["status"] == "warn" and row["detail"].startswith("capture-liveness.no-records: ")
+
+
+def test_heartbeats_inside_the_grace_are_no_concern_yet(memesh_process: Process) -> None:
+    _heartbeats(memesh_process, 0.1, "session-start", "stop")
+    assert _doctor(memesh_process)["capture"]["status"] == "PASS"
+
+
+def test_no_stop_heartbeat_and_no_session_summary_72_hours_after_tracking_began_fails(
+    memesh_process: Process,
+) -> None:
+    _heartbeats(memesh_process, 4, "session-start")
+    data = _doctor(memesh_process)
+    assert (data["capture"]["status"], data["capture"]["neverRan"]) == ("FAIL", ["session-summary"])
+    row = _row(data, "capture-liveness")
+    assert row["status"] == "fail" and row["detail"].startswith("session-summary never ran")
+
+
+def test_a_fail_from_never_ran_says_so_even_beside_a_silent_hook(memesh_process: Process) -> None:
+    skip = {"hook": "post-commit", "host": "claude-code", "outcome": "skipped",
+            "reason": "a git commit ran but printed no commit line"}  # fmt: skip
+    _records(memesh_process, *({**skip, "at": _ago(days=4, minutes=-n)} for n in range(6)))
+    data = _doctor(memesh_process)
+    assert data["capture"]["status"] == "FAIL" and data["capture"]["hooks"][0]["silent"] is True
+    row = _row(data, "capture-liveness")
+    assert row["status"] == "fail" and row["detail"].startswith("session-summary never ran")
+    assert "post-commit ran 6 times" in row["detail"]
+
+
+def test_a_stopped_type_is_named_instead_of_capture_is_alive(memesh_process: Process) -> None:
+    _records(memesh_process, {"hook": "session-summary", "at": _ago(hours=1), "host": "codex", "outcome": "wrote"})
+    assert memesh_process("remember", "--name", "commit-abc", "--type", "commit", "--obs", "fix").code == 0
+    store = open_store(Path(memesh_process.env["MEMESH_DB_PATH"]))
+    try:
+        with store.transaction():
+            store.conn.execute("UPDATE entities SET created_at = datetime('now', '-10 days')")
+    finally:
+        store.close()
+    data = _doctor(memesh_process)
+    assert data["capture"]["types"][0] == {"type": "commit", "last7": 0, "prev7": 1, "stopped": True}
+    row = _row(data, "capture-liveness")
+    assert row["status"] == "warn" and "capture is alive" not in row["detail"]
+    assert row["detail"].startswith("commit memories stopped: 1 the week before, none this week")
+
+
+def _archived_skips(*names: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "hook": "handoff-capture",
+            "at": _ago(hours=10 - n),
+            "host": "claude-code",
+            "outcome": "skipped",
+            "reason": "the handoff memory is archived",
+            "entity": names[n % len(names)],
+        }
+        for n in range(6)
+    ]
+
+
+def test_a_repeatedly_skipped_archived_handoff_gets_the_restore_command(memesh_process: Process) -> None:
+    _records(memesh_process, *_archived_skips("session-handoff:app~0123"))
+    detail = _row(_doctor(memesh_process), "capture-liveness")["detail"]
+    assert "reinstalling hooks will not revive it" in detail
+    assert "memesh remember --name session-handoff:app~0123 --type session-handoff --obs restart" in detail
+
+
+def test_two_archived_handoff_names_point_at_recall_instead(memesh_process: Process) -> None:
+    _records(memesh_process, *_archived_skips("session-handoff:app~0123", "session-handoff:web~4567"))
+    detail = _row(_doctor(memesh_process), "capture-liveness")["detail"]
+    assert "reinstalling hooks will not revive it" in detail and "--name session-handoff:" not in detail
+    assert "memesh recall session-handoff --include-archived" in detail

@@ -87,3 +87,14 @@ def test_bad_input_exits_1_with_a_message_and_stores_nothing(
 def test_input_is_never_read_from_a_terminal(memesh_process: Process) -> None:
     done = memesh_process.at_terminal("hermes", "capture-turn", "--session", "s", typed='{"user":"","assistant":""}\n')
     assert done.code == 1 and "stdin" in done.err
+
+
+def test_a_capture_session_rerun_that_adds_nothing_reports_skipped(memesh_process: Process) -> None:
+    args = ("hermes", "capture-session", "--session", "20260101_abc")
+    assert one_line(memesh_process(*args, stdin=json.dumps(SESSION)).out)["outcome"] == "wrote"
+    again = one_line(memesh_process(*args, stdin=json.dumps(SESSION)).out)
+    assert (again["outcome"], again["reason"], again["written"]) == (
+        "skipped",
+        "nothing new in the session insights",
+        [],
+    )

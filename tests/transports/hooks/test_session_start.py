@@ -56,10 +56,10 @@ def test_malformed_stdin_is_an_error_outcome_not_a_block(hook_env: HookEnv) -> N
         assert hook_env.outcomes()[-1]["reason"] == "malformed stdin JSON"
 
 
-def test_input_that_misses_a_field_names_it(hook_env: HookEnv) -> None:
-    run = hook_env.run("SessionStart", {"cwd": str(hook_env.project_dir)})
+def test_input_that_fails_its_schema_records_a_fixed_label_not_the_validator_text(hook_env: HookEnv) -> None:
+    run = hook_env.run("SessionStart", {"cwd": str(hook_env.project_dir), "ghp_" + "a" * 36: 1})
     assert run.returncode == 0 and run.stdout == ""
-    assert hook_env.outcomes()[-1]["reason"].startswith("stdin JSON does not fit: session_id")
+    assert hook_env.outcomes()[-1]["reason"] == "stdin JSON does not fit the event's schema"
 
 
 def test_an_unreadable_database_is_an_error_outcome(hook_env: HookEnv) -> None:
@@ -105,3 +105,36 @@ def test_quiet_capture_is_announced_once_a_day_after_the_grace_period(hook_env: 
     banner = hook_env.run("SessionStart", start).json()["systemMessage"]
     assert banner.startswith("memesh: post-commit ran 6 times since 2026-11-30 and wrote nothing")
     assert hook_env.run("SessionStart", start).stdout == ""  # once a day
+
+
+def _limit_records(env: HookEnv) -> list[str]:
+    run = env.run("SessionStart", {"session_id": "s1", "cwd": str(env.project_dir)})
+    assert run.returncode == 0, run.stderr
+    return [r["reason"] for r in env.outcomes() if str(r.get("reason", "")).startswith("sessionLimit")]
+
+
+def _config(env: HookEnv, stored: dict[str, object]) -> None:
+    (env.home / ".memesh").mkdir(parents=True, exist_ok=True)
+    (env.home / ".memesh" / "config.json").write_text(json.dumps(stored))
+
+
+def test_a_session_limit_nothing_adjusted_records_no_adjustment(hook_env: HookEnv) -> None:
+    assert _limit_records(hook_env) == []
+    hook_env.env["MEMESH_SESSION_LIMIT"] = "30"
+    assert _limit_records(hook_env) == []
+
+
+def test_each_adjusted_session_limit_source_records_its_own_reason(hook_env: HookEnv) -> None:
+    _config(hook_env, {"sessionLimit": 0})
+    hook_env.env["MEMESH_SESSION_LIMIT"] = "abc"
+    assert _limit_records(hook_env) == [
+        "sessionLimit abc from MEMESH_SESSION_LIMIT (not a whole number; the SessionStart hook uses the default 10)",
+        "sessionLimit 0 in config.json (below 1; the SessionStart hook uses the default 10)",
+    ]
+
+
+def test_a_stored_session_limit_that_is_no_number_records_why(hook_env: HookEnv) -> None:
+    _config(hook_env, {"sessionLimit": "twenty"})
+    assert _limit_records(hook_env) == [
+        'sessionLimit "twenty" in config.json (not a whole number; the SessionStart hook uses the default 10)'
+    ]

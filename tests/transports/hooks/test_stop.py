@@ -6,8 +6,9 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from memesh.app.operations.insight import ANALYTICS
 from memesh.context import CallContext
-from tests.calls import call
+from tests.calls import call, run
 
 from .conftest import HookEnv, assistant, tool_result, tool_use, user
 from .helpers import remember
@@ -147,3 +148,61 @@ def test_note_files_beside_the_transcript_are_ingested(hook_env: HookEnv) -> Non
     assert records["note-ingest"]["outcome"] == "wrote"
     assert _entity(hook_env, "db-choice").observations == ["One file, WAL."]
     assert _stop(hook_env, transcript)["note-ingest"]["reason"] == "note files unchanged since the last run"
+
+
+def test_an_injected_memory_the_session_never_cites_counts_one_miss_until_it_is_cited(hook_env: HookEnv) -> None:
+    cited = remember(hook_env, "use-wal")
+    uncited = remember(hook_env, "use-fts5")
+    hook_env.run("SessionStart", {"session_id": "s1", "cwd": str(hook_env.project_dir)})
+    first = [user("q"), assistant(f"Per [mem:{cited}] we use WAL. " + REPLY)]
+    _stop(hook_env, hook_env.transcript(first))
+    _stop(hook_env, hook_env.transcript(first))  # a Stop per turn: the same session counts a miss once
+    counts = {
+        name: (_entity(hook_env, name).recall_hits, _entity(hook_env, name).recall_misses)
+        for name in ("use-wal", "use-fts5")
+    }
+    assert counts == {"use-wal": (1, 0), "use-fts5": (0, 1)}
+    store = hook_env.store()
+    try:
+        ctx = CallContext(source_host="test", agent_view=False, now=datetime.now(UTC))
+        assert run(ANALYTICS, store, {}, ctx).unwrap()["citationCompliance"] == {"cited": 1, "checked": 2, "rate": 0.5}
+    finally:
+        store.close()
+    later = [*first, user("and search?"), assistant(f"Search is FTS5 [mem:{uncited}]. " + REPLY)]
+    _stop(hook_env, hook_env.transcript(later))
+    assert (_entity(hook_env, "use-fts5").recall_hits, _entity(hook_env, "use-fts5").recall_misses) == (1, 0)
+
+
+def test_a_skip_for_an_archived_handoff_names_the_handoff(hook_env: HookEnv) -> None:
+    _stop(hook_env, hook_env.transcript([user("go"), assistant(REPLY)]))
+    name = f"session-handoff:{hook_env.project}"
+    store = hook_env.store()
+    try:
+        ctx = CallContext(source_host="test", agent_view=False, now=datetime.now(UTC))
+        call("forget", store, {"name": name}, ctx).unwrap()
+    finally:
+        store.close()
+    records = _stop(hook_env, hook_env.transcript([user("go"), assistant(REPLY + " And one more thing.")], "s2.jsonl"))
+    assert records["handoff-capture"]["outcome"] == "skipped"
+    assert (records["handoff-capture"]["reason"], records["handoff-capture"]["entity"]) == (
+        "the handoff memory is archived",
+        name,
+    )
+
+
+def test_memesh_auto_capture_off_in_the_environment_turns_capture_off(hook_env: HookEnv) -> None:
+    hook_env.env["MEMESH_AUTO_CAPTURE"] = "off"
+    records = _stop(hook_env, hook_env.transcript([user("go"), assistant(REPLY)]))
+    assert records["handoff-capture"]["reason"] == "autoCapture is off"
+    assert _entity(hook_env, f"session-handoff:{hook_env.project}") is None
+
+
+def test_note_files_with_autocapture_off_record_a_skip(hook_env: HookEnv) -> None:
+    (hook_env.home / ".memesh").mkdir(parents=True)
+    (hook_env.home / ".memesh" / "config.json").write_text(json.dumps({"autoCapture": False}))
+    transcript = hook_env.transcript([user("go"), assistant(REPLY)])
+    (transcript.parent / "memory").mkdir()
+    (transcript.parent / "memory" / "db.md").write_text("---\nname: db-choice\ndescription: We use SQLite\n---\nWAL.\n")
+    records = _stop(hook_env, transcript)
+    assert (records["note-ingest"]["outcome"], records["note-ingest"]["reason"]) == ("skipped", "autoCapture is off")
+    assert _entity(hook_env, "db-choice") is None

@@ -118,3 +118,15 @@ def test_a_lesson_guard_warns_before_a_matching_command(hook_env: HookEnv) -> No
     assert f"Force-pushing main lost a day of work (lesson lesson-force-push) [mem:{lesson}]" in json.dumps(answer)
     quiet = hook_env.run("PreToolUse", {**payload, "tool_input": {"command": "git status"}}, tool="Bash")
     assert quiet.stdout == ""
+
+
+def test_the_same_commit_seen_again_is_a_skip_not_a_write(hook_env: HookEnv) -> None:
+    printed, full = _commit(hook_env)
+    command = "git commit -m 'Store sessions in WAL mode'"
+    assert _post(hook_env, command, printed)["outcome"] == "wrote"
+    again = _post(hook_env, command, printed)
+    assert (again["outcome"], again["reason"], again["entity"]) == (
+        "skipped",
+        "the commit is already stored",
+        f"commit-{full[:7]}",
+    )

@@ -383,3 +383,9 @@ def test_a_stale_socket_is_replaced_and_a_second_server_stands_by(
         first.close()
         second.close()
     assert not Path(path).exists()
+
+
+def test_the_client_and_doctor_name_the_heartbeat_files_alike() -> None:
+    from memesh import hook_outcomes
+
+    assert (wire.HEARTBEATS, wire.BEGAN) == (hook_outcomes.HEARTBEATS, hook_outcomes.BEGAN)

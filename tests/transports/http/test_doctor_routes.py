@@ -23,7 +23,7 @@ def test_doctor_reports_every_check_and_the_capture_evidence(api: Any, home: Pat
     data = api.ok("GET", "/v1/doctor")
     assert [check["id"] for check in data["checks"]] == ["install", "database", "config", "hooks", "capture-liveness"]
     assert data["status"] in ("PASS", "PASS_WITH_CONCERNS")
-    assert set(data["capture"]) == {"status", "hooks", "types", "neverRan"}
+    assert set(data["capture"]) == {"status", "hooks", "types", "neverRan", "heartbeats"}
 
 
 def test_a_secret_in_a_retired_key_never_leaves_the_server(api: Any, home: Path) -> None:

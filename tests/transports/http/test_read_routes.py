@@ -151,3 +151,12 @@ def test_untagged_memories_sharing_a_name_prefix_are_listed_as_a_prefix_project(
     listing = {row["name"]: row for row in api.ok("GET", "/v1/projects")}
     assert listing["billing"] == {"name": "billing", "count": 2, "types": ["decision"], "source": "prefix"}
     assert listing["web"]["source"] == "tag"
+
+
+def test_stats_total_tags_counts_distinct_tags_not_tag_rows(api: Api) -> None:
+    for name in ("one", "two", "three"):
+        body = {"name": name, "type": "note", "observations": [name], "tags": ["project:shared", f"topic:{name}"]}
+        api.ok("POST", "/v1/remember", json=body)
+    stats = api.ok("GET", "/v1/stats")
+    assert stats["totalTags"] == 4  # project:shared on three memories is one tag
+    assert {"tag": "project:shared", "count": 3} in stats["tagDistribution"]
