@@ -94,12 +94,18 @@ class Rule:
         return sorted(starts)
 
     def _anchored_matches(self, text: str, starts: list[int]) -> list[re.Match[str]]:
-        """The matches beginning at `starts`, left to right and not overlapping, as a search would find them."""
+        """The matches beginning at `starts`, left to right and not overlapping, as a search would find them; a match
+        the rule's judge or context refuses covers nothing, so a later start inside it is still tried (`keyboard
+        DB_PASS=…`: the refused `key…board <value>` must not hide the `PASS=` assignment it spans)."""
         pattern = self.pattern
         found: list[re.Match[str]] = []
         done = 0
         for at in starts:
             if at >= done and (match := pattern.match(text, at)) is not None:
+                if self.judge is not None and not self.judge(match["secret"]):
+                    continue
+                if self.context is not None and not self.context(match, text):
+                    continue
                 found.append(match)
                 done = match.end()
         return found

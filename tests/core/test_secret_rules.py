@@ -240,3 +240,10 @@ def test_the_gate_finds_a_rule_literal_wherever_it_begins() -> None:
     for _ in range(2000):
         text = "".join(rng.choice("abcdekxyz-") for _ in range(10))
         assert (pattern.search(text) is not None) == any(word in text for word in words), text
+
+
+def test_a_refused_match_does_not_hide_an_assignment_inside_it() -> None:
+    # `key` in `keyboard` starts a generic match over `board DB_PASS=…` that its context refuses (prose, not an
+    # assignment); the `PASS=` assignment inside that span is still found (hypothesis found this one).
+    text = "keyboard DB_PASS=XBVhwvV71aXJhLaBB0fiUhg3 keyboard"
+    assert redact(text) == f"keyboard DB_PASS={REDACTED} keyboard"
