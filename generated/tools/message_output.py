@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 from typing_extensions import TypedDict
-from typing import Any, Literal, NotRequired, Optional, TypeAlias, Union
+from typing import Any, Literal, NotRequired
 
 
 class HostAccept(TypedDict, closed=True):
@@ -67,12 +67,6 @@ class Receipt(TypedDict, closed=True):
     created_at: str
 
 
-Payload: TypeAlias = Optional[Union[dict[str, Any], list["Payload"], str, float, bool]]
-"""
-fetch: the payload as sent (null once pruned by the owner's retention).
-"""
-
-
 class MessageOutput(TypedDict, closed=True):
     """
     What one message action returns; the fields present depend on the action.
@@ -96,7 +90,7 @@ class MessageOutput(TypedDict, closed=True):
     privacy: NotRequired[str]
     correlation_id: NotRequired[str | None]
     reply_to: NotRequired[str | None]
-    payload: NotRequired[dict[str, Any] | list[Payload] | str | float | bool | None]
+    payload: NotRequired[dict[str, Any] | list[Any] | str | float | bool | None]
     """
     fetch: the payload as sent (null once pruned by the owner's retention).
     """

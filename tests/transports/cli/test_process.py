@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import TYPE_CHECKING
 
+from memesh.app.openai_export import _give_arrays_items
 from memesh.app.registry import TOOLS
 from memesh.schema import files as schemas
 
@@ -79,7 +81,9 @@ def test_export_schema_prints_every_tool_and_refuses_other_formats(memesh_proces
     exported = {item["function"]["name"]: item["function"]["parameters"] for item in json.loads(out.out)}
     assert set(exported) == {f"memesh_{tool.name}" for tool in TOOLS}
     for tool in TOOLS:
-        assert exported[f"memesh_{tool.name}"]["properties"] == schemas.load(tool.input_schema)["properties"]
+        schema = copy.deepcopy(schemas.load(tool.input_schema))
+        _give_arrays_items(schema)  # the export's one addition: an open array's `items: {}`, which OpenAI requires
+        assert exported[f"memesh_{tool.name}"]["properties"] == schema["properties"]
     bad = memesh_process("export-schema", "--format", "yaml")
     assert (bad.code, bad.out, bad.err) == (1, "", "Unknown format: yaml. Available: openai\n")
 
