@@ -73,7 +73,7 @@ class MemeshHttpApp:
         *,
         remote: bool = False,
         token: str | None = None,
-        db_path: Path | None = None,
+        db_path: Path | str | None = None,
         update_fetch: Callable[[], str] | None = None,
     ) -> None:
         self.remote = remote
@@ -165,7 +165,7 @@ def create_app(
     *,
     remote: bool = False,
     token: str | None = None,
-    db_path: Path | None = None,
+    db_path: Path | str | None = None,
     update_fetch: Callable[[], str] | None = _REAL_LOOKUP,
 ) -> MemeshHttpApp:
     """The ASGI app for one listener; `remote=True` requires `Authorization: Bearer <token>` on every /v1 and /mcp

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from memesh.transports.http.app import MemeshHttpApp, create_app
+from tests.backends import Backend
 
 TOKEN = "t0ken-for-tests-0123456789abcdef"
 
@@ -61,14 +62,14 @@ def db_file(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def api(db_file: Path) -> Any:
-    app = create_app(db_path=db_file)
+def api(db_file: Path, backend: Backend) -> Any:
+    app = create_app(db_path=backend.target(db_file))  # the file, or this test's PostgreSQL database
     yield Api(app)
     app.close()
 
 
 @pytest.fixture
-def remote_api(db_file: Path) -> Any:
-    app = create_app(remote=True, token=TOKEN, db_path=db_file)
+def remote_api(db_file: Path, backend: Backend) -> Any:
+    app = create_app(remote=True, token=TOKEN, db_path=backend.target(db_file))
     yield Api(app, base_url="http://203.0.113.7:3737")
     app.close()

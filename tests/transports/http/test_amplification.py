@@ -70,6 +70,7 @@ def _size(db_file: Path) -> int:
     return sum(p.stat().st_size for p in db_file.parent.iterdir() if p.name.startswith(db_file.name))
 
 
+@pytest.mark.sqlite_only  # measures the SQLite file's growth
 @pytest.mark.parametrize("shape", sorted(BODIES))
 def test_a_request_grows_the_database_by_a_bounded_factor_of_its_size(api: Api, db_file: Path, shape: str) -> None:
     api.ok("POST", "/v1/remember", json={"name": "seed", "type": "t"})

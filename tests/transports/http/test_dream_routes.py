@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from memesh.context import CallContext
-from memesh.store.sqlite import open_store
+from tests.backends import Backend
 from tests.calls import call
 from tests.conftest import TEST_PROJECT
 from tests.ops.curation_helpers import digest_result, seed_week
@@ -16,8 +16,8 @@ from tests.transports.http.conftest import Api
 
 
 @pytest.fixture
-def staged(db_file: Path, ctx: CallContext) -> int:
-    store = open_store(db_file)
+def staged(db_file: Path, backend: Backend, ctx: CallContext) -> int:
+    store = backend.open(db_file)
     try:
         seed_week(store)
         prepare = {"action": "prepare", "project": TEST_PROJECT, "kind": "digest"}

@@ -74,7 +74,7 @@ def test_a_task_state_project_holding_a_credential_is_a_bad_param(api: Any) -> N
 
 def test_the_task_state_read_shows_what_the_tool_stated(api: Any) -> None:
     from memesh.context import CallContext
-    from memesh.store.sqlite import open_store
+    from memesh.store.open import open_store
     from tests.calls import call
 
     store = open_store(api.app.runtime.db_path)

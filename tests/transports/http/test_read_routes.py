@@ -113,6 +113,7 @@ def test_the_dashboard_answers_a_trailing_slash_and_head(api: Api) -> None:
     assert head.content == b""
 
 
+@pytest.mark.sqlite_only  # another program writes broken rows into the SQLite file
 def test_broken_metadata_rows_never_make_analytics_fail(api: Api, db_file: Path) -> None:
     import sqlite3
 
