@@ -85,6 +85,8 @@ class McpOverHttp:
         may give up after a few seconds) then finds it loaded, while /v1 answers from the first moment."""
         try:
             await self._start()
+        except NotRunning:  # stopped before it started: nothing to report
+            return
         except Exception:  # the first /mcp request tries again, and its failure is logged there
             log.exception("MCP over HTTP did not start")
 
@@ -96,6 +98,8 @@ class McpOverHttp:
                 raise NotRunning("MCP over HTTP runs only inside the app's lifespan")
             # The SDK's import takes most of a second: off the event loop, so /v1 keeps answering meanwhile.
             await anyio.to_thread.run_sync(_load_sdk)
+            if self._group is None:  # the app stopped while the SDK loaded (a shutdown right after start)
+                raise NotRunning("MCP over HTTP runs only inside the app's lifespan")
             manager = _manager(self._resources, self._body_limit)
             await self._group.start(_run, manager)
             self._manager = manager
