@@ -117,6 +117,7 @@ def _manager(resources: Resources, body_limit: int) -> StreamableHTTPSessionMana
     from mcp.server.transport_security import TransportSecuritySettings
 
     from memesh.transports.mcp.backend import Backend
+    from memesh.transports.mcp.replay import ReplayBuffer
     from memesh.transports.mcp.server import build_server
 
     # No update notice on the answers: it would tell a remote agent to upgrade the server's machine.
@@ -130,6 +131,7 @@ def _manager(resources: Resources, body_limit: int) -> StreamableHTTPSessionMana
         session_idle_timeout=SESSION_IDLE_SECONDS,
         max_sessions=MAX_SESSIONS,
         max_request_body_size=body_limit,
+        event_store=ReplayBuffer(),  # a client whose stream broke resumes it with Last-Event-ID
     )
 
 

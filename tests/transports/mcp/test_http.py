@@ -269,3 +269,35 @@ async def test_a_remote_listener_wants_the_bearer_on_mcp_even_from_loopback(serv
     code, err = server.stop()
     assert code == 0, err
     assert token not in err
+
+
+def _sse_events(text: str) -> list[tuple[str, str]]:
+    """(id, data) of each event of an SSE body."""
+    events = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+        if "id" in fields:
+            events.append((fields["id"], fields.get("data", "")))
+    return events
+
+
+def test_a_broken_stream_resumes_with_last_event_id_and_replays_the_answer(loopback: Serving) -> None:
+    server = loopback
+    with httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=WAIT_SECONDS) as client:
+        session = _initialize(client)
+        headers = {**MCP_HEADERS, "MCP-Protocol-Version": LEGACY, "Mcp-Session-Id": session}
+        client.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+        call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "recall", "arguments": {}}}
+        answered = client.post("/mcp", json=call, headers=headers)
+        [(priming, _), (answer_id, answer)] = _sse_events(answered.text)  # the priming event, then the answer
+        assert json.loads(answer)["id"] == 7
+        # The client lost the stream after the priming event: it reconnects with the last id it saw.
+        with client.stream("GET", "/mcp", headers={**headers, "Last-Event-ID": priming}) as resumed:
+            assert resumed.status_code == 200
+            seen: list[str] = []
+            for line in resumed.iter_lines():
+                seen.append(line)
+                if line.startswith("data: {"):
+                    break
+        assert f"id: {answer_id}" in seen
+        assert json.loads(seen[-1].removeprefix("data: ")) == json.loads(answer)
