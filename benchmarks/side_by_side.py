@@ -273,6 +273,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         subprocess.run(["git", "init", "-q", str(project_dir)], check=True)
         ours_env = home_env(folder / "ours")
         ours_env["CLAUDE_PLUGIN_ROOT"] = str(REPO_ROOT)
+        # This process seeds through the door too: it must not read or write the real ~/.memesh either.
+        for name in ("HOME", "MEMESH_DIR", "MEMESH_DB_PATH"):
+            os.environ[name] = ours_env[name]
         seed(ours_env, project_for(str(project_dir)), args.n)
         bundle = folder / "bundle.json"
         subprocess.run([str(BIN / "memesh"), "export", "-o", str(bundle)], env=ours_env, cwd=project_dir, check=True)
