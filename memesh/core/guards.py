@@ -51,9 +51,7 @@ def _compile(pattern: str) -> re.Pattern[str]:
         return re.compile(pattern, re.IGNORECASE)
 
 
-def parse(
-    entity_id: int, name: str, raw: str, first_observation: str, lesson_in_project: bool = False
-) -> Guard | None:
+def parse(entity_id: int, name: str, raw: str, first_observation: str, lesson_in_project: bool = False) -> Guard | None:
     """The guard a memory carries, or None when it is not a usable one (a bad regex never breaks a command)."""
     try:
         value = json.loads(raw)
