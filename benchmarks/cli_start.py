@@ -44,7 +44,8 @@ def build(folder: Path, n: int) -> tuple[dict[str, str], Path]:
         "MEMESH_DIR": str(home / ".memesh"),
         "MEMESH_DB_PATH": str(home / ".memesh" / "knowledge-graph.db"),
     }
-    for name in ("MEMESH_BRIEFING", "MEMESH_RECALL_MODE", "CLAUDECODE"):
+    # PYTHONUNBUFFERED: a person's shell does not set it (with it, every print is its own write).
+    for name in ("MEMESH_BRIEFING", "MEMESH_RECALL_MODE", "CLAUDECODE", "PYTHONUNBUFFERED"):
         env.pop(name, None)
     project_dir = folder / "repo"
     stamp = folder / f"built-{n}"

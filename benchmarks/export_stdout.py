@@ -66,8 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="memesh-export-") as tmp:
         folder = Path(tmp) if args.folder is None else args.folder.resolve()
         env, cwd = build(folder, args.n)
-        if not args.unbuffered:
-            env.pop("PYTHONUNBUFFERED", None)
+        if args.unbuffered and "PYTHONUNBUFFERED" in os.environ:
+            env["PYTHONUNBUFFERED"] = os.environ["PYTHONUNBUFFERED"]
         out = Path(tmp) / "out.json"
         plan: dict[str, tuple[list[str], Path | None]] = {}
         for install in installs:
