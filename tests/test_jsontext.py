@@ -28,11 +28,14 @@ def test_values_without_a_non_finite_number_are_encoded_as_json_dumps_does() -> 
     assert jsontext.dumps(value, ensure_ascii=False) == json.dumps(value, ensure_ascii=False)
 
 
+CHARACTERS = ("a", "é", '"', "\\", "\n", "\t", "\x00", "\x7f", "\x9b", "\u202e", "名", "😀", " ")
+
+
 def _value(chooser: random.Random, depth: int) -> Any:
     kinds = ["str", "int", "float", "none", "bool"] + (["list", "dict", "tuple"] * 2 if depth < 4 else [])
     kind = chooser.choice(kinds)
     if kind == "str":
-        return "".join(chooser.choice(['a', 'é', '"', "\\", "\n", "\t", "\x00", "\x7f", "\x9b", "\u202e", "名", "😀", " "]) for _ in range(chooser.randint(0, 6)))
+        return "".join(chooser.choice(CHARACTERS) for _ in range(chooser.randint(0, 6)))
     if kind == "int":
         return chooser.choice([0, -1, 7, 2**70, -(2**64)])
     if kind == "float":

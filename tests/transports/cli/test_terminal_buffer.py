@@ -40,7 +40,7 @@ def test_many_prints_to_a_pipe_reach_it_as_one_filtered_write(monkeypatch: pytes
 
 def test_a_terminal_gets_each_line_as_it_is_printed_and_stderr_each_write() -> None:
     terminal, stderr = Recording(line_buffering=True), Recording(write_through=True)
-    out, err = SafeStream(terminal), SafeStream(stderr)  # type: ignore[arg-type]
+    out, err = SafeStream(terminal), SafeStream(stderr)
     out.write("first ")
     assert terminal.writes == []
     out.write("line\n")
@@ -51,7 +51,7 @@ def test_a_terminal_gets_each_line_as_it_is_printed_and_stderr_each_write() -> N
 
 def test_a_large_output_is_written_in_pieces_of_the_held_size() -> None:
     inner = Recording()
-    stream = SafeStream(inner)  # type: ignore[arg-type]
+    stream = SafeStream(inner)
     for _ in range(3):
         stream.write("x" * (HELD_CHARS // 2))
     assert [len(text) for text in inner.writes] == [HELD_CHARS]
@@ -61,7 +61,7 @@ def test_a_large_output_is_written_in_pieces_of_the_held_size() -> None:
 
 def test_a_carriage_return_that_starts_a_write_is_kept_and_any_other_is_escaped() -> None:
     inner = Recording()
-    stream = SafeStream(inner)  # type: ignore[arg-type]
+    stream = SafeStream(inner)
     stream.write("before\r")
     stream.write("\rredrawn\r")
     stream.flush()
@@ -70,7 +70,7 @@ def test_a_carriage_return_that_starts_a_write_is_kept_and_any_other_is_escaped(
 
 def test_a_prompt_is_written_before_the_answer_is_read_and_a_progress_line_after_what_was_held() -> None:
     inner = Recording()
-    stream = SafeStream(inner)  # type: ignore[arg-type]
+    stream = SafeStream(inner)
     stream.write("Continue? [y/N] ")
     stream.flush()  # what print(..., flush=True) and input() do
     assert inner.writes == ["Continue? [y/N] "]
