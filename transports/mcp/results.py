@@ -1,5 +1,6 @@
-"""What MeMesh looks like over MCP: the tools/list entries (the schema files verbatim), and the one table that turns a
-dispatch Result into a tools/call result (`calls.py`, which needs no SDK) as the SDK's CallToolResult."""
+"""What MeMesh looks like over MCP: the tools/list entries (the schema files, less what only MeMesh reads in them),
+and the one table that turns a dispatch Result into a tools/call result (`calls.py`, which needs no SDK) as the
+SDK's CallToolResult."""
 
 from __future__ import annotations
 
@@ -31,15 +32,30 @@ __all__ = [
 ]
 
 
+# What a schema file holds for MeMesh itself, left out of tools/list: the input schema's top-level description is
+# the tool's description (served once, as the entry's `description`: a second copy cost 8.5 of the listing's 61 KB,
+# and a client hands both to its model), and a file's top-level title is the class name codegen gives it.
+INPUT_ONLY_HERE = ("description", "title")
+OUTPUT_ONLY_HERE = ("title",)
+
+
+def served_schema(name: str | None, left_out: tuple[str, ...]) -> dict[str, Any]:
+    """The schema file `name` as tools/list serves it: as written, without the top-level keys `left_out`."""
+    # A copy: the loaded schemas are cached for validation and must not be shared with the SDK's models.
+    schema = copy.deepcopy(schemas.load(name))
+    for key in left_out:
+        schema.pop(key, None)
+    return schema
+
+
 def tool_entry(tool: Tool[Any, Any, Any]) -> types.Tool:
-    """One registry tool as tools/list serves it: its schema files verbatim, its hints as annotations."""
+    """One registry tool as tools/list serves it: its schema files (`served_schema`), its hints as annotations."""
     return types.Tool(
         name=tool.name,
         title=tool.title,
         description=schemas.description(tool.input_schema),
-        # Copies: the loaded schemas are cached for validation and must not be shared with the SDK's models.
-        input_schema=copy.deepcopy(schemas.load(tool.input_schema)),
-        output_schema=copy.deepcopy(schemas.load(tool.output_schema)),
+        input_schema=served_schema(tool.input_schema, INPUT_ONLY_HERE),
+        output_schema=served_schema(tool.output_schema, OUTPUT_ONLY_HERE),
         annotations=types.ToolAnnotations(
             read_only_hint=tool.read_only,
             destructive_hint=tool.destructive,

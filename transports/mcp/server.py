@@ -1,4 +1,4 @@
-"""memesh-mcp: MeMesh as an MCP stdio server, on the SDK's low-level Server so the schema files are served verbatim.
+"""memesh-mcp: MeMesh as an MCP stdio server, on the SDK's low-level Server so the schema files are served as written.
 
 Both protocol eras are answered by the SDK's runner: the 2025-11-25 initialize handshake and the 2026-07-28
 per-request envelope. Only protocol messages reach stdout: while serving, fd 1 points at stderr and the wire is
