@@ -13,6 +13,8 @@ import logging
 import os
 import re
 import sys
+import threading
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -128,13 +130,17 @@ class Caller:
         notifier: Notifier | None = None,
         stale: StaleCheck | None = None,
         resources: Resources | None = None,
+        *,
+        updates: Callable[[], tuple[Notifier | None, StaleCheck | None]] | None = None,
     ) -> None:
         self._path = path
         # The once-per-process update notice, computed off the call path (None: no update checks), and the check
-        # that this process still runs the version installed on disk.
+        # that this process still runs the version installed on disk; or what makes both when the check starts.
         self._notifier = notifier
         self._stale = stale
+        self._updates = updates
         self._started = False
+        self._starting = threading.Lock()
         # `resources`: the process's own, when the server shares them (memesh serve's HTTP API and /mcp).
         self.resources = resources if resources is not None else Resources.pooled(path)
         self._open_error = ""
@@ -161,8 +167,13 @@ class Caller:
 
     def start_updates(self) -> None:
         """Start the update check (once; a later call does nothing)."""
-        if self._notifier is not None and not self._started:
+        with self._starting:
+            if self._started:
+                return
             self._started = True
+            if self._updates is not None:
+                self._notifier, self._stale = self._updates()
+        if self._notifier is not None:
             self._notifier.start()
 
     def _ensure_store(self) -> object | None:
@@ -223,13 +234,16 @@ class Caller:
         self.resources.close()
 
 
-def process_caller() -> Caller:
-    """The caller of a memesh-mcp process, with the update notice riding on successful calls when update checks are
-    on."""
+def _server_updates() -> tuple[Notifier | None, StaleCheck | None]:
     from memesh.app.updates import server_updates
 
-    notifier, stale = server_updates()
-    return Caller(notifier=notifier, stale=stale)
+    return server_updates()
+
+
+def process_caller() -> Caller:
+    """The caller of a memesh-mcp process, with the update notice riding on successful calls when update checks are
+    on (the update machinery is loaded when the check starts, not before the first call is answered)."""
+    return Caller(updates=_server_updates)
 
 
 def configure_logging() -> None:
