@@ -3,7 +3,6 @@ the native envelope, and the storage quota. No I/O; tested in tests/core/test_me
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import unicodedata
@@ -117,6 +116,8 @@ def encoded_payload(payload: Any, content_type: str) -> Result[str, MemeshError]
 
 def digest(request: dict[str, Any]) -> str:
     """A stable fingerprint of an idempotent request: the same fields and values give the same digest."""
+    import hashlib  # here: hashlib loads OpenSSL, and every briefing imports this module (the recipient's spelling)
+
     canonical = json.dumps(request, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 
@@ -93,6 +92,8 @@ def _observations(raw_first: str, first_line: str, title: str, body: list[str], 
 
 def note_name(title: str, cleaned: str) -> str:
     """`<slug of title>-<first 8 hex of SHA-256 of the cleaned text>`: the same text twice names one memory."""
+    import hashlib  # here: hashlib loads OpenSSL, and SessionStart imports this module (through handoff) for shorten
+
     return f"{slug(title)}-{hashlib.sha256(cleaned.encode()).hexdigest()[:8]}"
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from functools import cache
+from itertools import islice
 
-from memesh.store.sql import Dialect, SqlBase, _chunks, _marks
+from memesh.store.sql import SQLITE, Dialect, SqlBase, _chunks, _marks
 from memesh.values import CandidateRow, Inbox
 
 
@@ -48,13 +49,20 @@ class Briefing(SqlBase):
     def project_candidates(self, project_tag: str, exclude_types: Collection[str], limit: int) -> list[CandidateRow]:
         """Active trusted memories carrying `project_tag` outside the global namespace, newest activity first."""
         excluded = sorted(exclude_types)
+        # SQLite reads the first `limit` rows of the whole sort instead of running the query with a LIMIT: with one,
+        # it keeps a bounded sorter that cost more than the full sort (SessionStart at 10k: ~21 → ~16 ms CPU for 2200
+        # of 3300 rows; ~50 → ~36 ms with all 10k in the project). Same order, so the same rows (`id` breaks every
+        # tie). PostgreSQL sends every row a query returns, so it keeps the LIMIT.
+        bounded = self.dialect is not SQLITE
         sql = (
             f"SELECT {_columns(self.dialect)} FROM tags t {self.dialect.cross_join} entities e ON e.id = t.entity_id "
             f"WHERE t.tag = ? AND {_trusted_active(self.dialect)} AND e.namespace != 'global' "
             f"AND e.type NOT IN ({_marks(excluded) or 'NULL'}) "
-            f"ORDER BY {_BY_ACTIVITY} LIMIT ?"
+            f"ORDER BY {_BY_ACTIVITY}" + (" LIMIT ?" if bounded else "")
         )
-        return [CandidateRow(*row) for row in self.conn.execute(sql, (project_tag, *excluded, limit))]
+        params = (project_tag, *excluded, limit) if bounded else (project_tag, *excluded)
+        # The cursor is dropped (and its statement reset) as soon as the first `limit` rows are read.
+        return list(map(CandidateRow._make, islice(self.conn.execute(sql, params), limit)))
 
     def product_work(self, project_tag: str, limit: int) -> list[tuple[CandidateRow, list[str]]]:
         """Active trusted product_improvement memories carrying `project_tag` (what accepting an improvement

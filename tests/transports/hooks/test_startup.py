@@ -4,6 +4,7 @@ hook keeps with the stamps of what git's answer depends on."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -153,3 +154,110 @@ def test_a_folder_outside_any_repository_is_not_kept_in_the_file(tmp_path: Path)
         pytest.skip("a .git above the test's temporary folder")
     assert project_git.project_for(str(folder), cache) == project_git._ask_git(str(folder))
     assert not cache.exists()
+
+
+def test_a_cold_session_start_loads_no_hashlib(hook_env: HookEnv) -> None:
+    """hashlib loads OpenSSL (~5-10 ms): a briefing hashes nothing, so neither notes nor messages may import it."""
+    subprocess.run(["git", "init", "-q", str(hook_env.project_dir)], check=True)
+    remember(hook_env, "wal-mode", tags=[f"project:{hook_env.project}"])
+    payload = {"session_id": "s1", "cwd": str(hook_env.project_dir), "source": "startup"}
+    _modules_after(hook_env, "session-start", payload)  # the first run keeps the project id (git, hashing)
+    loaded = _modules_after(hook_env, "session-start", payload)
+    assert "memesh.ops.briefing" in loaded and "memesh.core.notes" in loaded
+    assert not loaded & {"hashlib", "_hashlib"}
+
+
+REPO = Path(__file__).resolve().parents[3]
+INSTALLED_HOOK = Path(sys.executable).parent / "memesh-hook"
+# What the warm path may load beyond the interpreter's own start-up before it has its answer: the socket client.
+CLIENT = {
+    "__future__",
+    "_socket",
+    "memesh",
+    "memesh.transports",
+    "memesh.transports.hooks",
+    "memesh.transports.hooks.main",
+    "memesh.transports.hooks.client",
+    "memesh.transports.hooks.wire",
+}
+
+
+def _imported(stderr: str) -> set[str]:
+    return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines() if line.startswith("import time:")} - {
+        "imported package"
+    }
+
+
+def test_the_installed_memesh_hook_is_the_packages_own_launcher() -> None:
+    """Not pip's generated console script (older pips' imports `re` first): the file the package ships, whose only
+    line of code past its shebang imports the hook's main."""
+    installed = INSTALLED_HOOK.read_text().splitlines()
+    shipped = (REPO / "transports" / "hooks" / "memesh-hook").read_text().splitlines()
+    assert installed[0].startswith("#!") and "python" in installed[0]
+    assert installed[1:] == shipped[1:]
+
+
+def test_the_installed_memesh_hook_answers_warm_having_loaded_only_its_socket_client(hook_env: HookEnv) -> None:
+    import socket
+    import threading
+
+    from memesh import paths
+    from memesh.transports.hooks import wire
+
+    path = wire.socket_path(*wire.locations(hook_env.env))
+    paths.ensure_private_dir(Path(path).parent)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    target, fd = wire.address(path)
+    listener.bind(target)
+    if fd is not None:
+        os.close(fd)
+    listener.listen(1)
+
+    def serve() -> None:  # a server that takes the hook and answers: status 0 and these bytes
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(1 << 20)
+            conn.sendall(wire.ACCEPT + wire.framed(bytes([0]), b'{"answered": "warm"}'))
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        env = {**hook_env.env, "PYTHONPROFILEIMPORTTIME": "1"}
+        done = subprocess.run(
+            [str(INSTALLED_HOOK), "pre-tool-use"],
+            input=b'{"session_id": "s1"}',
+            capture_output=True,
+            env=env,
+            cwd=hook_env.project_dir,
+            timeout=60,
+            check=False,
+        )
+        floor = subprocess.run(
+            [sys.executable, "-c", "pass"], capture_output=True, env=env, timeout=60, check=True
+        ).stderr.decode()
+    finally:
+        thread.join(timeout=10)
+        listener.close()
+        Path(path).unlink(missing_ok=True)
+    assert done.returncode == 0 and done.stdout == b'{"answered": "warm"}'
+    extra = _imported(done.stderr.decode()) - _imported(floor)
+    assert extra <= CLIENT, extra - CLIENT
+    assert "re" not in extra
+
+
+def test_the_plugins_hook_command_starts_no_process_before_it_runs_memesh_hook(hook_env: HookEnv) -> None:
+    """With CLAUDE_PLUGIN_ROOT set and the checkout's .venv there, the launcher execs it at once: no command
+    substitution (a fork each) for the PATH candidate it does not need."""
+    done = subprocess.run(
+        ["sh", "-x", str(REPO / "bin" / "memesh-hook"), "post-tool-use"],
+        input=b'{"session_id": "s1", "tool_name": "Bash", "tool_input": {"command": "ls"}}',
+        capture_output=True,
+        env={**hook_env.env, "MEMESH_HOOK_SERVER": "0"},
+        cwd=hook_env.project_dir,
+        timeout=60,
+        check=False,
+    )
+    trace = done.stderr.decode()
+    assert done.returncode == 0
+    assert "exec " in trace and ".venv/bin/memesh-hook" in trace, trace
+    assert "command -v" not in trace and "pwd" not in trace, trace
