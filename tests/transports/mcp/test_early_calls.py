@@ -25,14 +25,14 @@ INITIALIZE = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"nam
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
-def _meta(capabilities: Any = None, *, client: bool = True, **extra: Any) -> dict[str, Any]:
+def _meta(capabilities: Any = None, *, client: bool = True, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     meta: dict[str, Any] = {
         f"{ENVELOPE}protocolVersion": MODERN,
         f"{ENVELOPE}clientCapabilities": {} if capabilities is None else capabilities,
     }
     if client:
         meta[f"{ENVELOPE}clientInfo"] = {"name": "early-client", "version": "1"}
-    return {**meta, **extra}
+    return {**meta, **(extra or {})}
 
 
 def request(method: str, params: Any = None, request_id: Any = 1) -> dict[str, Any]:
@@ -83,7 +83,7 @@ def test_a_plain_call_after_the_handshake_is_answered_early(message: dict[str, A
     [
         call("recall", {"query": "x"}, _meta=_meta()),
         call("recall", {}, _meta=_meta(client=False)),
-        call("recall", {}, _meta=_meta({"roots": {}}, progressToken=7, **{"claudecode/toolUseId": "t"})),
+        call("recall", {}, _meta=_meta({"roots": {}}, extra={"progressToken": 7, "claudecode/toolUseId": "t"})),
     ],
 )
 def test_a_plain_2026_call_is_answered_early(message: dict[str, Any]) -> None:
@@ -116,8 +116,8 @@ def test_a_call_the_sdk_would_refuse_or_treat_otherwise_is_left_to_it(message: d
         call("recall", {}),  # no envelope and no handshake
         call("recall", {}, _meta=_meta(client=False) | {f"{ENVELOPE}protocolVersion": "1999-01-01"}),
         call("recall", {}, _meta=_meta([])),
-        call("recall", {}, _meta=_meta(None, **{f"{ENVELOPE}logLevel": "loud"})),
-        call("recall", {}, _meta=_meta(None, **{f"{ENVELOPE}unknown": 1})),
+        call("recall", {}, _meta=_meta(extra={f"{ENVELOPE}logLevel": "loud"})),
+        call("recall", {}, _meta=_meta(extra={f"{ENVELOPE}unknown": 1})),
     ],
 )
 def test_a_2026_call_without_a_plain_envelope_is_left_to_the_sdk(message: dict[str, Any]) -> None:
