@@ -187,6 +187,7 @@ async def serve(front: Front | None = None) -> None:
         return
     handed = front.hand_over()
     if handed is None:  # the client ended the session while the SDK loaded, every request answered by the front
+        front.close()
         return
     replayed, caller = handed
     stdin, stdout = _front_files(front)  # the front claimed fd 0 and fd 1 already
