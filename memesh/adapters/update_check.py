@@ -11,22 +11,23 @@ import json
 import os
 import sys
 import threading
-import urllib.request
 from collections.abc import Callable
 from datetime import datetime
-from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memesh import paths
 from memesh.core.update import DISTRIBUTION, Channel, CheckFailed, CheckRecord
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 CACHE_FILE = "update-check.json"
 INDEX_URL = f"https://pypi.org/pypi/{DISTRIBUTION}/json"
 TIMEOUT_S = 3.0
 MAX_BYTES = 4 << 20  # the JSON API answer for a project with a long history is a few hundred KB
 
-Fetcher = Callable[[], str]
+Fetcher = Callable[[], str | None]
 
 
 def checks_enabled() -> bool:
@@ -34,12 +35,24 @@ def checks_enabled() -> bool:
     return os.environ.get("MEMESH_UPDATE_CHECK", "").strip().lower() not in {"0", "false", "off", "no"}
 
 
-def fetch_latest(timeout: float = TIMEOUT_S) -> str:
-    """The newest release of this distribution on PyPI (its JSON API's `info.version`); CheckFailed otherwise."""
+def fetch_latest(timeout: float = TIMEOUT_S) -> str | None:
+    """The newest release of this distribution on PyPI (its JSON API's `info.version`); None when the index does
+    not know the distribution (404: not published there, which is an answer, not a failed check); CheckFailed
+    otherwise."""
+    # Imported here: urllib.request (with http.client, ssl and email) is most of a server's update machinery, and
+    # memesh-mcp makes its notifier while it answers its first call; the lookup itself runs on a thread of its own.
+    import urllib.error
+    import urllib.request
+    from http import HTTPStatus
+
     request = urllib.request.Request(INDEX_URL, headers={"Accept": "application/json", "User-Agent": "memesh"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # a fixed https URL, never user input
             body = response.read(MAX_BYTES + 1)
+    except urllib.error.HTTPError as exc:
+        if exc.code == HTTPStatus.NOT_FOUND:
+            return None
+        raise CheckFailed(f"package index unavailable (HTTP {exc.code})") from exc
     except OSError as exc:  # URLError, timeouts and refused connections are all OSErrors
         raise CheckFailed(f"package index unavailable ({type(exc).__name__})") from exc
     if len(body) > MAX_BYTES:
@@ -110,6 +123,8 @@ class CacheFile:
 
 
 def _distribution() -> metadata.Distribution | None:
+    from importlib import metadata
+
     try:
         return metadata.distribution(DISTRIBUTION)
     except metadata.PackageNotFoundError:
