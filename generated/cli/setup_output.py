@@ -2,6 +2,7 @@
 # Regenerate with `python tools/codegen.py` after changing the schema.
 
 from __future__ import annotations
+from typing import NotRequired
 from typing_extensions import TypedDict
 
 
@@ -30,4 +31,12 @@ class SetupOutput(TypedDict, closed=True):
     mcpServer: str
     """
     The memesh-mcp command to register with the agent.
+    """
+    plugin: NotRequired[str]
+    """
+    The MeMesh plugin Claude Code has installed (memesh@<marketplace>), whose hooks are active: setup then adds none to settings.json, and removes the ones an earlier setup added there (every hook would run twice).
+    """
+    dataFolder: NotRequired[str]
+    """
+    MeMesh's own folder (the memories, config.json, the plugin's environment in runtime/): what uninstalling leaves, for the person to delete.
     """

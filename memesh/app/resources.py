@@ -230,6 +230,12 @@ class Resources:
 
         return claude_settings_file
 
+    def data_folder(self) -> Path:
+        """MeMesh's own folder on this machine (MEMESH_DIR, else ~/.memesh)."""
+        from memesh import paths
+
+        return paths.memesh_dir()
+
     def plugin_caches(self) -> list[Installed]:
         """The MeMesh plugin as each host that has it cached has it."""
         from memesh.adapters.plugin_cache import discover

@@ -201,3 +201,18 @@ def installed_hooks(text: str) -> set[str]:
                 if match and expected.get(match.group(1)) == event:
                     found.add(match.group(1))
     return found
+
+
+def duplicated_hooks(text: str) -> list[str]:
+    """The MeMesh hooks this settings text runs more than once (each run would inject or capture twice)."""
+    if not text.strip():
+        return []
+    counts: dict[str, int] = {}
+    for groups in _hooks_of(text).values():
+        for group in groups if isinstance(groups, list) else []:
+            entries = group.get("hooks") if isinstance(group, dict) else None
+            for entry in entries if isinstance(entries, list) else []:
+                match = _OURS.search(entry["command"]) if is_ours(entry) else None
+                if match:
+                    counts[match.group(1)] = counts.get(match.group(1), 0) + 1
+    return sorted(name for name, count in counts.items() if count > 1)

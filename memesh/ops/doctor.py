@@ -22,7 +22,7 @@ from memesh.generated.http.doctor_input import DoctorInput
 from memesh.generated.http.doctor_output import DoctorOutput
 from memesh.model import sqlite_time
 from memesh.ops.settings import ConfigFile
-from memesh.ops.setup import ClaudeSettingsFile
+from memesh.ops.setup import ClaudeSettingsFile, claude_plugin
 
 # Top-level config.json keys older versions wrote and nothing reads any more (the model/provider settings).
 RETIRED_CONFIG_KEYS = ("llm", "llmProvider", "llmModel", "provider", "model", "apiKey", "embeddings", "autoConsolidate")
@@ -117,11 +117,33 @@ def _config(config_file: ConfigFile) -> dict[str, Any]:
     return _check("config", "Settings", "warn" if invalid else "pass", "; ".join(notes))
 
 
-def _hooks(files: ClaudeSettingsFile, records: list[dict[str, Any]], now: datetime) -> dict[str, Any]:
+def _hooks(
+    files: ClaudeSettingsFile, records: list[dict[str, Any]], now: datetime, plugin: str | None
+) -> dict[str, Any]:
     try:
-        installed = claude_settings.installed_hooks(files.read_text(files.settings_path()))
+        text = files.read_text(files.settings_path())
+        installed = claude_settings.installed_hooks(text)
+        twice = claude_settings.duplicated_hooks(text)
     except (OSError, claude_settings.SettingsError):
-        installed = set()
+        installed, twice = set(), []
+    if plugin is not None and installed:
+        return _check(
+            "hooks",
+            "Hook wiring",
+            "warn",
+            f"duplicate hooks: the MeMesh plugin ({plugin}) runs MeMesh's hooks and settings.json holds them too "
+            f"({', '.join(sorted(installed))}), so each runs twice — `memesh setup --yes` removes settings.json's",
+        )
+    if twice:
+        return _check(
+            "hooks",
+            "Hook wiring",
+            "warn",
+            f"duplicate hooks in Claude Code's settings.json: {', '.join(twice)} run more than once — "
+            "`memesh setup --uninstall --yes` then `memesh setup --yes` leaves one of each",
+        )
+    if plugin is not None:
+        return _check("hooks", "Hook wiring", "pass", f"the MeMesh plugin ({plugin}) runs the hooks in Claude Code")
     recent = [r for r in records if str(r.get("at", "")) >= (now - timedelta(days=7)).isoformat()[:19]]
     if installed >= {name for _, name, _, _ in claude_settings.EVENTS}:
         return _check("hooks", "Hook wiring", "pass", "all hooks installed in Claude Code's settings.json")
@@ -176,7 +198,7 @@ def _suite(uses: DoctorResources, now: datetime) -> dict[str, Any]:
         *_plugin_caches(uses),
         database,
         _config(uses.config_file),
-        _hooks(uses.claude_settings, records, now),
+        _hooks(uses.claude_settings, records, now, claude_plugin(uses.plugin_caches())),
         _check("capture-liveness", "Capture liveness", liveness_status, line),
     ]
     worst = max((STATUS_ORDER[c["status"]] for c in checks), default=0)

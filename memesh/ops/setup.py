@@ -9,7 +9,7 @@ from typing import Protocol
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
-from memesh.core import claude_settings
+from memesh.core import claude_settings, plugin_cache
 from memesh.errors import MemeshError
 from memesh.generated.cli.setup_input import SetupInput
 from memesh.generated.cli.setup_output import SetupOutput
@@ -30,23 +30,37 @@ class SetupResources(Protocol):
     @property
     def config_file(self) -> ConfigFile: ...
     def entry_point(self, name: str) -> str | None: ...
+    def plugin_caches(self) -> list[plugin_cache.Installed]: ...
+    def data_folder(self) -> Path: ...
+
+
+def claude_plugin(installs: list[plugin_cache.Installed]) -> str | None:
+    """The MeMesh plugin Claude Code has installed (memesh@<marketplace>), or None."""
+    found = next((each for each in installs if each.host == "claude-code"), None)
+    return f"{plugin_cache.PLUGIN}@{found.marketplace}" if found else None
 
 
 def setup(uses: SetupResources, request: SetupInput, /, *, ctx: CallContext) -> Result[SetupOutput, MemeshError]:
     """What the hooks in settings.json become, written only with `write` (a change without it is planned, and
-    nothing is written); on install, config.json records setupCompleted. Failure(operation.failed) when memesh-hook
-    is not installed, or settings.json is not a JSON object or cannot be read (it is then left as it is)."""
+    nothing is written); on install, config.json records setupCompleted. With the MeMesh plugin installed in Claude
+    Code, whose hooks are already active, install adds none and removes those an earlier setup added (each hook
+    would run twice). Failure(operation.failed) when memesh-hook is not installed, or settings.json is not a JSON
+    object or cannot be read (it is then left as it is)."""
     uninstall = request.get("uninstall", False)
     files = uses.claude_settings
     path = files.settings_path()
+    plugin = None if uninstall else claude_plugin(uses.plugin_caches())
     hook = uses.entry_point("memesh-hook")
-    if not uninstall and hook is None:
+    if not uninstall and plugin is None and hook is None:
         return Failure(
             MemeshError.failed("memesh-hook is not installed beside this memesh; reinstall MeMesh for Python.")
         )
     try:
         text = files.read_text(path)
-        edit = claude_settings.uninstall(text) if uninstall else claude_settings.install(text, hook or "")
+        if uninstall or plugin is not None:
+            edit = claude_settings.uninstall(text)
+        else:
+            edit = claude_settings.install(text, hook or "")
     except (OSError, claude_settings.SettingsError) as exc:
         return Failure(MemeshError.failed(f"Refusing to modify {path}: {exc}"))
     planned = edit.changed and not request.get("write", False)
@@ -55,13 +69,15 @@ def setup(uses: SetupResources, request: SetupInput, /, *, ctx: CallContext) -> 
     if not uninstall and not planned:
         # The hooks are in place whatever happens here: a config.json that cannot be written is doctor's to report.
         update_config(uses.config_file, {"setupCompleted": True}, ctx=ctx)
-    return Success(
-        {
-            "settings": str(path),
-            "changed": edit.changed,
-            "events": claude_settings.installed_events(edit.text),
-            "uninstalled": uninstall,
-            "written": edit.changed and not planned,
-            "mcpServer": uses.entry_point("memesh-mcp") or "memesh-mcp",
-        }
-    )
+    answer: SetupOutput = {
+        "settings": str(path),
+        "changed": edit.changed,
+        "events": claude_settings.installed_events(edit.text),
+        "uninstalled": uninstall,
+        "written": edit.changed and not planned,
+        "mcpServer": uses.entry_point("memesh-mcp") or "memesh-mcp",
+        "dataFolder": str(uses.data_folder()),
+    }
+    if plugin is not None:
+        answer["plugin"] = plugin
+    return Success(answer)

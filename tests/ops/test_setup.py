@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from memesh.context import CallContext
+from memesh.core.plugin_cache import Installed
 from memesh.errors import ErrorCode
 from memesh.ops.setup import setup
 
@@ -44,9 +45,16 @@ class Uses:
     claude_settings: SettingsFile
     config_file: Any = field(default_factory=Config)
     hook: str | None = "/venv/bin/memesh-hook"
+    installs: list[Installed] = field(default_factory=list)
 
     def entry_point(self, name: str) -> str | None:
         return self.hook if name == "memesh-hook" else "/venv/bin/memesh-mcp"
+
+    def plugin_caches(self) -> list[Installed]:
+        return self.installs
+
+    def data_folder(self) -> Path:
+        return Path("/home/someone/.memesh")
 
 
 def test_without_write_a_change_is_planned_and_nothing_is_written(ctx: CallContext) -> None:
@@ -83,3 +91,28 @@ def test_a_missing_hook_command_or_a_broken_file_is_refused_and_nothing_is_writt
     refused = setup(broken, {"write": True}, ctx=ctx).failure()
     assert refused.code is ErrorCode.OPERATION_FAILED and refused.message.startswith("Refusing to modify ")
     assert (broken.claude_settings.text, broken.claude_settings.writes) == ("{oops", 0)
+
+
+def test_with_the_plugin_installed_setup_adds_no_hooks_and_removes_those_an_earlier_setup_added(
+    ctx: CallContext,
+) -> None:
+    uses = Uses(SettingsFile(SETTINGS))
+    setup(uses, {"write": True}, ctx=ctx).unwrap()  # before the plugin: setup's own hooks
+    uses.installs = [Installed("codex", "memesh", "0.1.0"), Installed("claude-code", "memesh", "0.1.0")]
+    planned = setup(uses, {}, ctx=ctx).unwrap()
+    assert (planned["plugin"], planned["changed"], planned["written"], planned["events"]) == (
+        "memesh@memesh",
+        True,
+        False,
+        [],
+    )
+    done = setup(uses, {"write": True}, ctx=ctx).unwrap()
+    assert (done["written"], uses.claude_settings.text) == (True, SETTINGS)  # every other byte as it was
+    again = setup(uses, {"write": True}, ctx=ctx).unwrap()
+    assert (again["changed"], again["plugin"], again["dataFolder"]) == (False, "memesh@memesh", "/home/someone/.memesh")
+
+
+def test_the_plugin_alone_needs_no_memesh_hook_beside_this_memesh(ctx: CallContext) -> None:
+    uses = Uses(SettingsFile(SETTINGS), hook=None, installs=[Installed("claude-code", "memesh", "0.1.0")])
+    done = setup(uses, {"write": True}, ctx=ctx).unwrap()
+    assert (done["changed"], done["events"], done["plugin"]) == (False, [], "memesh@memesh")

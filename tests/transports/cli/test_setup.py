@@ -87,3 +87,60 @@ def _project(process: Process) -> str:
     from memesh.adapters.project_git import project_for
 
     return project_for(str(process.cwd))
+
+
+def _install_plugin(process: Process) -> None:
+    """Claude Code's record of an installed MeMesh plugin, as `claude plugin install memesh@memesh` leaves it."""
+    plugins = Path(process.env["HOME"]) / ".claude" / "plugins"
+    plugins.mkdir(parents=True, exist_ok=True)
+    record = {"plugins": {"memesh@memesh": [{"scope": "user", "version": "0.1.0", "installPath": str(plugins)}]}}
+    (plugins / "installed_plugins.json").write_text(json.dumps(record))
+
+
+def _hook_check(process: Process) -> dict[str, str]:
+    checks = json.loads(process("doctor", "--json").out)["checks"]
+    return next(check for check in checks if check["id"] == "hooks")
+
+
+def test_with_the_plugin_installed_setup_adds_no_hooks_and_removes_an_earlier_setups(memesh_process: Process) -> None:
+    path = _settings(memesh_process)
+    path.write_text(SETTINGS)
+    assert memesh_process("setup", "--yes").code == 0  # before the plugin
+    _install_plugin(memesh_process)
+    doubled = _hook_check(memesh_process)
+    assert doubled["status"] == "warn" and doubled["detail"].startswith("duplicate hooks: the MeMesh plugin")
+    done = memesh_process("setup", "--yes")
+    assert done.code == 0, done.err
+    assert "The MeMesh plugin (memesh@memesh) is installed in Claude Code" in done.out
+    assert "removed the hooks an earlier setup added" in done.out
+    assert path.read_text() == SETTINGS
+    again = memesh_process("setup", "--yes", "--json")
+    assert (json.loads(again.out)["changed"], json.loads(again.out)["plugin"]) == (False, "memesh@memesh")
+    assert path.read_text() == SETTINGS
+    found = _hook_check(memesh_process)
+    assert (found["status"], found["detail"]) == (
+        "pass",
+        "the MeMesh plugin (memesh@memesh) runs the hooks in Claude Code",
+    )
+
+
+def test_doctor_finds_the_hooks_setup_installed_and_warns_about_an_entry_there_twice(memesh_process: Process) -> None:
+    path = _settings(memesh_process)
+    path.write_text(SETTINGS)
+    assert memesh_process("setup", "--yes").code == 0
+    assert _hook_check(memesh_process)["detail"] == "all hooks installed in Claude Code's settings.json"
+    settings = json.loads(path.read_text())
+    settings["hooks"]["SessionStart"].append(settings["hooks"]["SessionStart"][0])  # pasted in a second time
+    path.write_text(json.dumps(settings))
+    twice = _hook_check(memesh_process)
+    assert twice["status"] == "warn" and "session-start run more than once" in twice["detail"]
+
+
+def test_uninstall_says_what_stays_and_how_to_remove_it(memesh_process: Process) -> None:
+    path = _settings(memesh_process)
+    path.write_text(SETTINGS)
+    memesh_process("setup", "--yes")
+    done = memesh_process("setup", "--uninstall", "--yes")
+    assert done.code == 0 and path.read_text() == SETTINGS
+    assert f"in {memesh_process.env['MEMESH_DIR']} (delete that folder to remove them;" in done.out
+    assert "claude mcp remove memesh" in done.out and "pipx uninstall memesh" in done.out

@@ -74,6 +74,15 @@ def setup(*, uninstall: bool, yes: bool, as_json: bool) -> int:
     path, changed, mcp = done["settings"], done["changed"], done["mcpServer"]
     if uninstall:
         print(f"MeMesh hooks removed from {path}." if changed else f"No MeMesh hooks in {path}.")
+        _what_stays(done["dataFolder"])
+        return OK
+    if "plugin" in done:
+        print(f"The MeMesh plugin ({done['plugin']}) is installed in Claude Code and runs MeMesh's hooks itself:")
+        print(
+            f"  removed the hooks an earlier setup added to {path} (each would have run twice)."
+            if changed
+            else f"  nothing added to {path}."
+        )
         return OK
     print(
         f"MeMesh hooks installed in {path}: {', '.join(done['events'])}."
@@ -85,6 +94,15 @@ def setup(*, uninstall: bool, yes: bool, as_json: bool) -> int:
     print(f"  codex mcp add memesh -- {mcp}")
     print("Next session, Claude Code starts with this project's memory (memesh briefing shows the same block).")
     return OK
+
+
+def _what_stays(folder: str) -> None:
+    print("What stays:")
+    print(f"  your memories, config.json and the plugin's environment, in {folder} (delete that folder to remove them;")
+    print("  `memesh export -o backup.json` first keeps a copy)")
+    print("  the MCP server entry, if you added one: claude mcp remove memesh (Codex: codex mcp remove memesh)")
+    print("  the Claude Code plugin, if installed: claude plugin uninstall memesh@memesh")
+    print("  the package itself: pipx uninstall memesh, uv tool uninstall memesh, or pip uninstall memesh")
 
 
 def why(file: str, *, line: int | None, limit: int, as_json: bool) -> int:
