@@ -24,19 +24,28 @@ $(STAMP): $(BIN)/python $(SOURCES)
 	@$(BIN)/python -m compileall -q build/__editable__.memesh-*/memesh > /dev/null
 	@touch $(STAMP)
 
+# What running needs, without the dev tools (`make run`, `make mcp`, the plugin payload): the same editable install.
+RUN_STAMP := $(VENV)/.installed-run
+$(RUN_STAMP): $(BIN)/python $(SOURCES)
+	@echo "installing memesh into $(VENV) (log: $(VENV)/install.log)"
+	@$(BIN)/python -m pip install -e . --config-settings editable_mode=strict > $(VENV)/install.log 2>&1 \
+		|| (cat $(VENV)/install.log; exit 1)
+	@$(BIN)/python -m compileall -q build/__editable__.memesh-*/memesh > /dev/null
+	@touch $(RUN_STAMP)
+
 install: $(STAMP) plugin
 	@echo "memesh and memesh-mcp are in $(abspath $(BIN))/ (run $(BIN)/memesh, or put that folder on PATH)"
 	@echo "MCP server for your client's config: $(abspath $(BIN))/memesh-mcp"
 
 # The plugin payload the marketplace entry points at (plugin/, out of git): manifests, launchers and a wheel of
 # this checkout, under 1 MB; rebuilt only when what it is made of changed (tools/plugin_payload.py).
-plugin: $(STAMP)
+plugin: $(RUN_STAMP)
 	@$(BIN)/python tools/plugin_payload.py
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/memesh serve
 
-mcp: $(STAMP)
+mcp: $(RUN_STAMP)
 	$(BIN)/memesh-mcp
 
 codegen: $(STAMP)
