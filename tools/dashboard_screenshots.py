@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RUNNING = re.compile(r"^MeMesh HTTP server running at (http://[^ ]+)$")
 PROJECT = "memesh-demo"
 VIEWPORT = {"width": 1280, "height": 800}
-TABS = ("memories", "graph", "project", "analytics", "review", "doctor", "settings")
+TABS = ("memories", "graph", "project", "analytics", "review", "doctor", "settings")  # and memory.png: one page
 
 
 def _post(client: httpx.Client, path: str, body: dict[str, Any]) -> None:
@@ -115,22 +115,27 @@ def shoot(url: str, out: Path, chromium: Path) -> list[Path]:
         errors: list[str] = []
         page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
         for tab in TABS:
+            shot = tab
             page.goto(f"{url}/dashboard#{tab}")
             page.wait_for_selector("body[data-ready='true']")
             page.wait_for_load_state("networkidle")
-            if tab == "memories":
-                page.click("#memory-list .memory[data-name='token-lifetime-1h']")
+            if tab == "memories":  # the list across the page, then one memory's page (history, relations)
+                page.wait_for_selector("#memory-list .memory")
+                written.append(out / "memories.png")
+                page.screenshot(path=str(written[-1]))
+                page.click("#memory-list .memory[data-name='demo-retry-pattern']")
                 page.wait_for_selector("#detail-card #provenance")
+                shot = "memory"
             if tab == "graph":
                 page.wait_for_selector("#graph-canvas svg .node")
                 page.click("#graph-canvas svg .node[data-name='demo-auth-decision'] circle")
                 page.wait_for_selector("#graph-detail #detail-card")
-            if tab == "review":
-                page.wait_for_selector("#proposal-list .card")
-            if tab == "doctor":
-                page.wait_for_selector("#doctor .doctor-check")
+            ready = {"project": "#index-table", "analytics": "#age table", "review": "#proposal-list .card",
+                     "doctor": "#doctor .doctor-check", "settings": "#update-status dl"}  # fmt: skip
+            if tab in ready:
+                page.wait_for_selector(ready[tab])
             page.wait_for_load_state("networkidle")
-            path = out / f"{tab}.png"
+            path = out / f"{shot}.png"
             page.screenshot(path=str(path))
             written.append(path)
         browser.close()
