@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' -o -name '*.html' 2>/dev/null)
 LINKTREE = $(firstword $(wildcard build/__editable__.memesh-*))
 
-.PHONY: install run test lint typecheck typecheck-ts codegen check-codegen bench bench-postgres clean mcp browser postgres inspector
+.PHONY: plugin install run test lint typecheck typecheck-ts codegen check-codegen bench bench-postgres clean mcp browser postgres inspector
 # Bare `make` installs (it used to stop after creating the venv, the first target in the file).
 .DEFAULT_GOAL := install
 
@@ -24,9 +24,14 @@ $(STAMP): $(BIN)/python $(SOURCES)
 	@$(BIN)/python -m compileall -q build/__editable__.memesh-*/memesh > /dev/null
 	@touch $(STAMP)
 
-install: $(STAMP)
+install: $(STAMP) plugin
 	@echo "memesh and memesh-mcp are in $(abspath $(BIN))/ (run $(BIN)/memesh, or put that folder on PATH)"
 	@echo "MCP server for your client's config: $(abspath $(BIN))/memesh-mcp"
+
+# The plugin payload the marketplace entry points at (plugin/, out of git): manifests, launchers and a wheel of
+# this checkout, under 1 MB; rebuilt only when what it is made of changed (tools/plugin_payload.py).
+plugin: $(STAMP)
+	@$(BIN)/python tools/plugin_payload.py
 
 run: $(STAMP)
 	$(BIN)/memesh serve

@@ -36,6 +36,10 @@ HOOKS = (
     "message-reminder",
     "message-gate",
 )
+# The plugin's launchers record their one-time environment build under this name (tools/plugin/bin/
+# memesh-bootstrap, which cannot import MeMesh): not a hook event's outcome, but doctor reads it with them.
+BOOTSTRAP = "bootstrap"
+RECORDED = (*HOOKS, BOOTSTRAP)
 OUTCOMES = ("wrote", "notified", "skipped", "error")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]+")
 
@@ -83,7 +87,8 @@ def record(
 
 
 def read_records(path: Path | None = None) -> list[dict[str, Any]]:
-    """The newest records, oldest first; lines that are not records of a shipped hook are skipped."""
+    """The newest records, oldest first; lines that are not records of a shipped hook (or of the plugin's
+    environment build) are skipped."""
     target = path or outcomes_path()
     try:
         with target.open("rb") as handle:
@@ -98,7 +103,7 @@ def read_records(path: Path | None = None) -> list[dict[str, Any]]:
             entry = json.loads(raw)
         except (ValueError, RecursionError):
             continue
-        if isinstance(entry, dict) and entry.get("hook") in HOOKS and entry.get("outcome") in OUTCOMES:
+        if isinstance(entry, dict) and entry.get("hook") in RECORDED and entry.get("outcome") in OUTCOMES:
             out.append(entry)
     return out
 

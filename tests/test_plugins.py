@@ -27,8 +27,10 @@ def test_the_claude_manifest_names_its_mcp_file_and_leaves_the_standard_hooks_fi
     manifest = _json(".claude-plugin/plugin.json")
     assert manifest["name"] == "memesh" and "hooks" not in manifest  # hooks/hooks.json loads by convention
     assert (REPO / str(manifest["mcpServers"])).is_file()
+    # The marketplace installs the payload tools/plugin_payload.py writes (tests/test_plugin_payload.py), whose
+    # manifests are these files.
     [entry] = _json(".claude-plugin/marketplace.json")["plugins"]
-    assert (entry["name"], entry["source"]) == ("memesh", "./")
+    assert (entry["name"], entry["source"]) == ("memesh", "./plugin")
 
 
 def test_the_codex_manifest_forwards_the_data_location_to_its_mcp_server() -> None:

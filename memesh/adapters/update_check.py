@@ -11,9 +11,11 @@ import json
 import os
 import sys
 import threading
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from datetime import datetime
+from http import HTTPStatus
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,7 @@ INDEX_URL = f"https://pypi.org/pypi/{DISTRIBUTION}/json"
 TIMEOUT_S = 3.0
 MAX_BYTES = 4 << 20  # the JSON API answer for a project with a long history is a few hundred KB
 
-Fetcher = Callable[[], str]
+Fetcher = Callable[[], str | None]
 
 
 def checks_enabled() -> bool:
@@ -34,12 +36,18 @@ def checks_enabled() -> bool:
     return os.environ.get("MEMESH_UPDATE_CHECK", "").strip().lower() not in {"0", "false", "off", "no"}
 
 
-def fetch_latest(timeout: float = TIMEOUT_S) -> str:
-    """The newest release of this distribution on PyPI (its JSON API's `info.version`); CheckFailed otherwise."""
+def fetch_latest(timeout: float = TIMEOUT_S) -> str | None:
+    """The newest release of this distribution on PyPI (its JSON API's `info.version`); None when the index does
+    not know the distribution (404: not published there, which is an answer, not a failed check); CheckFailed
+    otherwise."""
     request = urllib.request.Request(INDEX_URL, headers={"Accept": "application/json", "User-Agent": "memesh"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # a fixed https URL, never user input
             body = response.read(MAX_BYTES + 1)
+    except urllib.error.HTTPError as exc:
+        if exc.code == HTTPStatus.NOT_FOUND:
+            return None
+        raise CheckFailed(f"package index unavailable (HTTP {exc.code})") from exc
     except OSError as exc:  # URLError, timeouts and refused connections are all OSErrors
         raise CheckFailed(f"package index unavailable ({type(exc).__name__})") from exc
     if len(body) > MAX_BYTES:

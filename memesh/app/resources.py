@@ -61,7 +61,7 @@ class Resources:
         *,
         db_path: Path | str | None = None,
         on_open_failure: Callable[[StoreError], StoreError] | None = None,
-        update_fetch: Callable[[], str] | None = None,
+        update_fetch: Callable[[], str | None] | None = None,
     ) -> None:
         self.db_path = db_path  # a file or a postgresql:// URL; None: the configured database (memesh.store.open)
         self._on_open_failure = on_open_failure
@@ -78,7 +78,7 @@ class Resources:
         db_path: Path | str | None = None,
         *,
         on_open_failure: Callable[[StoreError], StoreError] | None = None,
-        update_fetch: Callable[[], str] | None = None,
+        update_fetch: Callable[[], str | None] | None = None,
     ) -> Resources:
         """The resources of a server whose calls run side by side in worker threads: a connection per thread."""
         from memesh.app.connections import ThreadConnections
@@ -513,7 +513,7 @@ def the_config(resources: Resources) -> ConfigFile:
     return resources.config_file
 
 
-def package_index_lookup() -> Callable[[], str] | None:
+def package_index_lookup() -> Callable[[], str | None] | None:
     """The real package-index lookup for a server to hand its resources, or None when MEMESH_UPDATE_CHECK=0 turns
     update checks off."""
     from memesh.adapters.update_check import default_fetcher

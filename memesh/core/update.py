@@ -91,7 +91,9 @@ class CheckRecord:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def after_success(record: CheckRecord, latest: str, now: datetime) -> CheckRecord:
+def after_success(record: CheckRecord, latest: str | None, now: datetime) -> CheckRecord:
+    """A lookup that answered: the newest release, or None when the index does not know the distribution (not
+    published there: nothing to update to, and nothing failed)."""
     return CheckRecord(latest, now, now, None, record.last_seen_version)
 
 
@@ -101,10 +103,11 @@ def after_failure(record: CheckRecord, error: str, now: datetime) -> CheckRecord
 
 def freshness(record: CheckRecord, now: datetime, *, live: bool) -> Freshness:
     """fresh when this answer came from the index just now; unavailable when no check ever succeeded; stale when
-    the last success is older than 24 hours; cached otherwise."""
+    the last success is older than 24 hours; cached otherwise (also when that success found the distribution not
+    published: the index's answer was that there is no release)."""
     if live:
         return "fresh"
-    if record.last_successful_check_at is None or record.latest_version is None:
+    if record.last_successful_check_at is None:
         return "unavailable"
     return "stale" if now - record.last_successful_check_at > FRESH_FOR else "cached"
 
@@ -125,7 +128,7 @@ def status(record: CheckRecord, *, current: str, channel: Channel, now: datetime
         "lastError": record.last_error,
         "updateAvailable": available,
         "checkSucceeded": record.last_attempt_at is not None and record.last_error is None,
-        "source": "live" if live else ("cache" if record.latest_version is not None else "none"),
+        "source": "live" if live else ("cache" if record.last_successful_check_at is not None else "none"),
         "freshness": freshness(record, now, live=live),
         "installChannel": channel,
         # No Python install channel is updated by MeMesh itself: the user runs the command (autoUpdate is the

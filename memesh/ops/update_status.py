@@ -34,12 +34,12 @@ class UpdateSource(Protocol):
     @property
     def update_cache(self) -> UpdateCache: ...
     @property
-    def update_fetch(self) -> Callable[[], str] | None: ...
+    def update_fetch(self) -> Callable[[], str | None] | None: ...
     def install_channel(self) -> rules.Channel: ...
 
 
 def check(
-    cache: UpdateCache, fetch: Callable[[], str] | None, *, cached_only: bool, ctx: CallContext
+    cache: UpdateCache, fetch: Callable[[], str | None] | None, *, cached_only: bool, ctx: CallContext
 ) -> tuple[rules.CheckRecord, bool]:
     """The record to answer from, and whether it came live from the index now (a lookup's outcome is cached)."""
     record = cache.read()
@@ -71,7 +71,7 @@ def update_status(
 
 def session_notice(
     cache: UpdateCache,
-    fetch: Callable[[], str] | None,
+    fetch: Callable[[], str | None] | None,
     *,
     current: str,
     channel: rules.Channel,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ class Source:
     """What update_status is handed: the cache, the lookup (None: checks off) and the install channel."""
 
     update_cache: MemoryCache
-    update_fetch: Callable[[], str] | None
+    update_fetch: Callable[[], str | None] | None
     channel: Channel = "pipx"
 
     def install_channel(self) -> Channel:
@@ -42,7 +42,11 @@ class Source:
 
 
 def _status(
-    cache: MemoryCache, fetch: Callable[[], str] | None, request: Any, ctx: CallContext, channel: Channel = "pipx"
+    cache: MemoryCache,
+    fetch: Callable[[], str | None] | None,
+    request: Any,
+    ctx: CallContext,
+    channel: Channel = "pipx",
 ) -> Any:
     """update_status of this installation (memesh 0.1.0)."""
     return update_status(Source(cache, fetch, channel), request, ctx=ctx)
@@ -136,3 +140,11 @@ def test_memesh_update_check_off_disables_the_lookup(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setenv("MEMESH_UPDATE_CHECK", value)
     assert update_check.default_fetcher() is None
+
+
+def test_a_distribution_the_index_does_not_know_gives_no_notice_in_any_session(ctx: CallContext) -> None:
+    cache = MemoryCache()
+    assert session_notice(cache, lambda: None, current="0.1.0", channel="pipx", limit="minor", ctx=ctx) is None
+    assert (cache.record.last_error, cache.record.last_successful_check_at) == (None, ctx.now)
+    later = replace(ctx, now=ctx.now + timedelta(days=2))
+    assert session_notice(cache, lambda: None, current="0.1.0", channel="pipx", limit="minor", ctx=later) is None

@@ -74,7 +74,7 @@ class MemeshHttpApp:
         remote: bool = False,
         token: str | None = None,
         db_path: Path | str | None = None,
-        update_fetch: Callable[[], str] | None = None,
+        update_fetch: Callable[[], str | None] | None = None,
     ) -> None:
         self.remote = remote
         self.token = token
@@ -166,7 +166,7 @@ def create_app(
     remote: bool = False,
     token: str | None = None,
     db_path: Path | str | None = None,
-    update_fetch: Callable[[], str] | None = _REAL_LOOKUP,
+    update_fetch: Callable[[], str | None] | None = _REAL_LOOKUP,
 ) -> MemeshHttpApp:
     """The ASGI app for one listener; `remote=True` requires `Authorization: Bearer <token>` on every /v1 and /mcp
     request.

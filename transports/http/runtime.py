@@ -30,7 +30,7 @@ def _logged(exc: StoreError) -> StoreError:
 class Runtime:
     """The resources of one listener, and how an endpoint runs an operation on them in a worker thread."""
 
-    def __init__(self, db_path: Path | str | None, update_fetch: Callable[[], str] | None = None) -> None:
+    def __init__(self, db_path: Path | str | None, update_fetch: Callable[[], str | None] | None = None) -> None:
         self.db_path = db_path
         self.resources = Resources.pooled(db_path, on_open_failure=_logged, update_fetch=update_fetch)
         # Waiting message polls look again only when the newest event id grows, read once for all of them.

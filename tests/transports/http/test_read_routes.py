@@ -161,3 +161,18 @@ def test_stats_total_tags_counts_distinct_tags_not_tag_rows(api: Api) -> None:
     stats = api.ok("GET", "/v1/stats")
     assert stats["totalTags"] == 4  # project:shared on three memories is one tag
     assert {"tag": "project:shared", "count": 3} in stats["tagDistribution"]
+
+
+def test_update_status_of_a_distribution_the_index_does_not_know_is_a_check_that_found_nothing_to_update(
+    db_file: Path, memesh_env: Path
+) -> None:
+    app = create_app(db_path=db_file, update_fetch=lambda: None)  # the index answered 404: not published there
+    try:
+        api = Api(app)
+        live = api.ok("GET", "/v1/update-status")
+        assert (live["checkSucceeded"], live["lastError"], live["latestVersion"]) == (True, None, None)
+        assert (live["freshness"], live["source"], live["updateAvailable"]) == ("fresh", "live", False)
+        cached = api.ok("GET", "/v1/update-status?cached=1")
+        assert (cached["checkSucceeded"], cached["freshness"], cached["source"]) == (True, "cached", "cache")
+    finally:
+        app.close()
