@@ -25,7 +25,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 RUNNING = re.compile(r"^MeMesh HTTP server running at (http://[^ ]+)$")
 PROJECT = "memesh-demo"
-VIEWPORT = {"width": 1280, "height": 800}
+WIDTH, HEIGHT = 1280, 800
 TABS = ("memories", "graph", "project", "analytics", "review", "doctor", "settings")  # and memory.png: one page
 
 
@@ -111,7 +111,7 @@ def shoot(url: str, out: Path, chromium: Path) -> list[Path]:
     written: list[Path] = []
     with sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=str(chromium), headless=True, args=["--no-sandbox"])
-        page = browser.new_page(viewport=VIEWPORT)
+        page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
         errors: list[str] = []
         page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
         for tab in TABS:
