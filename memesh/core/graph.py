@@ -66,9 +66,3 @@ def far_ends(frontier: Iterable[int], links: Iterable[Link], *, include_archived
         if link.to_id in inside and (include_archived or link.from_active):
             found.append(link.from_id)
     return [entity_id for entity_id in dict.fromkeys(found) if entity_id not in inside]
-
-
-def among(ids: Iterable[int], links: Iterable[Link]) -> list[Link]:
-    """The relations whose two ends are both among `ids`, each once, in the order given."""
-    shown = set(ids)
-    return list(dict.fromkeys(link for link in links if link.from_id in shown and link.to_id in shown))

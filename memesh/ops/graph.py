@@ -23,7 +23,8 @@ DEPTH_DEFAULT: int = facts.default("http/graph.input", "depth")
 class GraphStore(Protocol):
     def entity_id(self, name: str) -> int | None: ...
     def most_connected(self, limit: int, *, include_archived: bool) -> list[int]: ...
-    def links(self, ids: Sequence[int]) -> list[Link]: ...
+    def links(self, ids: Sequence[int], *, kind: str | None = ...) -> list[Link]: ...
+    def links_among(self, ids: Sequence[int]) -> list[Link]: ...
     def node_rows(self, ids: Sequence[int]) -> list[NodeRow]: ...
     def first_observations(self, ids: Sequence[int]) -> dict[int, str]: ...
     def count(self) -> int: ...
@@ -72,7 +73,8 @@ def graph_view(store: GraphStore, request: GraphInput, /, *, ctx: CallContext) -
         ids = list(hops)
     else:
         ranked = store.most_connected(limit + 1, include_archived=include_archived)
-        ids, truncated = graph.with_superseded(ranked, store.links(ranked), limit, include_archived=include_archived)
+        superseding = [] if include_archived else store.links(ranked, kind=graph.SUPERSEDES)
+        ids, truncated = graph.with_superseded(ranked, superseding, limit, include_archived=include_archived)
     rows = store.node_rows(ids)
     snippets = store.first_observations([row.id for row in rows if not row.title])
     names = {row.id: row.name for row in rows}
@@ -91,7 +93,7 @@ def graph_view(store: GraphStore, request: GraphInput, /, *, ctx: CallContext) -
         nodes.append(node)
     edges: list[Edge] = [
         {"from": names[link.from_id], "to": names[link.to_id], "type": link.type}
-        for link in graph.among(names, store.links(list(names)))
+        for link in store.links_among(list(names))
     ]
     return Success(
         {

@@ -27,21 +27,36 @@ class Graph(Reads):
         )
         return [int(row[0]) for row in self.conn.execute(sql, (limit,))]
 
-    def links(self, ids: Sequence[int]) -> list[Link]:
-        """Every relation with at least one end among `ids`, oldest first."""
+    def links(self, ids: Sequence[int], *, kind: str | None = None) -> list[Link]:
+        """Every relation (of `kind`, when given) with at least one end among `ids`, oldest first."""
         found: dict[int, Link] = {}
+        only = "r.relation_type = ? AND " if kind is not None else ""
         for chunk in _chunks(list(ids)):
             marks = _marks(chunk)
-            rows = self.conn.execute(
-                "SELECT r.id, r.from_entity_id, r.to_entity_id, r.relation_type, f.status, t.status FROM relations r "
-                "JOIN entities f ON f.id = r.from_entity_id JOIN entities t ON t.id = r.to_entity_id "
-                f"WHERE r.from_entity_id IN ({marks}) OR r.to_entity_id IN ({marks})",
-                (*chunk, *chunk),
-            )
-            for rid, source, target, kind, source_status, target_status in rows:
-                active = (source_status == ACTIVE, target_status == ACTIVE)
-                found[int(rid)] = Link(int(source), int(target), str(kind), *active)
+            where = f"{only}(r.from_entity_id IN ({marks}) OR r.to_entity_id IN ({marks}))"
+            found.update(self._links(where, (*((kind,) if kind is not None else ()), *chunk, *chunk)))
         return [found[rid] for rid in sorted(found)]
+
+    def links_among(self, ids: Sequence[int]) -> list[Link]:
+        """Every relation whose two ends are both among `ids`, oldest first: what a drawing of them shows, without
+        reading the rest of a hub's relations."""
+        every = list(ids)
+        found: dict[int, Link] = {}
+        for chunk in _chunks(every):
+            where = f"r.from_entity_id IN ({_marks(chunk)}) AND r.to_entity_id IN ({_marks(every)})"
+            found.update(self._links(where, (*chunk, *every)))
+        return [found[rid] for rid in sorted(found)]
+
+    def _links(self, where: str, params: Sequence[object]) -> dict[int, Link]:
+        rows = self.conn.execute(
+            "SELECT r.id, r.from_entity_id, r.to_entity_id, r.relation_type, f.status, t.status FROM relations r "
+            f"JOIN entities f ON f.id = r.from_entity_id JOIN entities t ON t.id = r.to_entity_id WHERE {where}",
+            params,
+        )
+        return {
+            int(rid): Link(int(source), int(target), str(kind), source_status == ACTIVE, target_status == ACTIVE)
+            for rid, source, target, kind, source_status, target_status in rows
+        }
 
     def node_rows(self, ids: Sequence[int]) -> list[NodeRow]:
         """One row per memory among `ids` (in that order; ids that do not exist are skipped), with its degree."""
