@@ -29,7 +29,6 @@ from typing import Any
 
 import anyio
 import httpx
-
 from _common import call, emit_json, fresh_store, machine, ms
 
 from memesh.context import CallContext
