@@ -113,8 +113,15 @@ def _readback_after_save(tab: Tab, seconds: float = 20.0) -> dict[str, Any]:
         tab.page.wait_for_timeout(100)
 
 
+def _settings_read(tab: Tab) -> None:
+    """The Settings tab once it has filled its fields from GET /v1/config (which would overwrite a value typed before
+    it lands)."""
+    tab.page.wait_for_selector("#capture-source:not(:empty)")
+
+
 def test_a_setting_round_trips_through_post_config(tab: Tab) -> None:
     tab.open("settings")
+    _settings_read(tab)
     tab.page.fill("#set-sessionLimit", "42")
     tab.page.select_option("#set-briefing", "standard")
     tab.page.click("#settings-save")
@@ -134,6 +141,7 @@ def test_a_setting_round_trips_through_post_config(tab: Tab) -> None:
 
 def test_a_refused_setting_is_a_readable_message_not_a_code(tab: Tab) -> None:
     tab.open("settings")
+    _settings_read(tab)
     tab.page.fill("#set-sessionLimit", "500")
     tab.page.click("#settings-save")
     card = tab.page.locator("#settings-status [data-error-code='validation.bad-body']")
@@ -454,7 +462,7 @@ def test_a_memory_page_shows_relations_both_ways_its_history_and_its_provenance(
 
 def test_settings_show_capture_on_when_nothing_is_stored_and_no_stray_null(tab: Tab) -> None:
     tab.open("settings")
-    tab.page.wait_for_selector("#capture-source:text-is('on by default')")
+    tab.page.wait_for_selector("#capture-source:text-is('on by default')")  # the fields are filled
     assert tab.page.is_checked("#set-autoCapture")
     tab.page.wait_for_selector("#update-status dl")
     assert "null" not in tab.page.inner_text("section[data-panel='settings']")
