@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' -o -name '*.html' 2>/dev/null)
 LINKTREE = $(firstword $(wildcard build/__editable__.memesh-*))
 
-.PHONY: plugin install run test lint typecheck typecheck-ts codegen check-codegen bench bench-postgres clean mcp browser postgres inspector
+.PHONY: plugin install run test lint typecheck typecheck-ts codegen check-codegen bench bench-postgres clean mcp browser postgres inspector claude-code
 # Bare `make` installs (it used to stop after creating the venv, the first target in the file).
 .DEFAULT_GOAL := install
 
@@ -81,6 +81,16 @@ $(INSPECTOR)/node_modules/.installed: $(INSPECTOR)/package.json $(INSPECTOR)/pac
 
 inspector: $(INSPECTOR)/node_modules/.installed
 
+# Claude Code's CLI, for the end-to-end test that runs a scripted session against a stand-in Messages API on 127.0.0.1
+# with MeMesh's hooks (tests/transports/hooks/test_claude_code_session.py): pinned in its lockfile, installed once from
+# the npm registry (its package brings the native binary for this platform); the test never downloads it.
+CLAUDE_CODE := tools/claude-code
+$(CLAUDE_CODE)/node_modules/.installed: $(CLAUDE_CODE)/package.json $(CLAUDE_CODE)/package-lock.json
+	cd $(CLAUDE_CODE) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+claude-code: $(CLAUDE_CODE)/node_modules/.installed
+
 # --durations=10: the ten slowest tests, so a test that got slow shows in every run.
 # The suite runs its store-touching tests on PostgreSQL too: each pytest process starts a throwaway cluster of
 # Debian's server (tools/pg_cluster.py: initdb as the postgres system user, a unix socket in a temporary folder, no
@@ -90,7 +100,7 @@ PG_INITDB = $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb))
 postgres:
 	@test -n "$(PG_INITDB)" || (apt-get update && apt-get install -y --no-install-recommends postgresql)
 
-test: check-codegen lint typecheck typecheck-ts $(CHROMIUM) $(INSPECTOR)/node_modules/.installed postgres
+test: check-codegen lint typecheck typecheck-ts $(CHROMIUM) $(INSPECTOR)/node_modules/.installed $(CLAUDE_CODE)/node_modules/.installed postgres
 	MEMESH_TEST_REQUIRE_POSTGRES=1 $(BIN)/pytest -n 2 --durations=10
 
 # The quick benchmarks; locomo.py and scale.py --n 100000 are run by hand (benchmarks/README.md). A script's own
@@ -105,4 +115,4 @@ bench-postgres: $(STAMP) postgres
 	$(BIN)/python benchmarks/pg_vs_sqlite.py --n 10000 100000 --locomo
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache $(OPENCLAW)/node_modules $(INSPECTOR)/node_modules
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache $(OPENCLAW)/node_modules $(INSPECTOR)/node_modules $(CLAUDE_CODE)/node_modules

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
+from json.encoder import encode_basestring  # the C escaper json itself uses
 from typing import Any
 
 
@@ -59,3 +61,103 @@ def dumps(value: Any, **options: Any) -> str:
     for marker, literal in literals.items():
         text = text.replace(marker, literal)
     return text
+
+
+def indented(value: Any) -> Iterator[str]:
+    """The text of `json.dumps(value, indent=2, ensure_ascii=False)`, in pieces: each top-level entry, and each item
+    of a top-level entry's list (a bundle's memories), so a large value is written as it is encoded.
+
+    Made by one recursive function over the value, with the json module's own C string escaper: the same text as
+    json's pure-Python encoder (which an indent always selects) at about two thirds of its cost, in tens of thousands
+    of pieces instead of its hundreds of thousands. Like json.dumps: NaN and infinities as NaN and Infinity, a
+    non-string key as json converts it, TypeError for a value JSON has no form for.
+    """
+    if not isinstance(value, dict) or not value:
+        pieces: list[str] = []
+        _encode(value, "", pieces)
+        yield "".join(pieces)
+        return
+    separator = "{\n  "
+    for key, item in value.items():
+        head = f"{separator}{_key(key)}: "
+        separator = ",\n  "
+        if isinstance(item, list | tuple) and item:
+            yield f"{head}["
+            between = "\n    "
+            for element in item:
+                pieces = [between]
+                _encode(element, "    ", pieces)
+                yield "".join(pieces)
+                between = ",\n    "
+            yield "\n  ]"
+        else:
+            pieces = [head]
+            _encode(item, "  ", pieces)
+            yield "".join(pieces)
+    yield "\n}"
+
+
+def _float(number: float) -> str:
+    if math.isnan(number):
+        return "NaN"
+    if number == math.inf:
+        return "Infinity"
+    if number == -math.inf:
+        return "-Infinity"
+    return float.__repr__(number)
+
+
+def _key(key: object) -> str:
+    if isinstance(key, str):
+        return encode_basestring(key)
+    if key is True:
+        return '"true"'
+    if key is False:
+        return '"false"'
+    if key is None:
+        return '"null"'
+    if isinstance(key, float):
+        return encode_basestring(_float(key))
+    if isinstance(key, int):
+        return encode_basestring(int.__repr__(key))
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+
+
+def _encode(value: Any, margin: str, pieces: list[str]) -> None:
+    """`value` at the indentation `margin`, appended to `pieces`."""
+    if isinstance(value, str):
+        pieces.append(encode_basestring(value))
+    elif value is None:
+        pieces.append("null")
+    elif value is True:
+        pieces.append("true")
+    elif value is False:
+        pieces.append("false")
+    elif isinstance(value, int):
+        pieces.append(int.__repr__(value))
+    elif isinstance(value, float):
+        pieces.append(_float(value))
+    elif isinstance(value, dict):
+        if not value:
+            pieces.append("{}")
+            return
+        inner = margin + "  "
+        separator = "{\n" + inner
+        for key, item in value.items():
+            pieces.append(f"{separator}{_key(key)}: ")
+            _encode(item, inner, pieces)
+            separator = ",\n" + inner
+        pieces.append(f"\n{margin}}}")
+    elif isinstance(value, list | tuple):
+        if not value:
+            pieces.append("[]")
+            return
+        inner = margin + "  "
+        separator = "[\n" + inner
+        for item in value:
+            pieces.append(separator)
+            _encode(item, inner, pieces)
+            separator = ",\n" + inner
+        pieces.append(f"\n{margin}]")
+    else:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")

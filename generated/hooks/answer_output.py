@@ -20,6 +20,21 @@ class Context(TypedDict, closed=True):
     systemMessage: NotRequired[str]
 
 
+class HookSpecificOutput1(TypedDict, closed=True):
+    hookEventName: Literal["PreToolUse"]
+    permissionDecision: Literal["deny"]
+    permissionDecisionReason: str
+
+
+class Deny(TypedDict, closed=True):
+    """
+    PreToolUse refusing a tool call, and why: the one hook output Claude Code shows the model before the tool runs (as the call's result; additionalContext only arrives with the result of a call that ran). A lesson guard stops the first matching command of a session this way.
+    """
+
+    hookSpecificOutput: HookSpecificOutput1
+    systemMessage: NotRequired[str]
+
+
 class Notice(TypedDict, closed=True):
     """
     A line for the person alone (SessionStart with nothing to brief, when capture has gone quiet).
@@ -61,7 +76,7 @@ class HookAnswer(TypedDict, closed=True):
     What one hook event did: the JSON object the host reads on the hook's stdout (absent when the hook prints nothing), and the outcome records it appends to hook-outcomes.jsonl, in order (the host that ran the hook and the time are added when each is written).
     """
 
-    output: NotRequired[Context | Notice | Block]
+    output: NotRequired[Context | Deny | Notice | Block]
     """
     Printed as it is for the host to read.
     """

@@ -14,7 +14,7 @@ ShouldNotMatchItem: TypeAlias = str
 
 class GuardProposalInput(TypedDict, closed=True):
     """
-    Stage a guard proposal for human review (`memesh kg propose guard`, one JSON object on stdin): a warning the PreToolUse hook shows before a Bash command matching `pattern` runs, taken from an active lesson. Accepting it patches that lesson's own metadata.guard and creates no memory. The pattern is a case-insensitive regular expression of 6-200 characters that must match every should_match example and none of the should_not_match ones, never the empty command, not routine commands (ls, git status, git diff, npm test, echo ok, cd ..), and it may not repeat a group that itself repeats (matching could hang). A guard only warns; it never blocks. Staging is idempotent for the same lesson and guard.
+    Stage a guard proposal for human review (`memesh kg propose guard`, one JSON object on stdin): the lesson the PreToolUse hook puts before a Bash command matching `pattern` in the proposal's project, taken from an active lesson: the first matching command of a session is stopped with the lesson as the reason, and the same command tried again runs. Accepting it patches that lesson's own metadata.guard and creates no memory. The pattern is a case-insensitive regular expression of 6-200 characters that must match every should_match example and none of the should_not_match ones, never the empty command, not routine commands (ls, git status, git diff, npm test, echo ok, cd ..), and it may not repeat a group that itself repeats (matching could hang). A guard fires only in the project the proposal is filed under. Staging is idempotent for the same lesson and guard.
     """
 
     project: str

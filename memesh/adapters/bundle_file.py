@@ -6,12 +6,13 @@ What the person is told about a refusal is the CLI's to word; this module only s
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+from memesh import jsontext
 
 # A backup holds the same memories as the database, so a file this writes is as private as the database.
 BACKUP_FILE_MODE = 0o600
@@ -53,8 +54,8 @@ class BundleFile:
             if force and stat.S_ISREG(os.fstat(descriptor).st_mode):
                 os.fchmod(descriptor, BACKUP_FILE_MODE)  # an overwritten file keeps its old mode otherwise
             with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                # Written as it is encoded: a large bundle is never one string in memory.
-                json.dump(bundle, handle, indent=2, ensure_ascii=False)
+                # Written as it is encoded, a memory at a time: a large bundle is never one string in memory.
+                handle.writelines(jsontext.indented(bundle))
                 handle.write("\n")
         except FileExistsError:
             return Refusal("exists")

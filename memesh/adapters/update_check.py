@@ -11,17 +11,16 @@ import json
 import os
 import sys
 import threading
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from datetime import datetime
-from http import HTTPStatus
-from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memesh import paths
 from memesh.core.update import DISTRIBUTION, Channel, CheckFailed, CheckRecord
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 CACHE_FILE = "update-check.json"
 INDEX_URL = f"https://pypi.org/pypi/{DISTRIBUTION}/json"
@@ -40,6 +39,12 @@ def fetch_latest(timeout: float = TIMEOUT_S) -> str | None:
     """The newest release of this distribution on PyPI (its JSON API's `info.version`); None when the index does
     not know the distribution (404: not published there, which is an answer, not a failed check); CheckFailed
     otherwise."""
+    # Imported here: urllib.request (with http.client, ssl and email) is most of a server's update machinery, and
+    # memesh-mcp makes its notifier while it answers its first call; the lookup itself runs on a thread of its own.
+    import urllib.error
+    import urllib.request
+    from http import HTTPStatus
+
     request = urllib.request.Request(INDEX_URL, headers={"Accept": "application/json", "User-Agent": "memesh"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # a fixed https URL, never user input
@@ -118,6 +123,8 @@ class CacheFile:
 
 
 def _distribution() -> metadata.Distribution | None:
+    from importlib import metadata
+
     try:
         return metadata.distribution(DISTRIBUTION)
     except metadata.PackageNotFoundError:

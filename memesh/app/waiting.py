@@ -18,8 +18,6 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final
 
-import anyio
-import anyio.to_thread
 from returns.result import Result, Success
 
 from memesh.errors import MemeshError
@@ -93,9 +91,14 @@ class HighWater:
         self._interval = interval_s
         self._value = 0
         self._at = float("-inf")
+        # Imported here, not at the top: memesh-mcp's early front decides on wait_ms before anyio is loaded.
+        import anyio
+
         self._lock = anyio.Lock()
 
     async def current(self) -> int:
+        import anyio.to_thread
+
         async with self._lock:
             if time.monotonic() - self._at >= self._interval:
                 self._value = await anyio.to_thread.run_sync(self._read)
@@ -105,6 +108,8 @@ class HighWater:
 
 async def call_waiting(run: Callable[[], Awaitable[Any]], wait: int, high_water: HighWater) -> Any:
     """`run()` now; while it finds no event and `wait` ms have not passed, again each time a new event exists."""
+    import anyio
+
     if wait <= 0:
         return await run()
     deadline = time.monotonic() + wait / 1000

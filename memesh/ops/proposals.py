@@ -406,7 +406,13 @@ def _accept_guard(store: ReviewStore, found: rules.Proposal, ctx: CallContext) -
     if problems:
         return f"the guard is not usable: {'; '.join(problems[:3])}"
     guard = guards.accepted_guard(
-        pattern, message, should_match, should_not_match, proposal_id=found.id, accepted_at=iso_time(ctx.now)
+        pattern,
+        message,
+        should_match,
+        should_not_match,
+        proposal_id=found.id,
+        accepted_at=iso_time(ctx.now),
+        project=found.project,
     )
     store.update_metadata(lesson.id, {**lesson.metadata, "guard": guard})
     return {

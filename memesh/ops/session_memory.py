@@ -4,6 +4,7 @@ guards a command matches, which memories reached the session, and credit for the
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from returns.result import Result, Success
@@ -26,7 +27,9 @@ class SessionStore(Protocol):
     def record_session_memories(self, session_id: str, ids: Sequence[int], source: str, when: str) -> None: ...
     def credit_citations(self, session_id: str, ids: Sequence[int]) -> list[int]: ...
     def count_misses(self, session_id: str) -> list[int]: ...
-    def guards(self, limit: int) -> list[tuple[int, str, str, str]]: ...
+    def guards(self, project_tag: str, limit: int) -> list[tuple[int, str, str, str, bool]]: ...
+    def guards_stopped(self, session_id: str, ids: Sequence[int]) -> set[int]: ...
+    def record_guard_stops(self, session_id: str, ids: Sequence[int], when: str) -> None: ...
 
 
 def file_memories(
@@ -65,9 +68,31 @@ def count_misses(store: SessionStore, session_id: str) -> Result[list[int], Meme
     return Success(store.count_misses(session_id))
 
 
-def guard_warnings(store: SessionStore, command: str) -> Result[list[str], MemeshError]:
-    """The warning lines of the lessons whose guard the command matches."""
+@dataclass(frozen=True)
+class GuardCheck:
+    """What the project's guards say about a command: the matching lessons' lines, and whether to stop it (the first
+    time one of them matches in the session) or let it run (each of them already stopped it once)."""
+
+    lines: list[str]
+    stop: bool
+
+
+def check_guards(
+    store: SessionStore, project: str, command: str, *, session_id: str | None, ctx: CallContext
+) -> Result[GuardCheck, MemeshError]:
+    """The warning lines of the project's lessons whose guard the command matches, and whether this is the
+    session's first meeting with one of them (recorded, so the same command tried again runs). Without a session id
+    nothing can tell a retry apart, so the command is never stopped and the lines are only a warning."""
     from memesh.core import guards
 
-    parsed = [g for g in (guards.parse(*row) for row in store.guards(GUARDS_READ)) if g is not None]
-    return Success(guards.warnings(parsed, command))
+    rows = store.guards(f"project:{project}", GUARDS_READ)
+    parsed = [g for g in (guards.parse(*row) for row in rows) if g is not None]
+    hits = guards.matching(parsed, project, command)
+    lines = [guards.warning_line(g) for g in hits]
+    if not hits or not session_id:
+        return Success(GuardCheck(lines, stop=False))
+    ids = [g.id for g in hits]
+    fresh = [i for i in ids if i not in store.guards_stopped(session_id, ids)]
+    if fresh:
+        store.record_guard_stops(session_id, fresh, iso_time(ctx.now))
+    return Success(GuardCheck(lines, stop=bool(fresh)))

@@ -216,14 +216,35 @@ class Briefing(SqlBase):
         )
         return [CandidateRow(*row) for row in self.conn.execute(sql, (file_tag, project_tag, limit))]
 
-    def guards(self, limit: int) -> list[tuple[int, str, str, str]]:
-        """(id, name, guard JSON, first observation) of active trusted memories that carry a guard."""
+    def guards(self, project_tag: str, limit: int) -> list[tuple[int, str, str, str, bool]]:
+        """(id, name, guard JSON, first observation, whether the lesson carries `project_tag`) of active trusted
+        memories that carry a guard."""
         guard = self.dialect.json_field("e.metadata", "guard")
         sql = (
             f"SELECT e.id, e.name, {guard}, COALESCE((SELECT o.content FROM observations o "
-            "WHERE o.entity_id = e.id ORDER BY o.id LIMIT 1), '') FROM entities e "
+            "WHERE o.entity_id = e.id ORDER BY o.id LIMIT 1), ''), "
+            "EXISTS (SELECT 1 FROM tags p WHERE p.entity_id = e.id AND p.tag = ?) FROM entities e "
             # The key's text first: most memories have no guard, and a substring test is cheaper than parsing JSON.
             f"WHERE {self.dialect.contains.format('e.metadata', _GUARD_KEY)} AND {guard} IS NOT NULL "
             f"AND {_trusted_active(self.dialect)} ORDER BY e.id DESC LIMIT ?"
         )
-        return [(row[0], row[1], str(row[2]), row[3]) for row in self.conn.execute(sql, (limit,))]
+        rows = self.conn.execute(sql, (project_tag, limit))
+        return [(row[0], row[1], str(row[2]), row[3], bool(row[4])) for row in rows]
+
+    def guards_stopped(self, session_id: str, ids: Sequence[int]) -> set[int]:
+        """Which of these lessons' guards already stopped a command in this session."""
+        if not ids:
+            return set()
+        rows = self.conn.execute(
+            f"SELECT entity_id FROM guard_stops WHERE session_id = ? AND entity_id IN ({_marks(ids)})",
+            (session_id, *ids),
+        )
+        return {int(row[0]) for row in rows}
+
+    def record_guard_stops(self, session_id: str, ids: Sequence[int], when: str) -> None:
+        """Remember that these lessons' guards stopped a command in this session (each stops once per session)."""
+        with self.transaction():
+            self.conn.executemany(
+                "INSERT INTO guard_stops (session_id, entity_id, stopped_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                [(session_id, entity_id, when) for entity_id in dict.fromkeys(ids)],
+            )

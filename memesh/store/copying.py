@@ -66,6 +66,7 @@ TABLES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         ),
     ),
     ("agent_stop_gate", ("session_id", "message_id", "blocked_at")),
+    ("guard_stops", ("session_id", "entity_id", "stopped_at")),
 )  # fmt: skip
 _BATCH = 1000
 

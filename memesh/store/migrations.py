@@ -304,4 +304,16 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
         ALTER TABLE session_memories ADD COLUMN missed INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    (
+        14,
+        "the lesson guards' memory: which lessons already stopped a command, per session (each stops once)",
+        """
+        CREATE TABLE guard_stops (
+            session_id TEXT NOT NULL,
+            entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            stopped_at TEXT NOT NULL,
+            PRIMARY KEY (session_id, entity_id)
+        ) WITHOUT ROWID;
+        """,
+    ),
 )

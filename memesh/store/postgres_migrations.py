@@ -353,4 +353,16 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
         "a memory that reached a session and was not cited there counts one recall miss",
         "ALTER TABLE session_memories ADD COLUMN missed INTEGER NOT NULL DEFAULT 0;",
     ),
+    (
+        14,
+        "the lesson guards' memory: which lessons already stopped a command, per session (each stops once)",
+        """
+        CREATE TABLE guard_stops (
+            session_id TEXT COLLATE "C" NOT NULL,
+            entity_id BIGINT NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            stopped_at TEXT COLLATE "C" NOT NULL,
+            PRIMARY KEY (session_id, entity_id)
+        );
+        """,
+    ),
 )

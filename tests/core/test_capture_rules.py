@@ -74,8 +74,8 @@ def test_the_commit_line_git_prints_is_read() -> None:
 def test_an_invalid_guard_is_ignored_and_a_valid_one_warns() -> None:
     assert guards.parse(1, "l", '{"pattern": "("}', "x") is None
     assert guards.parse(1, "l", '"just text"', "x") is None
-    guard = guards.parse(2, "lesson", '{"pattern": "rm -rf /"}', "Never wipe the root")
+    guard = guards.parse(2, "lesson", '{"pattern": "rm -rf /"}', "Never wipe the root", True)
     assert guard is not None
-    assert guards.warnings([guard], "sudo rm -rf / --no-preserve-root") == [
+    assert guards.warnings([guard], "sudo rm -rf / --no-preserve-root", "p") == [
         "- Never wipe the root (lesson lesson) [mem:2]"
     ]

@@ -25,13 +25,16 @@ def test_a_guard_that_passes_fires_on_its_examples_and_not_on_the_others(word: s
     matching = [word, f"{prefix}{word} --force"]
     others = OTHERS
     assert guards.check_spec(pattern, "careful", matching, others) == []
-    stored = guards.accepted_guard(pattern, "careful", matching, others, proposal_id=1, accepted_at="t")
+    stored = guards.accepted_guard(
+        pattern, "careful", matching, others, proposal_id=1, accepted_at="t", project="app~" + "a" * 32
+    )
     parsed = guards.parse(7, "lesson", json.dumps(stored), "first observation")
     assert parsed is not None
     for command in matching:
-        assert guards.warnings([parsed], command) == ["- careful (lesson lesson) [mem:7]"]
+        assert guards.warnings([parsed], command, "app~" + "a" * 32) == ["- careful (lesson lesson) [mem:7]"]
+        assert guards.warnings([parsed], command, "other~" + "a" * 32) == []
     for command in others:
-        assert guards.warnings([parsed], command) == []
+        assert guards.warnings([parsed], command, "app~" + "a" * 32) == []
 
 
 @settings(max_examples=300)

@@ -69,6 +69,7 @@ def _fill(store: Store, ctx: CallContext) -> None:
             connected_at="2026-11-30T12:00:00.000Z",
         )
         store.record_gate_blocks("session-1", [sent["message_id"]], "2026-11-30T12:00:00.000Z")
+        store.record_guard_stops("session-1", [1], "2026-11-30T12:00:00.000Z")  # a lesson guard's stop travels too
         delivered = store.delivered("p", "bob", sent["message_id"])
         assert delivered is not None
         store.add_receipt(

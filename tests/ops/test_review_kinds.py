@@ -303,17 +303,24 @@ def test_accepting_a_guard_patches_the_lesson_and_creates_no_memory(graph: Sqlit
     assert lesson is not None
     guard = lesson.metadata["guard"]
     assert guard["pattern"] == GUARD["pattern"] and guard["message"] == GUARD["message"]
-    assert guard["action"] == "warn" and guard["enabled"] is True and guard["proposal_id"] == staged["proposal_id"]
+    assert (
+        guard["action"] == "stop-once"
+        and guard["project"] == TEST_PROJECT
+        and guard["enabled"] is True
+        and guard["proposal_id"] == staged["proposal_id"]
+    )
     # What the PreToolUse hook reads: the guard fires on the command it was reviewed for.
-    [line] = stage_guard_warnings(graph, "cd app && rm -rf build")
+    [line] = stage_guard_warnings(graph, "cd app && rm -rf build", ctx)
     assert "rm -rf build also deletes the compiler cache" in line and "rm-build-lesson" in line
-    assert stage_guard_warnings(graph, "rm build.log") == []
+    assert stage_guard_warnings(graph, "rm build.log", ctx) == []
+    # Only in the project it was accepted for.
+    assert stage_guard_warnings(graph, "cd app && rm -rf build", ctx, project="elsewhere~" + "c" * 32) == []
 
 
-def stage_guard_warnings(store: SqliteStore, command: str) -> list[str]:
+def stage_guard_warnings(store: SqliteStore, command: str, ctx: CallContext, project: str = TEST_PROJECT) -> list[str]:
     from memesh.ops import session_memory
 
-    return session_memory.guard_warnings(store, command).unwrap()
+    return session_memory.check_guards(store, project, command, session_id=None, ctx=ctx).unwrap().lines
 
 
 def test_a_guard_on_a_lesson_that_got_another_guard_meanwhile_is_refused(graph: SqliteStore, ctx: CallContext) -> None:

@@ -14,6 +14,7 @@ import httpx
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from memesh.adapters.project_git import project_for
 from memesh.store.sqlite import open_store
 from memesh.transports.http.app import create_app
 from tests.ops.curation_helpers import seed
@@ -131,31 +132,36 @@ async def test_a_pattern_is_accepted_with_the_cli_and_its_sources_stay_active(ho
         assert {"from": source, "to": "auth-flip-flop", "type": "evidence_for"} in names[source]["relations"]
 
 
-async def test_a_guard_accepted_over_http_fires_in_the_real_pre_tool_hook(home: Path, tmp_path: Path) -> None:
+async def test_a_guard_accepted_over_http_stops_the_first_matching_command_in_its_own_project_only(
+    home: Path, tmp_path: Path
+) -> None:
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    here.mkdir()
+    elsewhere.mkdir()
     body = {
-        "project": PROJECT,
+        "project": project_for(str(here)),
         "lesson": "lesson-force-push",
         "pattern": r"git\s+push\b.*\s--force\b",
         "message": "Force-pushing main lost a day of work",
         "should_match": ["git push origin main --force", "git push --force-with-lease x --force"],
         "should_not_match": ["git push origin main", "git pull --force"],
     }
-    hook_input = {
-        "session_id": "s1",
-        "cwd": str(tmp_path),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "git push origin main --force"},
-    }
 
-    def hook() -> str:
+    def hook(folder: Path, command: str, session: str = "s1") -> str:
+        hook_input = {
+            "session_id": session,
+            "cwd": str(folder),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+        }
         done = subprocess.run(
             [str(BIN / "memesh-hook"), "pre-tool-use"],
             input=json.dumps(hook_input),
             env=_env(home),
             capture_output=True,
             text=True,
-            cwd=tmp_path,
+            cwd=folder,
             timeout=60,
             check=False,
         )
@@ -165,16 +171,23 @@ async def test_a_guard_accepted_over_http_fires_in_the_real_pre_tool_hook(home: 
     refused = _memesh(home, "kg", "propose", "guard", stdin=json.dumps({**body, "pattern": "git\\s.*"}))
     assert refused.returncode == 1 and "routine command" in refused.stderr
     staged = _propose(home, "guard", body)
-    assert "Force-pushing" not in hook()  # staged is not applied
+    assert "Force-pushing" not in hook(here, "git push origin main --force")  # staged is not applied
     shown = (await _http(home, "GET", f"/v1/dream/proposals/{staged['proposal_id']}")).json()["data"]
     assert shown["kind"] == "guard" and shown["proposed_digest"]["guard"]["pattern"] == body["pattern"]
     accepted = await _http(home, "POST", f"/v1/dream/proposals/{staged['proposal_id']}/accept")
     assert accepted.status_code == 200, accepted.text
     assert accepted.json()["data"]["digestEntityName"] == "guard on lesson-force-push"
-    answer = json.loads(hook())
-    assert "Force-pushing main lost a day of work (lesson lesson-force-push)" in json.dumps(answer)
-    hook_input["tool_input"] = {"command": "git push origin main"}
-    assert hook() == ""
+    # Another project's session (the lesson itself is tagged with a third one): the guard is not its business.
+    assert hook(elsewhere, "git push origin main --force") == ""
+    assert hook(here, "git push origin main") == ""
+    stopped = json.loads(hook(here, "git push origin main --force"))["hookSpecificOutput"]
+    assert stopped["permissionDecision"] == "deny"
+    assert "Force-pushing main lost a day of work (lesson lesson-force-push)" in stopped["permissionDecisionReason"]
+    assert hook(here, "git push origin main --force") == ""  # the retry runs
+    assert (
+        json.loads(hook(here, "git push origin main --force", session="s2"))["hookSpecificOutput"]["permissionDecision"]
+        == "deny"
+    )
 
 
 def test_two_processes_staging_the_same_proposal_at_once_stage_one(home: Path) -> None:

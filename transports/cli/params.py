@@ -1,29 +1,36 @@
-"""Flag shapes shared by the `memesh` command declarations (imported at start-up: Cyclopts only)."""
+"""The flag shapes the `memesh` command declarations are written with (`json_: params.Switch = False`), read two ways.
+
+Cyclopts evaluates a declaration's annotations when it builds that command, and only then is Cyclopts imported
+(this module's `__getattr__` hands out `shapes`' Parameters). The front (front.py) reads the same annotations as
+written, never evaluating them: a command it runs imports no Cyclopts. One declaration, two readers, so a flag is
+never spelled twice.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING
 
-from cyclopts import Parameter, Token
-
-# `--tags x y` and `--tags x --tags y` both work: a list option takes every value up to the next flag. No
-# generated `--empty-…` / `--no-…` twins: each flag is spelled once, as the spec spells it.
-Many = Annotated[list[str] | None, Parameter(consume_multiple=True, negative=())]
-Switch = Annotated[bool, Parameter(negative=(), show_default=False)]
-# Free text may begin with a hyphen (a Markdown list: "- first item"): it is taken as the text, not as a flag.
-# Something spelled like a flag (`--bogus`) is still refused as one, by the command.
-Text = Annotated[str | None, Parameter(allow_leading_hyphen=True)]
+if TYPE_CHECKING:
+    from memesh.transports.cli.shapes import Int, Many, OptionalInt, Switch, Text
 
 
-def whole_number(_type: object, tokens: Sequence[Token]) -> int:
+__all__ = ["SHAPES", "Int", "Many", "OptionalInt", "Switch", "Text", "whole_number"]
+
+# Each shape by the name a declaration writes it with.
+SHAPES = frozenset({"Int", "Many", "OptionalInt", "Switch", "Text"})
+
+
+def whole_number(text: str) -> int:
     """An integer flag's value, written as one: `2.9` or `3e0` is refused, not rounded (as MCP and HTTP refuse it)."""
-    text = tokens[-1].value.strip()
+    text = text.strip()
     if not text.lstrip("+-").isdigit():
         raise ValueError(f"expected a whole number, got {text!r}")
     return int(text)
 
 
-# An integer flag (--limit, --port).
-Int = Annotated[int, Parameter(converter=whole_number)]
-OptionalInt = Annotated[int | None, Parameter(converter=whole_number)]
+def __getattr__(name: str) -> object:
+    if name in SHAPES:
+        from memesh.transports.cli import shapes
+
+        return getattr(shapes, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

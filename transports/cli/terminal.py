@@ -39,34 +39,79 @@ def one_line(value: object) -> str:
     return _UNSAFE_IN_A_LINE.sub(_escaped, str(value))
 
 
+# Text held before it is filtered and written: one regex pass and one write per this much, not one per print.
+HELD_CHARS = 1 << 16
+
+
 class SafeStream:
-    """A text stream whose writes are made terminal-safe; everything else is the wrapped stream's."""
+    """A text stream whose writes are made terminal-safe; everything else is the wrapped stream's.
+
+    Text is held and written in one piece, filtered in one pass: when the stream is flushed or closed, when it has
+    held HELD_CHARS, and, as the wrapped stream itself would write it, at each write on a write-through stream
+    (stderr) and at each line on a line-buffered one (a terminal). Text that starts with a carriage return (a
+    progress line redrawn) is filtered apart from what came before it, so it keeps its carriage return.
+    """
 
     def __init__(self, inner: TextIO) -> None:
         self._inner = inner
+        self._held: list[str] = []
+        self._size = 0
+        self._write_through = bool(getattr(inner, "write_through", False))
+        self._line_buffered = bool(getattr(inner, "line_buffering", False))
 
     def write(self, text: str) -> int:
-        return self._inner.write(safe(text))
+        if text.startswith("\r"):
+            self.drain()
+        self._held.append(text)
+        self._size += len(text)
+        if self._write_through or self._size >= HELD_CHARS or (self._line_buffered and ("\n" in text or "\r" in text)):
+            self.drain()
+        return len(text)
 
     def writelines(self, lines: Any) -> None:
         for line in lines:
             self.write(line)
+
+    def drain(self) -> None:
+        """What is held, filtered and handed to the wrapped stream in one write."""
+        if self._held:
+            text = "".join(self._held)
+            self._held.clear()
+            self._size = 0
+            self._inner.write(safe(text))
+
+    def flush(self) -> None:
+        self.drain()
+        self._inner.flush()
+
+    def close(self) -> None:
+        self.drain()
+        self._inner.close()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
 
 def unwrapped(stream: TextIO) -> TextIO:
-    """The stream under a SafeStream: for the CLI's own control sequences (a progress line), never database text."""
-    return stream._inner if isinstance(stream, SafeStream) else stream
+    """The stream under a SafeStream: for the CLI's own control sequences (a progress line), never database text.
+    What the SafeStream holds is written first."""
+    if isinstance(stream, SafeStream):
+        stream.drain()
+        return stream._inner
+    return stream
 
 
 @contextmanager
 def terminal_safe() -> Iterator[None]:
     """stdout and stderr made terminal-safe for the duration."""
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = SafeStream(out), SafeStream(err)
+    safe_out, safe_err = SafeStream(out), SafeStream(err)
+    sys.stdout, sys.stderr = safe_out, safe_err
     try:
         yield
     finally:
         sys.stdout, sys.stderr = out, err
+        try:
+            safe_out.drain()
+        finally:
+            safe_err.drain()

@@ -11,8 +11,17 @@ stdin a few milliseconds after the process does:
   2026-07-28: `server/discover` and `tools/list`, with a plain envelope) is answered at once from the recording, and
   passed on under a private id, so the SDK still sees the whole conversation (the handshake sets its session state)
   and its own answer is compared with the recorded one and dropped (`server.ReplayCheck`);
+- a plain `tools/call` is answered here too, through the same door as the SDK's handler (`calls.Caller`: the gate,
+  `dispatch`, the one result mapping), wrapped as the SDK wraps a result in that era (recorded as well), and not
+  passed on: the SDK never runs it. Not a message poll that waits, nor `work_package` for a client offering roots
+  (the server would ask it for them): those are the SDK's;
 - the first line that is anything else (or anything malformed) ends the early answers: from there on the SDK answers
   everything, as if it had read stdin itself. `hand_over` ends them too, once the SDK is ready.
+
+The SDK itself is loaded only once it is wanted: when a line needs it, or when the client has been quiet for
+`QUIET_SECONDS` (an agent's model choosing its first call), so that it does not take the interpreter from calls the
+front is answering. A client that ends its session (closes stdin) with every request answered here never waits for
+the SDK at all.
 
 Like the SDK's stdio_server, it claims the standard streams first: fd 0 reads the null device and fd 1 writes to
 stderr, so a stray print or a child process cannot touch the wire; the wire is served from private duplicates.
@@ -23,6 +32,7 @@ from __future__ import annotations
 import _thread  # not threading, which imports functools and collections: 27 ms at load 16, before the first answer
 import os
 import sys
+import time
 
 # Not `from typing import TYPE_CHECKING`: typing is a large module that nothing else on this path imports (up to 65 ms
 # at load 16), and the annotations here are never evaluated.
@@ -39,6 +49,12 @@ ENVELOPE_KEYS = frozenset(
 )
 LOG_LEVELS = frozenset({"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"})
 REPLAY_PREFIX = "memesh-early-"  # the private id under which an answered request is passed on to the SDK
+CALL = "tools/call"
+CALL_KEYS = frozenset({"name", "arguments", "_meta"})
+CANCELLED = "notifications/cancelled"
+RESULT_KEYS = frozenset({"content", "isError", "structuredContent"})  # what MeMesh's result mapping writes
+# How long the client must have been quiet, with nothing being answered here, before the SDK starts loading.
+QUIET_SECONDS = 0.15
 
 
 class _Decoding:
@@ -141,6 +157,8 @@ class Opening:
     def __init__(self, answers: Answers) -> None:
         self._answers = answers
         self._handshake: str | None = None  # the version an early-answered initialize agreed on
+        self._initialized = False
+        self._client: dict[str, Any] = {}  # that initialize's params
 
     def key(self, message: Any) -> tuple[str, str] | None:
         """The recording's key for a request answered early, None for a message that is not part of the opening.
@@ -153,9 +171,12 @@ class Opening:
         params = message.get("params")
         if "id" not in message:
             ok = method == "notifications/initialized" and self._handshake is not None and params in (None, {})
+            self._initialized = self._initialized or ok
             return ("", "") if ok else None
         if _request_id(message) is None:
             return None
+        if method == CALL:
+            return self._call(params)
         if method == "initialize" and self._handshake is None:
             return self._initialize(params)
         if method == "tools/list" and self._handshake is not None:
@@ -173,16 +194,48 @@ class Opening:
         if not (_is_capabilities(params["capabilities"]) and _is_name_and_version(params["clientInfo"])):
             return None
         self._handshake = version
+        self._client = params
         return ("initialize", version)
+
+    def _call(self, params: Any) -> tuple[str, str] | None:
+        """A tools/call the SDK would run as it is: a tool name, arguments that are an object, and a `_meta` holding
+        nothing beyond a progress token, other vendors' keys and (2026-07-28) a plain envelope."""
+        if not isinstance(params, dict) or not set(params) <= CALL_KEYS or not isinstance(params.get("name"), str):
+            return None
+        if not isinstance(params.get("arguments", {}), dict | None):
+            return None
+        meta = params.get("_meta")
+        if self._handshake is not None:
+            ok = self._initialized and (meta is None or _is_plain_meta(meta, {}))
+            version = self._handshake if ok else None
+        elif isinstance(meta, dict):
+            envelope = {key: value for key, value in meta.items() if key.startswith(ENVELOPE)}
+            version = self._envelope_version(envelope) if _is_plain_meta(meta, envelope) else None
+        else:
+            version = None
+        return (CALL, version) if version is not None and (CALL, version) in self._answers else None
+
+    def client(self, message: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        """The name and capabilities the client declared for a request: in initialize (2025-11-25), or in the
+        request's own envelope (2026-07-28)."""
+        if self._handshake is not None:
+            return self._client["clientInfo"]["name"], self._client["capabilities"]
+        meta = message["params"]["_meta"]
+        info = meta.get(f"{ENVELOPE}clientInfo")
+        return (info["name"] if info is not None else None), meta[f"{ENVELOPE}clientCapabilities"]
 
     def _modern(self, method: str, params: Any) -> tuple[str, str] | None:
         if not isinstance(params, dict) or set(params) != {"_meta"}:
             return None
-        meta = params["_meta"]
+        version = self._envelope_version(params["_meta"])
+        return (method, version) if version is not None and (method, version) in self._answers else None
+
+    def _envelope_version(self, meta: Any) -> str | None:
+        """The protocol version of a plain 2026-07-28 envelope (None for anything else)."""
         if not isinstance(meta, dict) or not set(meta) <= ENVELOPE_KEYS:
             return None
         version = meta.get(f"{ENVELOPE}protocolVersion")
-        if not isinstance(version, str) or (method, version) not in self._answers:
+        if not isinstance(version, str):
             return None
         if not _is_capabilities(meta.get(f"{ENVELOPE}clientCapabilities")):
             return None
@@ -192,7 +245,17 @@ class Opening:
         level = meta.get(f"{ENVELOPE}logLevel")
         if level is not None and not (isinstance(level, str) and level in LOG_LEVELS):
             return None
-        return (method, version)
+        return version
+
+
+def _is_plain_meta(meta: Any, envelope: dict[str, Any]) -> bool:
+    """A request `_meta` that changes nothing in how the SDK runs a call: beside `envelope` (the keys of the
+    protocol's own namespace, judged by the caller), only other vendors' keys and a well-formed progress token."""
+    if not isinstance(meta, dict):
+        return False
+    if any(key.startswith(ENVELOPE) and key not in envelope for key in meta):
+        return False
+    return "progressToken" not in meta or _request_id({"id": meta["progressToken"]}) is not None
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -202,16 +265,26 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 class Front:
-    """Reads the client for the whole session; answers the opening early; passes every line on to the SDK."""
+    """Reads the client for the whole session; answers the opening and plain tool calls early; passes every other
+    line on to the SDK."""
 
     def __init__(self, source: BinaryIO, wire_fd: int, answers: Answers | None) -> None:
+        from memesh.transports.mcp.early_calls import EarlyCalls
+
         self._source = source
         self._wire_fd = wire_fd
         self._answers = answers
         self._opening = Opening(answers) if answers is not None else None
-        self._lock = _thread.allocate_lock()
+        self._lock = _thread.allocate_lock()  # the early answers' state, and every write to the wire
         self._count = 0
         self.replayed: dict[str, str] = {}  # private id -> the result text sent for it
+        self._calls = EarlyCalls(self._lock, lambda data: _write_all(self._wire_fd, data), _dumps)
+        self._last = time.monotonic()  # when the client last wrote
+        self._eof = False
+        self.finished = False  # the client ended the session before the SDK took over, every request answered
+        self._wanted = _thread.allocate_lock()  # released once the SDK is wanted (or the session is over)
+        if self._opening is not None:
+            self._wanted.acquire()
         read_fd, self._pipe = os.pipe()
         self.sdk_input = os.fdopen(read_fd, "rb")  # what the SDK reads in place of stdin
 
@@ -220,56 +293,156 @@ class Front:
         """The descriptor the SDK writes the protocol to."""
         return self._wire_fd
 
+    def wire_writer(self) -> WireWriter:
+        """What the SDK writes the protocol with: each message whole, under the front's lock (a call answered here
+        may still be writing its answer)."""
+        return WireWriter(self._wire_fd, self._lock)
+
     def start(self) -> None:
         """Start reading stdin in a thread of its own (like a daemon thread, it never holds the process open)."""
         _thread.start_new_thread(self._pump, ())
 
-    def hand_over(self) -> dict[str, str]:
-        """End the early answers (the SDK answers from now on); the private ids passed on, with what was sent."""
+    def sdk_wanted(self) -> bool:
+        """Wait until the SDK is wanted: True once a line needs it, or once the client has been quiet for
+        QUIET_SECONDS with no call running here; False when the session ended with every request answered here
+        (the SDK is not needed at all)."""
+        while not self._wanted.acquire(timeout=QUIET_SECONDS):
+            with self._lock:
+                quiet = time.monotonic() - max(self._last, self._calls.last) >= QUIET_SECONDS
+                if self._opening is not None and not self._calls.running and quiet:
+                    return True
+        self._wanted.release()
+        return not self.finished
+
+    def hand_over(self) -> tuple[dict[str, str], Any] | None:
+        """End the early answers (the SDK answers from now on): the private ids passed on, with what was sent, and
+        the caller the calls answered here ran on (None: none was); None when the session is already over."""
         with self._lock:
+            if self.finished:
+                return None
             self._opening = None
-            return dict(self.replayed)
+            return dict(self.replayed), self._calls.caller
+
+    def close(self) -> None:
+        """Close what the calls answered here opened (the session ended before the SDK took over)."""
+        self._calls.close()
+
+    def _want_sdk(self) -> None:
+        if self._wanted.locked():
+            self._wanted.release()
 
     def _pump(self) -> None:
         try:
             for line in iter(self._source.readline, b""):
-                _write_all(self._pipe, self._take(line))
+                self._last = time.monotonic()
+                forwarded = self._take(line)
+                if forwarded:
+                    _write_all(self._pipe, forwarded)
         except OSError:
-            pass  # the SDK stopped reading: the server is on its way out
+            pass  # the SDK stopped reading, or the client stopped reading its answers: the server is on its way out
         finally:
+            # End of input: the calls still running here are answered before the SDK (if it serves) sees it, since
+            # the process ends with the SDK's session.
+            self._calls.wait()
+            with self._lock:
+                if self._opening is not None:  # nothing was left to the SDK to answer: it is not needed
+                    self.finished = True
+                    self._opening = None
+                self._want_sdk()
             os.close(self._pipe)
 
     def _take(self, line: bytes) -> bytes:
-        """The line to pass on: as read, or, for a request answered here, the same request under a private id."""
+        """The line to pass on (b"": none): as read; for an opening request answered here, the same request under a
+        private id; nothing for a call answered here, or for a cancellation of one."""
         with self._lock:
-            if self._opening is None:
+            if self._opening is None and (CANCELLED.encode() not in line or not self._calls.running):
                 return line
             try:
                 message = _loads(line.decode("utf-8"))
             except Exception:  # not UTF-8, not JSON, nested too deep: the SDK answers it (with a parse error)
                 message = None
+            if self._cancels_own(message):
+                return b""
+            if self._opening is None:
+                return line
             try:
                 key = self._opening.key(message)
+                call = key is not None and key[0] == CALL and self._callable_here(message)
             except Exception:  # a message this module failed to judge is the SDK's to answer, like any other
-                key = None
-            if key is None:
+                key, call = None, False
+            if key is None or (key[0] == CALL and not call):
                 self._opening = None  # the opening is over: the SDK answers this line and every later one
+                self._want_sdk()
                 return line
             if key == ("", ""):
                 return line
             assert isinstance(message, dict)  # key() accepts only objects
-            result = self._answers[key] if self._answers is not None else ""
-            private = f"{REPLAY_PREFIX}{self._count + 1}"
-            try:
-                answer = f'{{"jsonrpc":"2.0","id":{_dumps(message["id"])},"result":{result}}}\n'.encode()
-                forwarded = _dumps({**message, "id": private}).encode() + b"\n"
-            except UnicodeEncodeError:  # a lone surrogate (a JSON escape): the SDK answers that, as it sees fit
-                self._opening = None
-                return line
-            _write_all(self._wire_fd, answer)
-            self._count += 1
-            self.replayed[private] = result
-            return forwarded
+            if not call:
+                return self._replay(line, message, key)
+            client_name, _ = self._opening.client(message)
+            self._calls.start(message, client_name, self._wrapping(key))
+            return b""
+
+    def _replay(self, line: bytes, message: dict[str, Any], key: tuple[str, str]) -> bytes:
+        """Answer an opening request from the recording; the same request under a private id, for the SDK."""
+        result = self._answers[key] if self._answers is not None else ""
+        private = f"{REPLAY_PREFIX}{self._count + 1}"
+        try:
+            answer = f'{{"jsonrpc":"2.0","id":{_dumps(message["id"])},"result":{result}}}\n'.encode()
+            forwarded = _dumps({**message, "id": private}).encode() + b"\n"
+        except UnicodeEncodeError:  # a lone surrogate (a JSON escape): the SDK answers that, as it sees fit
+            self._opening = None
+            self._want_sdk()
+            return line
+        _write_all(self._wire_fd, answer)
+        self._count += 1
+        self.replayed[private] = result
+        return forwarded
+
+    def _cancels_own(self, message: Any) -> bool:
+        """A cancellation of a call answered here (which then gets no answer if it is still running): the SDK never
+        saw that call. JSON-RPC lets a cancellation that comes after the answer be ignored."""
+        if not (isinstance(message, dict) and message.get("method") == CANCELLED and "id" not in message):
+            return False
+        params = message.get("params")
+        request_id = _request_id({"id": params.get("requestId")}) if isinstance(params, dict) else None
+        if request_id is None or not self._calls.owns(request_id):
+            return False
+        self._calls.cancel(request_id)
+        return True
+
+    def _callable_here(self, message: dict[str, Any]) -> bool:
+        """Whether this call is one the front answers as the SDK's handler would (see the module's docstring)."""
+        from memesh.app.waiting import wait_ms
+
+        params = message["params"]
+        if wait_ms(params["name"], params.get("arguments")):
+            return False  # a poll that waits sleeps on the SDK's event loop
+        assert self._opening is not None
+        _, capabilities = self._opening.client(message)
+        return not (params["name"] == "work_package" and isinstance(capabilities, dict) and "roots" in capabilities)
+
+    def _wrapping(self, key: tuple[str, str]) -> dict[str, Any]:
+        """What the SDK adds around a call's result in this era (2026-07-28: resultType, the serverInfo stamp)."""
+        recorded = _loads(self._answers[key]) if self._answers is not None else {}
+        return {field: value for field, value in recorded.items() if field not in RESULT_KEYS}
+
+
+class WireWriter:
+    """A text file for the SDK's stdio_server: each write (one whole message) goes out under the front's lock."""
+
+    def __init__(self, fd: int, lock: Any) -> None:
+        self._fd = fd
+        self._lock = lock
+
+    def write(self, text: str) -> int:
+        data = text.encode("utf-8")
+        with self._lock:
+            _write_all(self._fd, data)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
 
 
 class Stdio:
@@ -307,6 +480,9 @@ def main() -> None:
     front = Front(stdio.source(), stdio.wire_out, None if may_declare_a_channel() else recorded_answers())
     front.start()
     try:
+        if not front.sdk_wanted():
+            front.close()  # the client ended the session, every request answered without the SDK
+            return
         from memesh.transports.mcp import server  # the SDK: most of the start-up time
 
         server.run(front)

@@ -8,10 +8,13 @@ arguments (its database comes from MEMESH_DB_PATH / MEMESH_DIR, as for every oth
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from pathlib import Path
 
 from memesh import __version__
+
+# Not imported for the server: pathlib and collections cost more than the early front's own start (--help needs one).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 USAGE = """usage: memesh-mcp [--version] [--help]
 
@@ -37,6 +40,8 @@ def options(argv: Sequence[str]) -> int | None:
         print(__version__)
         return 0
     if list(argv) in (["--help"], ["-h"]):
+        from pathlib import Path
+
         print(USAGE.format(path=Path(sys.argv[0]).absolute()), end="")
         return 0
     print(f"memesh-mcp: unexpected argument {argv[0]!r}; it takes only --version or --help.", file=sys.stderr)

@@ -1,72 +1,61 @@
-"""What MeMesh looks like over MCP: the tools/list entries (the schema files verbatim) and the one table that turns a
-dispatch Result into a CallToolResult."""
+"""What MeMesh looks like over MCP: the tools/list entries (the schema files, less what only MeMesh reads in them),
+and the one table that turns a dispatch Result into a tools/call result (`calls.py`, which needs no SDK) as the
+SDK's CallToolResult."""
 
 from __future__ import annotations
 
 import copy
-import json
-import re
-from enum import Enum
 from typing import Any
 
 from mcp import types
 from mcp.server import ServerRequestContext
-from returns.result import Failure, Result, Success
+from returns.result import Result
 
 from memesh.app.registry import TOOLS, Tool
-from memesh.errors import ErrorCode, MemeshError
+from memesh.errors import MemeshError
 from memesh.schema import files as schemas
-from memesh.transports.mcp.presenters import PRESENTERS
+from memesh.transports.mcp import calls
+from memesh.transports.mcp.calls import DELIVERY, REASON_MAX, Delivery, compact_json, short_reason
 
-REASON_MAX = 200
-# An absolute or home-relative path not glued to a word ("read/write" stays): it may name the user's files.
-_PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?[\\/~][^\s'\"(),;]*")
-# A quoted path (as OSError prints it) may hold spaces: blanked whole, quotes kept, before the unquoted ones.
-_QUOTED_PATH = re.compile(r"(['\"])(?:[A-Za-z]:)?[\\/~][^'\"]*\1")
+__all__ = [
+    "DELIVERY",
+    "REASON_MAX",
+    "Delivery",
+    "client_name",
+    "compact_json",
+    "short_reason",
+    "to_call_result",
+    "tool_entry",
+    "tool_error",
+    "tool_listing",
+    "unexpected_failure",
+]
 
 
-class Delivery(Enum):
-    """How a failed call reaches the client."""
+# What a schema file holds for MeMesh itself, left out of tools/list: the input schema's top-level description is
+# the tool's description (served once, as the entry's `description`: a second copy cost 8.5 of the listing's 61 KB,
+# and a client hands both to its model), and a file's top-level title is the class name codegen gives it.
+INPUT_ONLY_HERE = ("description", "title")
+OUTPUT_ONLY_HERE = ("title",)
 
-    # An isError result: the model reads the message and can correct the call. A protocol error is left for
-    # requests the SDK itself refuses (malformed JSON-RPC, unknown method), so no MeMesh failure becomes one.
-    TOOL_ERROR = "tool-error"
 
-
-# One row per code, written out (not derived from ErrorCode) so a new code fails the coverage test until someone
-# decides how MCP delivers it.
-DELIVERY: dict[ErrorCode, Delivery] = {
-    ErrorCode.AUTH_MISSING_BEARER: Delivery.TOOL_ERROR,
-    ErrorCode.AUTH_INVALID_TOKEN: Delivery.TOOL_ERROR,
-    ErrorCode.AUTH_NOT_CONFIGURED: Delivery.TOOL_ERROR,
-    ErrorCode.AUTH_CROSS_ORIGIN: Delivery.TOOL_ERROR,
-    ErrorCode.BAD_BODY: Delivery.TOOL_ERROR,
-    ErrorCode.BAD_PARAM: Delivery.TOOL_ERROR,
-    ErrorCode.ROUTE_RETIRED: Delivery.TOOL_ERROR,
-    ErrorCode.ROUTE_NOT_FOUND: Delivery.TOOL_ERROR,
-    ErrorCode.NOT_FOUND: Delivery.TOOL_ERROR,
-    ErrorCode.PAYLOAD_TOO_LARGE: Delivery.TOOL_ERROR,
-    ErrorCode.OPERATION_FAILED: Delivery.TOOL_ERROR,
-    ErrorCode.PERMISSION_DENIED: Delivery.TOOL_ERROR,
-    ErrorCode.INTERNAL: Delivery.TOOL_ERROR,
-    ErrorCode.RECIPIENT_UNAVAILABLE: Delivery.TOOL_ERROR,
-    ErrorCode.ROUTER_UNREACHABLE: Delivery.TOOL_ERROR,
-    ErrorCode.NATIVE_MESSAGE_TOO_LARGE: Delivery.TOOL_ERROR,
-    ErrorCode.INTENDED_FOR_OTHER_SESSION: Delivery.TOOL_ERROR,
-    ErrorCode.STORAGE_QUOTA_EXCEEDED: Delivery.TOOL_ERROR,
-    ErrorCode.IDEMPOTENCY_CONFLICT: Delivery.TOOL_ERROR,
-}
+def served_schema(name: str | None, left_out: tuple[str, ...]) -> dict[str, Any]:
+    """The schema file `name` as tools/list serves it: as written, without the top-level keys `left_out`."""
+    # A copy: the loaded schemas are cached for validation and must not be shared with the SDK's models.
+    schema = copy.deepcopy(schemas.load(name))
+    for key in left_out:
+        schema.pop(key, None)
+    return schema
 
 
 def tool_entry(tool: Tool[Any, Any, Any]) -> types.Tool:
-    """One registry tool as tools/list serves it: its schema files verbatim, its hints as annotations."""
+    """One registry tool as tools/list serves it: its schema files (`served_schema`), its hints as annotations."""
     return types.Tool(
         name=tool.name,
         title=tool.title,
         description=schemas.description(tool.input_schema),
-        # Copies: the loaded schemas are cached for validation and must not be shared with the SDK's models.
-        input_schema=copy.deepcopy(schemas.load(tool.input_schema)),
-        output_schema=copy.deepcopy(schemas.load(tool.output_schema)),
+        input_schema=served_schema(tool.input_schema, INPUT_ONLY_HERE),
+        output_schema=served_schema(tool.output_schema, OUTPUT_ONLY_HERE),
         annotations=types.ToolAnnotations(
             read_only_hint=tool.read_only,
             destructive_hint=tool.destructive,
@@ -82,42 +71,19 @@ def tool_listing() -> types.ListToolsResult:
     return types.ListToolsResult(tools=[tool_entry(tool) for tool in TOOLS])
 
 
-def compact_json(value: Any) -> str:
-    """The text form of a structured result: compact, and non-ASCII kept as written."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def tool_error(message: str) -> types.CallToolResult:
     """A failure the model reads as the tool's answer."""
-    return types.CallToolResult(is_error=True, content=[types.TextContent(type="text", text=message)])
+    return types.CallToolResult.model_validate(calls.tool_error(message))
 
 
 def to_call_result(result: Result[Any, MemeshError], tool: str | None = None) -> types.CallToolResult:
-    """Success → the output as text (markdown for a tool with a presenter) and as structuredContent; Failure →
-    delivered as DELIVERY says for its code."""
-    match result:
-        case Success(data):
-            present = PRESENTERS.get(tool or "")
-            text = present(data) if present is not None else compact_json(data)
-            return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=data)
-        case Failure(error):
-            match DELIVERY[error.code]:
-                case Delivery.TOOL_ERROR:
-                    return tool_error(error.message)
-    raise TypeError(f"not a Result: {type(result).__name__}")
-
-
-def short_reason(exc: BaseException) -> str:
-    """One line about an unexpected exception for the client: its type and first line, paths blanked out."""
-    lines = str(exc).strip().splitlines()
-    text = _PATH.sub("<path>", _QUOTED_PATH.sub(r"\1<path>\1", lines[0])).strip() if lines else ""
-    reason = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    return reason if len(reason) <= REASON_MAX else reason[: REASON_MAX - 1] + "…"
+    """`calls.to_wire` as the SDK's model: the one mapping, whichever way the call was answered."""
+    return types.CallToolResult.model_validate(calls.to_wire(result, tool))
 
 
 def unexpected_failure(name: str, exc: BaseException) -> types.CallToolResult:
     """The answer when a tool raised instead of returning a Result (the traceback goes to the log, not the wire)."""
-    return tool_error(f'Tool "{name}" failed: {short_reason(exc)}')
+    return types.CallToolResult.model_validate(calls.unexpected_failure(name, exc))
 
 
 def client_name(ctx: ServerRequestContext[Any, Any]) -> str | None:

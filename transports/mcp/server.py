@@ -1,4 +1,4 @@
-"""memesh-mcp: MeMesh as an MCP stdio server, on the SDK's low-level Server so the schema files are served verbatim.
+"""memesh-mcp: MeMesh as an MCP stdio server, on the SDK's low-level Server so the schema files are served as written.
 
 Both protocol eras are answered by the SDK's runner: the 2025-11-25 initialize handshake and the 2026-07-28
 per-request envelope. Only protocol messages reach stdout: while serving, fd 1 points at stderr and the wire is
@@ -17,7 +17,7 @@ import os
 import sys
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager, suppress
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import anyio
 import anyio.to_thread
@@ -30,8 +30,9 @@ import memesh
 from memesh.app.waiting import WAITERS, call_waiting, wait_ms
 from memesh.context import session_from_environment
 from memesh.core.provenance import clean_host
-from memesh.transports.mcp import channel
+from memesh.transports.mcp import calls, channel
 from memesh.transports.mcp.backend import Backend
+from memesh.transports.mcp.calls import DEFAULT_HOST
 from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Inflight, ScreenedLines
 from memesh.transports.mcp.instructions import INSTRUCTIONS
 from memesh.transports.mcp.results import client_name, tool_listing
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("memesh.mcp")
 
 SERVER_NAME = "memesh"
-DEFAULT_HOST = "mcp"  # the provenance stamp when the client declares no name
 
 
 def _lifespan(backend: Backend, *, hooks: bool) -> Callable[[Server[Backend]], AbstractAsyncContextManager[Backend]]:
@@ -148,10 +148,7 @@ def _claimed_stdin() -> Iterator[ScreenedLines]:
 
 def _backend() -> Backend:
     """The backend, with the update notice riding on successful calls when update checks are on."""
-    from memesh.app.updates import server_updates
-
-    notifier, stale = server_updates()
-    return Backend(notifier=notifier, stale=stale)
+    return Backend(caller=calls.process_caller())
 
 
 async def serve_streams(
@@ -188,16 +185,23 @@ async def serve(front: Front | None = None) -> None:
         with _claimed_stdin() as lines:
             await serve_streams(_backend(), lines)
         return
+    handed = front.hand_over()
+    if handed is None:  # the client ended the session while the SDK loaded, every request answered by the front
+        front.close()
+        return
+    replayed, caller = handed
     stdin, stdout = _front_files(front)  # the front claimed fd 0 and fd 1 already
-    # From here on the SDK answers everything; what the front already answered is checked against it.
-    await serve_streams(_backend(), ScreenedLines(stdin), stdout, front.hand_over())
+    # From here on the SDK answers everything; what the front already answered is checked against it, and the
+    # calls it ran keep their connections and update notice.
+    backend = Backend(caller=caller) if caller is not None else _backend()
+    await serve_streams(backend, ScreenedLines(stdin), stdout, replayed)
 
 
 def _front_files(front: Front) -> tuple[anyio.AsyncFile[str], anyio.AsyncFile[str]]:
-    """The SDK's stdin and stdout behind the front: the lines it passes on, and the wire it writes to."""
+    """The SDK's stdin and stdout behind the front: the lines it passes on, and the wire, written a whole message at
+    a time under the front's lock (a call the front is still answering writes to it too)."""
     stdin = io.TextIOWrapper(front.sdk_input, encoding="utf-8", errors="replace")
-    stdout = io.TextIOWrapper(open(front.wire_fd, "wb", closefd=False), encoding="utf-8")  # noqa: SIM115
-    return anyio.wrap_file(stdin), anyio.wrap_file(stdout)
+    return anyio.wrap_file(stdin), anyio.wrap_file(cast("IO[str]", front.wire_writer()))
 
 
 class ReplayCheck:
@@ -229,7 +233,7 @@ class ReplayCheck:
 
 def run(front: Front | None = None) -> None:
     """Serve until the client closes stdin, logging to stderr; Ctrl-C (a person stopping it by hand) is no error."""
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="memesh-mcp: %(levelname)s: %(message)s")
+    calls.configure_logging()
     with suppress(KeyboardInterrupt):
         anyio.run(serve, front)
 

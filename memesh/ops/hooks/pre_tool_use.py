@@ -1,5 +1,7 @@
-"""PreToolUse: before an edit, what MeMesh remembers about that file (file:<name> tags); before a Bash command, the
-warning of any lesson whose guard matches it. Context for the agent, never a block."""
+"""PreToolUse: before an edit, what MeMesh remembers about that file (file:<name> tags), as context; before a Bash
+command, the lessons of the project whose guard matches it: the session's first such command is stopped with the
+lessons as the reason (Claude Code shows the model a denied call's reason before anything ran, while context only
+arrives with the result of a call that ran), and the same command tried again runs."""
 
 from __future__ import annotations
 
@@ -8,9 +10,10 @@ import posixpath
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from memesh.core import guards as guards_text
 from memesh.core.briefing_text import FENCE_TAG, memory_line
 from memesh.ops import session_memory
-from memesh.ops.hooks.answer import Answer, context
+from memesh.ops.hooks.answer import Answer, context, deny
 
 if TYPE_CHECKING:
     from returns.result import Result
@@ -40,7 +43,7 @@ def pre_tool_use(
     if tool in EDIT_TOOLS:
         _pre_edit(world, request, answer, ctx)
     elif tool == "Bash":
-        _guard(world, request["tool_input"], answer)
+        _guard(world, request, answer, ctx)
     else:
         answer.record("pre-edit", "skipped", reason="not a file edit")
     return answer.done()
@@ -79,8 +82,8 @@ def _pre_edit(world: PreToolWorld, request: ToolUseHookInput, answer: Answer, ct
     answer.record("pre-edit", "notified", reason=f"{len(found)} memories about the file")
 
 
-def _guard(world: PreToolWorld, tool_input: dict[str, Any], answer: Answer) -> None:
-    command = tool_input.get("command")
+def _guard(world: PreToolWorld, request: ToolUseHookInput, answer: Answer, ctx: CallContext) -> None:
+    command = request["tool_input"].get("command")
     if not isinstance(command, str) or not command.strip():
         answer.record("guard", "skipped", reason="no command")
         return
@@ -88,12 +91,26 @@ def _guard(world: PreToolWorld, tool_input: dict[str, Any], answer: Answer) -> N
     if store is None:
         answer.record("guard", "error", reason="database unreadable")
         return
-    warnings = session_memory.guard_warnings(store, command).unwrap()
-    if not warnings:
+    project = world.project_of(world.session_folder(request.get("cwd")))
+    session_id = request.get("session_id")
+    found = session_memory.check_guards(store, project, command, session_id=session_id, ctx=ctx).unwrap()
+    if not found.lines:
         answer.record("guard", "skipped", reason="no guard matched")
         return
+    count = len(found.lines)
+    if found.stop:
+        answer.output = deny(guards_text.stop_reason(found.lines))
+        answer.output["systemMessage"] = (
+            f"memesh: stopped a command once before it ran: {count} remembered lesson(s) match it (a retry runs)"
+        )
+        answer.record("guard", "notified", reason=f"{count} guards matched; stopped the first attempt")
+        return
+    if session_id:
+        answer.record("guard", "skipped", reason=f"{count} guards matched; already stopped once in this session")
+        return
     answer.output = context(
-        "PreToolUse", "\n".join(["MeMesh lessons that match this command (a warning, not an instruction):", *warnings])
+        "PreToolUse",
+        "\n".join(["MeMesh lessons that match this command (a warning, not an instruction):", *found.lines]),
     )
-    answer.output["systemMessage"] = f"memesh: {len(warnings)} remembered lesson(s) match this command"
-    answer.record("guard", "notified", reason=f"{len(warnings)} guards matched")
+    answer.output["systemMessage"] = f"memesh: {count} remembered lesson(s) match this command"
+    answer.record("guard", "notified", reason=f"{count} guards matched; no session id to stop it once")

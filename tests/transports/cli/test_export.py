@@ -138,3 +138,21 @@ def test_a_bad_limit_or_namespace_is_refused_by_the_schema(cli: Cli) -> None:
     namespace = cli("export", "--namespace", "everywhere", "--json")
     assert namespace.code == 1
     assert namespace.json()["errorCode"] == "validation.bad-body"
+
+
+def test_the_bundle_on_stdout_and_in_a_file_is_the_text_json_dump_with_indent_2_writes(
+    cli: Cli, tmp_path: Path
+) -> None:
+    from memesh.transports.cli.terminal import safe
+
+    cli.ok("remember", "--name", "ü-名前", "--type", "t", "--obs", 'quote " back\\slash\ttab', "--tags", "a:b")
+    cli.ok("remember", "--name", "plain", "--type", "t", "--obs", "one", "two", "--obs", "three")
+    cli.ok("remember", "a note in free text: emoji 😀, a line\nbreak")
+    printed = cli.ok("export").out
+    bundle = json.loads(printed)
+    # The same text as today's json.dump, through the terminal filter (which keeps it the same JSON).
+    assert printed == safe(json.dumps(bundle, indent=2, ensure_ascii=False)) + "\n"
+    cli.ok("export", "-o", str(tmp_path / "b.json"))
+    written = (tmp_path / "b.json").read_text(encoding="utf-8")
+    assert written == json.dumps(json.loads(written), indent=2, ensure_ascii=False) + "\n"
+    assert json.loads(written)["entities"] == bundle["entities"]

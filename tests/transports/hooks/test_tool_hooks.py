@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 from typing import Any
 
@@ -97,7 +96,9 @@ def test_an_edit_outside_the_project_is_an_error_outcome_and_no_context(hook_env
     assert hook_env.outcomes()[-1]["reason"] == "path outside the project"
 
 
-def test_a_lesson_guard_warns_before_a_matching_command(hook_env: HookEnv) -> None:
+def test_a_lesson_guard_stops_the_first_matching_command_of_a_session_and_lets_the_retry_run(
+    hook_env: HookEnv,
+) -> None:
     lesson = remember(hook_env, "lesson-force-push", kind="lesson_learned")
     store = hook_env.store()
     try:
@@ -115,9 +116,20 @@ def test_a_lesson_guard_warns_before_a_matching_command(hook_env: HookEnv) -> No
         "tool_input": {"command": "git push origin main --force"},
     }
     answer = hook_env.run("PreToolUse", payload, tool="Bash").json()
-    assert f"Force-pushing main lost a day of work (lesson lesson-force-push) [mem:{lesson}]" in json.dumps(answer)
+    decision = answer["hookSpecificOutput"]
+    assert (decision["hookEventName"], decision["permissionDecision"]) == ("PreToolUse", "deny")
+    line = f"Force-pushing main lost a day of work (lesson lesson-force-push) [mem:{lesson}]"
+    assert line in decision["permissionDecisionReason"] and "run it again" in decision["permissionDecisionReason"]
+    assert hook_env.outcomes()[-1]["reason"] == "1 guards matched; stopped the first attempt"
+    retry = hook_env.run("PreToolUse", payload, tool="Bash")
+    assert retry.returncode == 0 and retry.stdout == ""
+    assert hook_env.outcomes()[-1]["reason"] == "1 guards matched; already stopped once in this session"
     quiet = hook_env.run("PreToolUse", {**payload, "tool_input": {"command": "git status"}}, tool="Bash")
     assert quiet.stdout == ""
+    # Without a session id a retry cannot be told apart: never a stop, only the warning as context.
+    anonymous = {key: value for key, value in payload.items() if key != "session_id"}
+    warned = hook_env.run("PreToolUse", anonymous, tool="Bash").json()["hookSpecificOutput"]
+    assert "permissionDecision" not in warned and line in warned["additionalContext"]
 
 
 def test_the_same_commit_seen_again_is_a_skip_not_a_write(hook_env: HookEnv) -> None:

@@ -1,4 +1,4 @@
-"""tools/list serves every registry tool with its schema files verbatim, over both protocol eras."""
+"""tools/list serves every registry tool with its schema files (less what only MeMesh reads), over both eras."""
 
 from __future__ import annotations
 
@@ -23,8 +23,21 @@ async def test_every_registry_tool_is_listed_in_order_with_its_schema_files(mcp_
     for tool, served in zip(TOOLS, listed, strict=True):
         assert served.title == tool.title
         assert served.description == schemas.description(tool.input_schema)
-        assert served.input_schema == schemas.load(tool.input_schema)
-        assert served.output_schema == schemas.load(tool.output_schema)
+        file_input = {k: v for k, v in schemas.load(tool.input_schema).items() if k not in ("description", "title")}
+        assert served.input_schema == file_input
+        assert served.output_schema == {k: v for k, v in schemas.load(tool.output_schema).items() if k != "title"}
+
+
+async def test_a_tools_description_is_sent_once_not_again_inside_its_input_schema(
+    mcp_server: McpInMemory, era: str
+) -> None:
+    async with mcp_server.connect(era) as client:
+        listed = await client.tools()
+    for served in listed:
+        assert served.description
+        assert "description" not in served.input_schema, served.name
+        assert "title" not in served.input_schema, served.name  # the generated class's name, MeMesh's own
+        assert served.input_schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"  # the dialect stays
 
 
 async def test_every_tool_carries_its_registry_hints_as_annotations(mcp_server: McpInMemory, era: str) -> None:

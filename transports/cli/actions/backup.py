@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from returns.result import Failure, Success
 
+from memesh import jsontext
 from memesh.app.registry import EXPORT
 from memesh.app.resources import Resources
 from memesh.core.storable import TOO_DEEP
@@ -87,8 +88,8 @@ def _export(
     if out is None or target is None:
         if as_json:
             print(dumps(bundle))
-        else:  # written as it is encoded: a large bundle is never one string in memory
-            json.dump(bundle, sys.stdout, indent=2, ensure_ascii=False)
+        else:  # written as it is encoded, a memory at a time: a large bundle is never one string in memory
+            sys.stdout.writelines(jsontext.indented(bundle))
             print()
     else:
         refused = target.write(bundle, force=force)

@@ -9,7 +9,7 @@ from typing import Annotated
 
 from cyclopts import Parameter
 
-from memesh.transports.cli.params import Int, Switch
+from memesh.transports.cli.shapes import Int, Switch
 
 
 def export(

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from cyclopts import App
 
-from memesh.transports.cli.params import Switch
+from memesh.transports.cli.shapes import Switch
 
 if TYPE_CHECKING:
     from memesh.generated.cli.copy_database_output import CopyDatabaseOutput

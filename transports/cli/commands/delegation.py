@@ -10,7 +10,7 @@ from typing import Annotated
 from cyclopts import App, Parameter
 
 from memesh.transports.cli.exits import usage
-from memesh.transports.cli.params import Switch
+from memesh.transports.cli.shapes import Switch
 
 delegation = App(name="delegation", help="Record a task delegated to an untrusted worker, and your verdict on it.")
 

@@ -10,7 +10,7 @@ from typing import Annotated
 
 from cyclopts import App, Parameter
 
-from memesh.transports.cli.params import Switch
+from memesh.transports.cli.shapes import Switch
 
 dream = App(name="dream", help="Review proposals agents staged: list, show, accept, reject (human authority).")
 

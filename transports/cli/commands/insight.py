@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from memesh.transports.cli.params import Switch
+from memesh.transports.cli import params
 
 
-def demo(*, reset: Switch = False, json_: Switch = False) -> int:
+def demo(*, reset: params.Switch = False, json_: params.Switch = False) -> int:
     """Load the demo tour (a dozen memories marked demo, project memesh-demo) to look around the dashboard; --reset
     removes exactly those memories again.
 
@@ -23,12 +23,12 @@ def demo(*, reset: Switch = False, json_: Switch = False) -> int:
 
 def feedback(
     *,
-    bug: Switch = False,
-    feature: Switch = False,
-    question: Switch = False,
+    bug: params.Switch = False,
+    feature: params.Switch = False,
+    question: params.Switch = False,
     message: str | None = None,
-    no_diagnostics: Switch = False,
-    no_open: Switch = False,
+    no_diagnostics: params.Switch = False,
+    no_open: params.Switch = False,
 ) -> int:
     """Build a pre-filled public GitHub issue; it prints the exact body and opens the form for you to review and
     submit. Nothing is ever submitted automatically.

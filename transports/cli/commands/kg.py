@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from cyclopts import App, Parameter
 
-from memesh.transports.cli.params import Switch
+from memesh.transports.cli.shapes import Switch
 
 kg = App(
     name="kg",

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from cyclopts import App, Parameter
 
-from memesh.transports.cli.params import Int, OptionalInt, Switch
+from memesh.transports.cli.shapes import Int, OptionalInt, Switch
 
 message = App(
     name="message",

@@ -5,15 +5,15 @@ Registered on the app by app.py; each imports its implementation (actions/sessio
 
 from __future__ import annotations
 
-from memesh.transports.cli.params import Int, OptionalInt, Switch
+from memesh.transports.cli import params
 
 
 def briefing(
     *,
     project: str | None = None,
     recipient: str | None = None,
-    index: Switch = False,
-    json_: Switch = False,
+    index: params.Switch = False,
+    json_: params.Switch = False,
 ) -> int:
     """Print the project's briefing at the configured level (what SessionStart injects), or its memory index.
 
@@ -33,7 +33,7 @@ def briefing(
     return session.briefing(project=project, recipient=recipient, index_only=index, as_json=json_)
 
 
-def setup(*, uninstall: Switch = False, yes: Switch = False, json_: Switch = False) -> int:
+def setup(*, uninstall: params.Switch = False, yes: params.Switch = False, json_: params.Switch = False) -> int:
     """Install MeMesh's hooks into Claude Code's ~/.claude/settings.json (for a pip/pipx install without the plugin).
 
     Your other settings are kept byte for byte; running it again changes nothing. Asks first ([y/N]) unless --yes.
@@ -56,9 +56,9 @@ def why(
     file: str,
     /,
     *,
-    line: OptionalInt = None,
-    limit: Int = 10,
-    json_: Switch = False,
+    line: params.OptionalInt = None,
+    limit: params.Int = 10,
+    json_: params.Switch = False,
 ) -> int:
     """Which commits touched a file, and what memesh remembers about them (run it inside the repository).
 
@@ -78,7 +78,7 @@ def why(
     return session.why(file, line=line, limit=limit, as_json=json_)
 
 
-def doctor(*, fix: str | None = None, json_: Switch = False) -> int:
+def doctor(*, fix: str | None = None, json_: params.Switch = False) -> int:
     """Check the install, the database, the hook wiring and whether automatic capture is alive; exit 1 on FAIL.
 
     Parameters
