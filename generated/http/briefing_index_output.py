@@ -5,6 +5,24 @@ from __future__ import annotations
 from typing_extensions import TypedDict
 
 
+class Entry(TypedDict, closed=True):
+    id: int
+    name: str
+    type: str
+    title: str
+    """
+    Its title, or its name when it has none.
+    """
+    snippet: str | None
+    """
+    Its first observation, whole.
+    """
+    activity: str | None
+    """
+    The later of its creation and its newest observation.
+    """
+
+
 class BriefingIndexOutput(TypedDict, closed=True):
     """
     The durable-memory index of one project, the section the briefing closes with at standard/full. staleDays is the staleness window, so a client does not restate it.
@@ -23,3 +41,7 @@ class BriefingIndexOutput(TypedDict, closed=True):
     bytes: int
     tokens: int
     ids: list[int]
+    entries: list[Entry]
+    """
+    The memories the index lists, in its order, as fields: what each line says, for a client that draws its own view.
+    """

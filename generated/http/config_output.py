@@ -6,6 +6,25 @@ from typing import Any, Literal, NotRequired
 from typing_extensions import TypedDict
 
 
+class Effective(TypedDict, closed=True):
+    """
+    What this server's MeMesh does now: the stored value, else the default; an environment variable set for the server (MEMESH_AUTO_CAPTURE, MEMESH_SESSION_LIMIT, MEMESH_BRIEFING) wins, as it does in `memesh config list`. Hooks run in the host's own environment, which may differ.
+    """
+
+    autoCapture: bool
+    """
+    Whether the hooks capture on their own (on unless turned off).
+    """
+    sessionLimit: int
+    """
+    The number of memories the SessionStart hook injects.
+    """
+    briefing: Literal["minimal", "standard", "full"]
+    """
+    The briefing level in effect.
+    """
+
+
 class Stored(TypedDict, closed=True):
     """
     The supported settings as stored in config.json. A stored `sessionLimit` is returned as stored (even outside 1–100) and a stored `briefing` whatever its JSON type, since only writes are checked.
@@ -23,7 +42,11 @@ class Stored(TypedDict, closed=True):
 
 class ConfigOutput(TypedDict, closed=True):
     """
-    GET /v1/config: the supported non-model settings that are present in config.json.
+    GET /v1/config: the supported non-model settings that are present in config.json, and the ones in effect.
     """
 
     config: Stored
+    effective: Effective
+    """
+    What this server's MeMesh does now: the stored value, else the default; an environment variable set for the server (MEMESH_AUTO_CAPTURE, MEMESH_SESSION_LIMIT, MEMESH_BRIEFING) wins, as it does in `memesh config list`. Hooks run in the host's own environment, which may differ.
+    """

@@ -205,6 +205,21 @@ def briefing_index_of(
     from memesh.core.identity import project_label
 
     project = request["project"]
-    rows, window_full = index_candidates(store, project, ctx)
-    index = briefing_index.build(project_label(project), rows, ctx.now, window_full=window_full).as_dict()
-    return Success(cast(BriefingIndexOutput, {"project": project, "staleDays": briefing_index.STALE_DAYS, **index}))
+    found = store.project_candidates(f"project:{project}", briefing_index.NOT_INDEXED, briefing_index.CANDIDATE_WINDOW)
+    rows, window_full = index_candidates(store, project, ctx, found)
+    built = briefing_index.build(project_label(project), rows, ctx.now, window_full=window_full)
+    names = {row.id: row.name for row in found}
+    by_id = {row.id: row for row in rows}
+    entries = [
+        {
+            "id": entity_id,
+            "name": names[entity_id],
+            "type": by_id[entity_id].type,
+            "title": by_id[entity_id].title,
+            "snippet": by_id[entity_id].snippet,
+            "activity": by_id[entity_id].activity,
+        }
+        for entity_id in built.ids
+    ]
+    answer = {"project": project, "staleDays": briefing_index.STALE_DAYS, **built.as_dict(), "entries": entries}
+    return Success(cast(BriefingIndexOutput, answer))

@@ -57,12 +57,18 @@ def _written(config: ConfigFile, changes: dict[str, Any], removals: tuple[str, .
 
 
 def read_config(config: ConfigFile, _request: ConfigInput, /, *, ctx: CallContext) -> Result[ConfigOutput, MemeshError]:
-    """`{config: <the supported settings as stored>}`; Failure(server.internal) when config.json is unreadable."""
+    """`{config: <the supported settings as stored>, effective: <the ones in effect>}`; Failure(server.internal)
+    when config.json is unreadable."""
     try:
         stored = config.read_raw()
     except BrokenFile as exc:
         return Failure(_unreadable(exc))
-    return Success({"config": cast(Any, settings.readable(stored))})
+    effective = {
+        "autoCapture": config.effective_auto_capture(stored, ctx.environment),
+        "sessionLimit": config.effective_session_limit(stored, ctx.environment).value,
+        "briefing": config.effective_briefing(stored, ctx.environment).value,
+    }
+    return Success({"config": cast(Any, settings.readable(stored)), "effective": cast(Any, effective)})
 
 
 def update_config(

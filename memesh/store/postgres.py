@@ -15,6 +15,7 @@ from typing import Any
 from memesh.store.briefing import Briefing
 from memesh.store.copying import Copying
 from memesh.store.errors import StoreError
+from memesh.store.graph import Graph
 from memesh.store.health import Health
 from memesh.store.insights import Insights
 from memesh.store.memory_files import MemoryFiles
@@ -110,6 +111,7 @@ class PostgresStore(
     PostgresProjects,
     PostgresMessages,
     PostgresInsights,
+    Graph,
     MemoryFiles,
     Briefing,
     Proposals,

@@ -15,6 +15,7 @@ from memesh import paths
 from memesh.store.briefing import Briefing
 from memesh.store.copying import Copying
 from memesh.store.errors import StoreError
+from memesh.store.graph import Graph
 from memesh.store.insights import Insights
 from memesh.store.memory_files import MemoryFiles
 from memesh.store.proposals import Proposals
@@ -92,6 +93,7 @@ class SqliteStore(
     MemoryFiles,
     Briefing,
     Insights,
+    Graph,
     Proposals,
     Copying,
 ):

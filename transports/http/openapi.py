@@ -47,6 +47,7 @@ class Described:
     enveloped: bool
     media_type: str
     errors: tuple[ErrorCode, ...]
+    redirect: str | None = None
 
 
 class _Components:
@@ -151,6 +152,7 @@ def _of_page(page: Page) -> Described:
         enveloped=False,
         media_type=page.media_type,
         errors=page.errors,
+        redirect=page.redirect,
     )
 
 
@@ -173,6 +175,9 @@ def _responses(described: Described, method: str, components: _Components) -> tu
                 "additionalProperties": False,
             }
         responses["200"] = {"description": "Success", "content": {described.media_type: {"schema": answer}}}
+    if described.redirect is not None:
+        location = {"schema": {"type": "string", "const": described.redirect}}
+        responses["307"] = {"description": f"Go to {described.redirect}", "headers": {"Location": location}}
     for status, status_codes in sorted(by_status.items()):
         responses[str(status)] = {
             "description": ", ".join(sorted(str(code) for code in status_codes)),

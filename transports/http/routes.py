@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from memesh.app.operations import insight, memory, review, session, settings
@@ -32,6 +32,7 @@ API: list[ApiRoute] = [
     # The same memory by ?name=: a browser (and curl) resolves the segments `.` and `..` — `%2E` too — before it
     # sends a path, so the memories named `.` and `..` can only be asked for in the query (the dashboard's way).
     ApiRoute("/v1/entity", memory.ENTITY),
+    ApiRoute("/v1/graph", memory.GRAPH),
     ApiRoute("/v1/task-state", memory.TASK_STATE_READ),
     ApiRoute("/v1/briefing-index", session.BRIEFING_INDEX),
     ApiRoute("/v1/doctor", session.DOCTOR),
@@ -60,7 +61,8 @@ API: list[ApiRoute] = [
 class Page:
     """A route that is not an operation: its endpoint, and what /openapi.json says of it — a summary, the codes it
     may answer beyond every route's, and the schema file of its 200 answer (`answer`, in `media_type`; None: it has
-    no success answer). A page's answer is not the envelope: the page is what it serves."""
+    no success answer; `redirect`: it answers 307 to that path instead). A page's answer is not the envelope: the
+    page is what it serves."""
 
     path: str
     endpoint: Endpoint
@@ -69,6 +71,7 @@ class Page:
     answer: str | None
     media_type: str = "application/json"
     errors: tuple[ErrorCode, ...] = ()
+    redirect: str | None = None  # the path a 307 answer points to (a page that only sends the browser on)
 
 
 RETIRED = {
@@ -94,6 +97,11 @@ async def openapi(_request: Request) -> Response:
     return respond.json_response(200, document(API, PAGES))
 
 
+async def home(_request: Request) -> Response:
+    """GET /: the dashboard's one address, where a person typing the server's address lands."""
+    return RedirectResponse("/dashboard", status_code=307)
+
+
 def _retired(message: str) -> Endpoint:
     async def gone(_request: Request) -> Response:
         return respond.refused(MemeshError(ErrorCode.ROUTE_RETIRED, message))
@@ -102,6 +110,9 @@ def _retired(message: str) -> Endpoint:
 
 
 PAGES: list[Page] = [
+    # A redirect, not the page again: the dashboard keeps one address (the one `memesh serve` prints), and the
+    # relative Location works under whatever host and port the browser used.
+    Page("/", home, ("GET",), "Sends a browser on to the dashboard", None, redirect="/dashboard"),
     Page(
         "/dashboard",
         dashboard.page,

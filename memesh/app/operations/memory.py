@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from memesh.generated.http.entities_output import EntitiesOutput
     from memesh.generated.http.entity_input import EntityInput
     from memesh.generated.http.entity_output import StoredEntity
+    from memesh.generated.http.graph_input import GraphInput
+    from memesh.generated.http.graph_output import GraphOutput
     from memesh.generated.http.health_input import HealthInput
     from memesh.generated.http.health_output import HealthOutput
     from memesh.generated.http.task_state_input import TaskStateReadInput
@@ -35,6 +37,12 @@ def _entity() -> Operation[Store, EntityInput, StoredEntity]:
     from memesh.ops.entities import get_entity
 
     return get_entity
+
+
+def _graph() -> Operation[Store, GraphInput, GraphOutput]:
+    from memesh.ops.graph import graph_view
+
+    return graph_view
 
 
 def _task_state_read() -> Operation[Store, TaskStateReadInput, TaskStateReadOutput]:
@@ -68,6 +76,15 @@ ENTITY = Op(
     summary="One memory by name, with its full metadata",
     errors=(ErrorCode.NOT_FOUND,),
 )
+GRAPH = Op(
+    name="graph",
+    input_schema="http/graph.input",
+    output_schema="http/graph.output",
+    load=_graph,
+    uses=the_store,
+    summary="A bounded picture of memories and their relations: the most connected, or one memory's neighbourhood",
+    errors=(ErrorCode.NOT_FOUND,),
+)
 # The read half of the task_state tool, with its own input: it never writes, whatever it is sent.
 TASK_STATE_READ = Op(
     name="task_state_read",
@@ -78,4 +95,4 @@ TASK_STATE_READ = Op(
     summary="Where the work stands on a project",
 )
 
-OPS: tuple[Op[Any, Any, Any], ...] = (HEALTH, ENTITIES, ENTITY, TASK_STATE_READ)
+OPS: tuple[Op[Any, Any, Any], ...] = (HEALTH, ENTITIES, ENTITY, GRAPH, TASK_STATE_READ)

@@ -113,8 +113,15 @@ def _readback_after_save(tab: Tab, seconds: float = 20.0) -> dict[str, Any]:
         tab.page.wait_for_timeout(100)
 
 
+def _settings_read(tab: Tab) -> None:
+    """The Settings tab once it has filled its fields from GET /v1/config (which would overwrite a value typed before
+    it lands)."""
+    tab.page.wait_for_selector("#capture-source:not(:empty)")
+
+
 def test_a_setting_round_trips_through_post_config(tab: Tab) -> None:
     tab.open("settings")
+    _settings_read(tab)
     tab.page.fill("#set-sessionLimit", "42")
     tab.page.select_option("#set-briefing", "standard")
     tab.page.click("#settings-save")
@@ -134,6 +141,7 @@ def test_a_setting_round_trips_through_post_config(tab: Tab) -> None:
 
 def test_a_refused_setting_is_a_readable_message_not_a_code(tab: Tab) -> None:
     tab.open("settings")
+    _settings_read(tab)
     tab.page.fill("#set-sessionLimit", "500")
     tab.page.click("#settings-save")
     card = tab.page.locator("#settings-status [data-error-code='validation.bad-body']")
@@ -174,13 +182,44 @@ def test_the_project_tab_shows_never_stated_fields_as_not_stated(tab: Tab) -> No
         assert tab.page.inner_text(f"#task-state dd[data-field='{field}']") == "not stated"
 
 
-def test_the_project_tab_renders_the_durable_memory_index(tab: Tab) -> None:
-    remember(tab.server, name="web-decision", type="decision", observations=["Keep it small"], tags=["project:web"])
+def test_the_project_tab_shows_the_durable_memory_index_as_a_table_whose_rows_open_the_memory(tab: Tab) -> None:
+    remember(tab.server, name="web-decision", type="decision", title="Keep it small", observations=["Fewer parts"],
+             tags=["project:web"])  # fmt: skip
+    remember(tab.server, name="web-lesson", type="lesson_learned", observations=["Measure first"], tags=["project:web"])
     tab.open("project")
-    lines = tab.page.locator("#index-lines")
-    lines.wait_for()
-    assert 'Index of durable memories for "web"' in lines.inner_text()
+    table = tab.page.locator("#index-table")
+    table.wait_for()
+    assert tab.page.inner_text("#briefing-index h3") == "Durable memory index for web"
+    rows = table.locator("tr[data-name]")
+    assert rows.count() == 2
+    first = rows.filter(has_text="Keep it small")
+    assert "decision" in first.inner_text() and "Fewer parts" in first.inner_text()
+    assert tab.page.locator("#index-lines").count() == 0  # no text dump
+    first.get_by_role("button", name="Keep it small").click()
+    tab.page.wait_for_selector("#memory-detail #detail-card h2:text-is('Keep it small')")
+    assert tab.page.locator("section[data-panel='memories']").is_visible()
     tab.shot("project")
+    assert tab.errors == []
+
+
+def test_the_project_tab_shows_the_stated_task_as_goal_next_blocked_and_done(tab: Tab) -> None:
+    from memesh.context import CallContext
+    from memesh.store.sqlite import open_store
+    from tests.calls import call
+
+    store = open_store(tab.server.db)
+    try:
+        state = {"project": "web", "goal": "Ship passkeys", "next": "Flag for staff", "blocked": "Security review"}
+        call("task_state", store, state, CallContext(source_host="test", agent_view=False)).unwrap()
+    finally:
+        store.close()
+    tab.open("project")
+    tab.page.wait_for_selector("#task-state dd[data-field='blocked']")
+    assert tab.page.inner_text("#task-state .task-goal") == "Ship passkeys"
+    boxes = tab.page.locator("#task-state .task-box")
+    assert [boxes.nth(i).locator("h4").inner_text().lower() for i in range(3)] == ["next", "blocked by", "done"]
+    assert tab.page.locator("#task-state .task-box.blocked dd").inner_text() == "Security review"
+    assert tab.page.inner_text("#task-state dd[data-field='done']") == "not stated"
     assert tab.errors == []
 
 
@@ -323,4 +362,133 @@ def test_memories_named_dot_and_dot_dot_open_in_the_detail(tab: Tab) -> None:
 def test_an_address_naming_an_inherited_property_opens_the_memories_tab(tab: Tab) -> None:
     tab.open("constructor")
     assert tab.page.locator("section[data-panel='memories']").is_visible()
+    assert tab.errors == []
+
+
+def _graph_fixture(server: Server) -> None:
+    remember(server, name="old-way", type="decision", title="Sessions in localStorage", observations=["Simple"])
+    remember(server, name="new-way", type="decision", title="Sessions in a cookie", observations=["HttpOnly"],
+             relations=[{"to": "old-way", "type": "supersedes"}])  # fmt: skip
+    remember(server, name="other-view", type="lesson_learned", title="Cookies broke the app", observations=["CSRF"],
+             relations=[{"to": "new-way", "type": "contradicts"}])  # fmt: skip
+    remember(server, name="note-1", type="fact", observations=["Lunch is at noon"])
+
+
+def test_the_graph_tab_draws_types_in_colour_with_conflicts_and_supersedes_and_a_click_opens_the_memory(
+    tab: Tab,
+) -> None:
+    _graph_fixture(tab.server)
+    tab.open("graph")
+    tab.page.wait_for_selector("#graph-canvas svg .node")
+    svg = tab.page.locator("#graph-canvas svg")
+    assert svg.locator(".node").count() == 4
+    assert svg.locator(".node.archived").get_attribute("data-name") == "old-way"  # superseded: drawn faded
+    fills = {
+        name: svg.locator(f".node[data-name='{name}'] circle").get_attribute("fill")
+        for name in ("new-way", "old-way", "other-view", "note-1")
+    }
+    assert fills["new-way"] == fills["old-way"] != fills["other-view"] != fills["note-1"]  # one colour per type
+    assert svg.locator("line.edge.contradicts[data-from='other-view'][data-to='new-way']").count() == 1
+    assert svg.locator("line.edge.supersedes[data-from='new-way'][data-to='old-way']").count() == 1
+    legend = tab.page.inner_text("#graph-legend")
+    assert "contradicts 1" in legend and "supersedes 1" in legend and "lesson_learned" in legend
+    assert "4 of 4 memories, 2 of 2 relations" in tab.page.inner_text("#graph-summary")
+    svg.locator(".node[data-name='other-view'] circle").click()
+    detail = tab.page.locator("#graph-detail #detail-card")
+    detail.wait_for()
+    assert detail.locator("h2").inner_text() == "Cookies broke the app"
+    assert svg.locator(".node.selected").get_attribute("data-name") == "other-view"
+    tab.shot("graph")
+    assert tab.errors == []
+
+
+def test_show_in_graph_draws_the_neighbourhood_of_that_memory(tab: Tab) -> None:
+    _graph_fixture(tab.server)
+    tab.open()
+    tab.page.click("#memory-list .memory[data-name='new-way']")
+    tab.page.locator("#detail-card").get_by_role("button", name="Show in graph").click()
+    tab.page.wait_for_selector("#graph-canvas svg .node.selected[data-name='new-way']")
+    names = {tab.page.locator("#graph-canvas .node").nth(i).get_attribute("data-name") for i in range(3)}
+    assert names == {"new-way", "old-way", "other-view"}  # note-1 is not related to it
+    assert tab.page.locator("#graph-canvas .node").count() == 3
+    assert "Around new-way" in tab.page.inner_text("#graph-center")
+    tab.page.click("#graph-all")
+    tab.page.wait_for_selector("#graph-canvas .node[data-name='note-1']")
+    assert tab.errors == []
+
+
+def test_the_memory_list_uses_the_width_and_names_auto_captured_memories_by_what_they_hold(tab: Tab) -> None:
+    name = "session-6f1c2a9e-4b7d-4c1e-9a55-0d3e8b7f21aa-summary"
+    remember(tab.server, name=name, type="session-insight",
+             observations=["Session in web: 23 tool calls (Edit 9, Bash 8); 1 failed; 4 files edited"])  # fmt: skip
+    for i in range(5):
+        remember(tab.server, name=f"fact-{i}", type="fact", observations=[f"fact number {i}"])
+    tab.open()
+    card = tab.page.locator(f"#memory-list .memory[data-name='{name}']")
+    assert (
+        card.locator("h3").inner_text() == "Session summary: 23 tool calls (Edit 9, Bash 8); 1 failed; 4 files edited"
+    )
+    assert card.locator(".name").inner_text() == name  # the stored name is still shown, and unchanged
+    assert tab.server.ok("GET", f"/v1/entity?name={name}")["name"] == name
+    boxes = [tab.page.locator("#memory-list .memory").nth(i).bounding_box() for i in range(3)]
+    assert len({round(box["y"]) for box in boxes}) == 1  # three cards side by side on a 1280-pixel page
+    main = tab.page.locator("main").bounding_box()
+    listed = tab.page.locator("#memory-list").bounding_box()
+    assert listed["width"] > 0.9 * (main["width"] - 40)
+    tab.shot("memories-wide")
+    assert tab.errors == []
+
+
+def test_a_memory_page_shows_relations_both_ways_its_history_and_its_provenance(tab: Tab) -> None:
+    _graph_fixture(tab.server)
+    remember(tab.server, name="new-way", type="decision", replace=True, title="Sessions in an HttpOnly cookie",
+             observations=["HttpOnly, SameSite=Lax"])  # fmt: skip
+    tab.open()
+    tab.page.click("#memory-list .memory[data-name='new-way']")
+    detail = tab.page.locator("#detail-card")
+    detail.locator("#provenance").wait_for()
+    relations = detail.locator("#relations").inner_text()
+    assert "supersedes → old-way" in relations  # stated here
+    assert "contradicts ← other-view" in relations  # stated on the other memory
+    history = detail.locator("#history").inner_text()
+    assert "Sessions in a cookie" in history and "HttpOnly" in history
+    provenance = detail.locator("#provenance").inner_text()
+    assert "written by" in provenance
+    assert "[object" not in detail.inner_text()
+    detail.get_by_role("button", name="other-view").click()
+    tab.page.wait_for_selector("#detail-card h2:text-is('Cookies broke the app')")
+    assert tab.errors == []
+
+
+def test_settings_show_capture_on_when_nothing_is_stored_and_no_stray_null(tab: Tab) -> None:
+    tab.open("settings")
+    tab.page.wait_for_selector("#capture-source:text-is('on by default')")  # the fields are filled
+    assert tab.page.is_checked("#set-autoCapture")
+    tab.page.wait_for_selector("#update-status dl")
+    assert "null" not in tab.page.inner_text("section[data-panel='settings']")
+    tab.page.uncheck("#set-autoCapture")
+    tab.page.click("#settings-save")
+    tab.page.wait_for_selector("#settings-saved")
+    assert tab.server.ok("GET", "/v1/config")["config"] == {"autoCapture": False}
+    tab.page.wait_for_selector("#capture-source:text-is('stored in config.json')")
+    assert not tab.page.is_checked("#set-autoCapture")
+    assert tab.errors == []
+
+
+def test_the_age_table_fits_its_card(tab: Tab) -> None:
+    tab.server.ok("POST", "/v1/demo/seed")
+    tab.open("analytics")
+    card = tab.page.locator("#age")
+    card.locator("table").wait_for()
+    width = tab.page.evaluate(
+        "() => { const c = document.getElementById('age'); return [c.scrollWidth, c.clientWidth]; }"
+    )
+    assert width[0] <= width[1]
+    assert tab.errors == []
+
+
+def test_the_server_address_opens_the_dashboard(tab: Tab) -> None:
+    tab.page.goto(tab.server.url + "/")
+    tab.page.wait_for_selector("body[data-ready='true']")
+    assert tab.page.url == tab.server.url + "/dashboard#memories"
     assert tab.errors == []

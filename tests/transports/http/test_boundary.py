@@ -86,7 +86,8 @@ def test_the_boundary_runs_before_the_body_is_read(api: Api) -> None:
 
 
 def test_paths_outside_v1_are_not_guarded(api: Api) -> None:
-    api.fails("GET", "/", 404, "route.not-found", headers={"Host": "evil.example"})
+    api.fails("GET", "/nothing-here", 404, "route.not-found", headers={"Host": "evil.example"})
+    assert api.get("/", headers={"Host": "evil.example"}).status_code == 307  # the way to /dashboard, unguarded too
 
 
 def test_a_remote_listener_requires_a_bearer_token(remote_api: Api) -> None:

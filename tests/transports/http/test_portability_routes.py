@@ -92,7 +92,7 @@ def test_task_state_has_no_write_route(api: Any) -> None:
 
 
 def test_config_post_stores_a_partial_update_and_returns_what_is_stored(api: Any, memesh_env: Path) -> None:
-    assert api.ok("GET", "/v1/config") == {"config": {}}
+    assert api.ok("GET", "/v1/config")["config"] == {}
     assert api.ok("POST", "/v1/config", json={"briefing": "standard", "sessionLimit": 20}) == {
         "briefing": "standard",
         "sessionLimit": 20,
@@ -111,7 +111,7 @@ def test_config_post_refuses_unknown_fields_and_out_of_range_values(api: Any, bo
 def test_config_get_returns_a_stored_briefing_of_any_json_type(api: Any, memesh_env: Path, stored: Any) -> None:
     (memesh_env.parent).mkdir(parents=True, exist_ok=True)
     (memesh_env.parent / "config.json").write_text(json.dumps({"briefing": stored, "sessionLimit": 500}))
-    assert api.ok("GET", "/v1/config") == {"config": {"briefing": stored, "sessionLimit": 500}}
+    assert api.ok("GET", "/v1/config")["config"] == {"briefing": stored, "sessionLimit": 500}
     assert api.ok("POST", "/v1/config", json={"autoCapture": True})["briefing"] == stored
 
 
@@ -121,7 +121,8 @@ def test_config_get_returns_a_stored_number_too_large_for_a_double_as_written(ap
     config_file.write_text('{"sessionLimit": 1e400}')
     response = api.get("/v1/config")
     assert response.status_code == 200
-    assert response.text == '{"success":true,"data":{"config":{"sessionLimit":1e400}}}'
+    effective = '"effective":{"autoCapture":true,"sessionLimit":100,"briefing":"minimal"}'  # above 100 uses 100
+    assert response.text == '{"success":true,"data":{"config":{"sessionLimit":1e400},' + effective + "}}"
     api.ok("POST", "/v1/config", json={"autoCapture": True})
     assert json.loads(config_file.read_text(), parse_constant=pytest.fail) == {
         "sessionLimit": 1e400,
