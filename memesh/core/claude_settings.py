@@ -216,3 +216,18 @@ def duplicated_hooks(text: str) -> list[str]:
                 if match:
                     counts[match.group(1)] = counts.get(match.group(1), 0) + 1
     return sorted(name for name, count in counts.items() if count > 1)
+
+
+def plugin_disabled(text: str, plugin: str) -> bool:
+    """Whether this settings text turns the plugin off (`enabledPlugins: {"memesh@…": false}`): installed, its hooks
+    then do not run."""
+    if not text.strip():
+        return False
+    spans, _ = _top_level(text)
+    if "enabledPlugins" not in spans:
+        return False
+    try:
+        enabled = json.loads(text[spans["enabledPlugins"][1] : spans["enabledPlugins"][2]])
+    except ValueError:
+        return False
+    return isinstance(enabled, dict) and enabled.get(plugin) is False

@@ -22,7 +22,7 @@ from memesh.generated.http.doctor_input import DoctorInput
 from memesh.generated.http.doctor_output import DoctorOutput
 from memesh.model import sqlite_time
 from memesh.ops.settings import ConfigFile
-from memesh.ops.setup import ClaudeSettingsFile, claude_plugin
+from memesh.ops.setup import ClaudeSettingsFile, active_plugin
 
 # Top-level config.json keys older versions wrote and nothing reads any more (the model/provider settings).
 RETIRED_CONFIG_KEYS = ("llm", "llmProvider", "llmModel", "provider", "model", "apiKey", "embeddings", "autoConsolidate")
@@ -118,14 +118,15 @@ def _config(config_file: ConfigFile) -> dict[str, Any]:
 
 
 def _hooks(
-    files: ClaudeSettingsFile, records: list[dict[str, Any]], now: datetime, plugin: str | None
+    files: ClaudeSettingsFile, records: list[dict[str, Any]], now: datetime, installs: list[plugin_cache.Installed]
 ) -> dict[str, Any]:
     try:
         text = files.read_text(files.settings_path())
         installed = claude_settings.installed_hooks(text)
         twice = claude_settings.duplicated_hooks(text)
+        plugin = active_plugin(installs, text)
     except (OSError, claude_settings.SettingsError):
-        installed, twice = set(), []
+        installed, twice, plugin = set(), [], None
     if plugin is not None and installed:
         return _check(
             "hooks",
@@ -198,7 +199,7 @@ def _suite(uses: DoctorResources, now: datetime) -> dict[str, Any]:
         *_plugin_caches(uses),
         database,
         _config(uses.config_file),
-        _hooks(uses.claude_settings, records, now, claude_plugin(uses.plugin_caches())),
+        _hooks(uses.claude_settings, records, now, uses.plugin_caches()),
         _check("capture-liveness", "Capture liveness", liveness_status, line),
     ]
     worst = max((STATUS_ORDER[c["status"]] for c in checks), default=0)

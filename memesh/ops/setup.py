@@ -34,10 +34,12 @@ class SetupResources(Protocol):
     def data_folder(self) -> Path: ...
 
 
-def claude_plugin(installs: list[plugin_cache.Installed]) -> str | None:
-    """The MeMesh plugin Claude Code has installed (memesh@<marketplace>), or None."""
+def active_plugin(installs: list[plugin_cache.Installed], settings_text: str) -> str | None:
+    """The MeMesh plugin Claude Code has installed and not turned off in settings.json (memesh@<marketplace>), whose
+    hooks therefore run; None when there is none."""
     found = next((each for each in installs if each.host == "claude-code"), None)
-    return f"{plugin_cache.PLUGIN}@{found.marketplace}" if found else None
+    plugin = f"{plugin_cache.PLUGIN}@{found.marketplace}" if found else None
+    return None if plugin is None or claude_settings.plugin_disabled(settings_text, plugin) else plugin
 
 
 def setup(uses: SetupResources, request: SetupInput, /, *, ctx: CallContext) -> Result[SetupOutput, MemeshError]:
@@ -49,14 +51,14 @@ def setup(uses: SetupResources, request: SetupInput, /, *, ctx: CallContext) -> 
     uninstall = request.get("uninstall", False)
     files = uses.claude_settings
     path = files.settings_path()
-    plugin = None if uninstall else claude_plugin(uses.plugin_caches())
-    hook = uses.entry_point("memesh-hook")
-    if not uninstall and plugin is None and hook is None:
-        return Failure(
-            MemeshError.failed("memesh-hook is not installed beside this memesh; reinstall MeMesh for Python.")
-        )
     try:
         text = files.read_text(path)
+        plugin = None if uninstall else active_plugin(uses.plugin_caches(), text)
+        hook = uses.entry_point("memesh-hook")
+        if not uninstall and plugin is None and hook is None:
+            return Failure(
+                MemeshError.failed("memesh-hook is not installed beside this memesh; reinstall MeMesh for Python.")
+            )
         if uninstall or plugin is not None:
             edit = claude_settings.uninstall(text)
         else:

@@ -116,3 +116,10 @@ def test_the_plugin_alone_needs_no_memesh_hook_beside_this_memesh(ctx: CallConte
     uses = Uses(SettingsFile(SETTINGS), hook=None, installs=[Installed("claude-code", "memesh", "0.1.0")])
     done = setup(uses, {"write": True}, ctx=ctx).unwrap()
     assert (done["changed"], done["events"], done["plugin"]) == (False, [], "memesh@memesh")
+
+
+def test_a_plugin_turned_off_in_settings_runs_no_hooks_so_setup_installs_them(ctx: CallContext) -> None:
+    text = '{\n  "enabledPlugins": {"memesh@memesh": false}\n}\n'
+    uses = Uses(SettingsFile(text), installs=[Installed("claude-code", "memesh", "0.1.0")])
+    done = setup(uses, {"write": True}, ctx=ctx).unwrap()
+    assert "plugin" not in done and done["written"] is True and "SessionStart" in done["events"]

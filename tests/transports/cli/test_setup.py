@@ -144,3 +144,12 @@ def test_uninstall_says_what_stays_and_how_to_remove_it(memesh_process: Process)
     assert done.code == 0 and path.read_text() == SETTINGS
     assert f"in {memesh_process.env['MEMESH_DIR']} (delete that folder to remove them;" in done.out
     assert "claude mcp remove memesh" in done.out and "pipx uninstall memesh" in done.out
+
+
+def test_a_plugin_turned_off_in_settings_is_not_where_doctor_says_the_hooks_come_from(memesh_process: Process) -> None:
+    path = _settings(memesh_process)
+    path.write_text('{"enabledPlugins": {"memesh@memesh": false}}\n')
+    _install_plugin(memesh_process)
+    assert memesh_process("setup", "--yes").code == 0
+    assert '"memesh-hook' in path.read_text() or "memesh-hook " in path.read_text()
+    assert _hook_check(memesh_process)["detail"] == "all hooks installed in Claude Code's settings.json"
