@@ -26,11 +26,14 @@ $(STAMP): $(BIN)/python $(SOURCES)
 
 # What running needs, without the dev tools (`make run`, `make mcp`, the plugin payload): the same editable install.
 RUN_STAMP := $(VENV)/.installed-run
+# A current dev install (newer than every source) already is this install: nothing to do but say so.
 $(RUN_STAMP): $(BIN)/python $(SOURCES)
-	@echo "installing memesh into $(VENV) (log: $(VENV)/install.log)"
-	@$(BIN)/python -m pip install -e . --config-settings editable_mode=strict > $(VENV)/install.log 2>&1 \
-		|| (cat $(VENV)/install.log; exit 1)
-	@$(BIN)/python -m compileall -q build/__editable__.memesh-*/memesh > /dev/null
+	@if [ -f $(STAMP) ] && [ -z "$$(find $(SOURCES) -newer $(STAMP) 2>/dev/null | head -1)" ]; then :; else \
+		echo "installing memesh into $(VENV) (log: $(VENV)/install.log)"; \
+		$(BIN)/python -m pip install -e . --config-settings editable_mode=strict > $(VENV)/install.log 2>&1 \
+			|| (cat $(VENV)/install.log; exit 1); \
+		$(BIN)/python -m compileall -q build/__editable__.memesh-*/memesh > /dev/null; \
+	fi
 	@touch $(RUN_STAMP)
 
 install: $(STAMP) plugin
