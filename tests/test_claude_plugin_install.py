@@ -10,30 +10,21 @@ as `make install` does.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
-from types import ModuleType
 
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memesh.app.registry import TOOLS
+from tests.payload_tool import plugin_payload
 
 ROOT = Path(__file__).resolve().parent.parent
 CLAUDE = ROOT / "tools" / "claude-code" / "node_modules" / ".bin" / "claude"
 MAX_INSTALLED_BYTES = 10 * 1000 * 1000
-
-
-def _payload_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("memesh_plugin_payload", ROOT / "tools" / "plugin_payload.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def claude(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
@@ -50,7 +41,7 @@ def test_claude_code_installs_the_payload_alone_and_its_server_bootstraps_the_tw
     market = tmp_path / "memesh-python"
     (market / ".claude-plugin").mkdir(parents=True)
     shutil.copyfile(ROOT / ".claude-plugin" / "marketplace.json", market / ".claude-plugin" / "marketplace.json")
-    _payload_tool().build(market / "plugin")
+    plugin_payload.build(market / "plugin")
     decoy = market / ".venv" / "lib"
     decoy.mkdir(parents=True)
     (decoy / "big.bin").write_bytes(os.urandom(12 * 1000 * 1000))  # a checkout's .venv is hundreds of MB

@@ -9,19 +9,17 @@ from, so builds never run inside the checkout (setuptools builds in-tree, where 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from memesh import __version__
 from memesh.app.registry import TOOLS
+from tests.payload_tool import plugin_payload
 from tests.test_install import tool_names, venv_with
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,22 +27,11 @@ BIN = Path(sys.executable).parent
 COMMANDS = ("memesh", "memesh-mcp", "memesh-hook")
 
 
-def _payload_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("memesh_plugin_payload", ROOT / "tools" / "plugin_payload.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the files the package is built from (what a clean clone holds of them)."""
     target = tmp_path_factory.mktemp("source") / "memesh-python"
-    for path in _payload_tool().source_files(ROOT):
-        copy = target / path.relative_to(ROOT)
-        copy.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, copy)
+    plugin_payload.copy_sources(target)
     return target
 
 

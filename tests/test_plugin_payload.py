@@ -8,7 +8,6 @@ reuse it, and a build that cannot reach the index says so once and records it wh
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -16,26 +15,16 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memesh.app.registry import TOOLS
+from tests.payload_tool import plugin_payload
 
 ROOT = Path(__file__).resolve().parent.parent
 
-
-def _load_payload_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("memesh_plugin_payload", ROOT / "tools" / "plugin_payload.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-plugin_payload = _load_payload_tool()
 
 MAX_PAYLOAD_BYTES = 10 * 1000 * 1000
 EXPECTED_FILES = {

@@ -58,6 +58,14 @@ def source_files(root: Path) -> Iterator[Path]:
                 yield path
 
 
+def copy_sources(target: Path, root: Path = ROOT) -> None:
+    """Exactly the files the wheel is built from, copied into `target` (a clean clone's share of them)."""
+    for path in source_files(root):
+        copy = target / path.relative_to(root)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, copy)
+
+
 def digest(root: Path = ROOT) -> str:
     """The payload's name: a digest of the relative path and bytes of every file the wheel is built from."""
     hasher = hashlib.sha256()
@@ -100,10 +108,7 @@ def assemble(target: Path, stamp: str) -> None:
     # (build/, *.egg-info), where two builds at once collide and the editable install's leftovers live.
     with tempfile.TemporaryDirectory(prefix="memesh-wheel-") as scratch:
         sources = Path(scratch) / "src"
-        for path in source_files(ROOT):
-            copy = sources / path.relative_to(ROOT)
-            copy.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, copy)
+        copy_sources(sources)
         command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--disable-pip-version-check"]
         subprocess.run([*command, "-w", str(wheels), str(sources)], check=True, cwd=scratch)
     (target / "README.md").write_text(README)
