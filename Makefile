@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' -o -name '*.html' 2>/dev/null)
 LINKTREE = $(firstword $(wildcard build/__editable__.memesh-*))
 
-.PHONY: plugin install run test lint typecheck typecheck-ts codegen check-codegen bench bench-postgres clean mcp browser postgres inspector claude-code
+.PHONY: plugin install run test lint typecheck typecheck-ts codegen check-codegen bench bench-postgres clean mcp browser postgres inspector claude-code gemini-cli
 # Bare `make` installs (it used to stop after creating the venv, the first target in the file).
 .DEFAULT_GOAL := install
 
@@ -103,6 +103,17 @@ $(CLAUDE_CODE)/node_modules/.installed: $(CLAUDE_CODE)/package.json $(CLAUDE_COD
 
 claude-code: $(CLAUDE_CODE)/node_modules/.installed
 
+# Gemini CLI, for the test that adds MeMesh's MCP server with `gemini mcp add`, checks `gemini mcp list` and runs a
+# scripted session against a stand-in Gemini API on 127.0.0.1 with MeMesh's SessionStart hook
+# (tests/transports/test_gemini_cli.py): pinned in its lockfile, installed once from the npm registry (about 100 MB);
+# the test never downloads it. Codex's CLI (424 MB) is checked by hand instead (README, Codex).
+GEMINI_CLI := tools/gemini-cli
+$(GEMINI_CLI)/node_modules/.installed: $(GEMINI_CLI)/package.json $(GEMINI_CLI)/package-lock.json
+	cd $(GEMINI_CLI) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+gemini-cli: $(GEMINI_CLI)/node_modules/.installed
+
 # --durations=10: the ten slowest tests, so a test that got slow shows in every run.
 # The suite runs its store-touching tests on PostgreSQL too: each pytest process starts a throwaway cluster of
 # Debian's server (tools/pg_cluster.py: initdb as the postgres system user, a unix socket in a temporary folder, no
@@ -112,7 +123,7 @@ PG_INITDB = $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb))
 postgres:
 	@test -n "$(PG_INITDB)" || (apt-get update && apt-get install -y --no-install-recommends postgresql)
 
-test: check-codegen lint typecheck typecheck-ts $(CHROMIUM) $(INSPECTOR)/node_modules/.installed $(CLAUDE_CODE)/node_modules/.installed postgres
+test: check-codegen lint typecheck typecheck-ts $(CHROMIUM) $(INSPECTOR)/node_modules/.installed $(CLAUDE_CODE)/node_modules/.installed $(GEMINI_CLI)/node_modules/.installed postgres
 	MEMESH_TEST_REQUIRE_POSTGRES=1 $(BIN)/pytest -n 2 --durations=10
 
 # The quick benchmarks; locomo.py and scale.py --n 100000 are run by hand (benchmarks/README.md). A script's own
@@ -127,4 +138,4 @@ bench-postgres: $(STAMP) postgres
 	$(BIN)/python benchmarks/pg_vs_sqlite.py --n 10000 100000 --locomo
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache $(OPENCLAW)/node_modules $(INSPECTOR)/node_modules $(CLAUDE_CODE)/node_modules
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache $(OPENCLAW)/node_modules $(INSPECTOR)/node_modules $(CLAUDE_CODE)/node_modules $(GEMINI_CLI)/node_modules

@@ -1,0 +1,174 @@
+"""The real Gemini CLI, set up as the README tells a user: `gemini mcp add` for MeMesh's MCP server, `gemini mcp list`,
+and a scripted session against a stand-in Gemini API on 127.0.0.1 with MeMesh's SessionStart hook in its settings.
+
+Gemini CLI (pinned in tools/gemini-cli/package-lock.json, installed by `make gemini-cli`, a prerequisite of
+`make test`; the test never downloads it) runs with HOME in the test's folder, usage statistics off and a dummy API
+key; it was seen (strace, in a network namespace with only loopback) to connect nowhere but 127.0.0.1 this way.
+What 0.61.0 was seen to do:
+- MCP servers connect only in a trusted folder (`~/.gemini/trustedFolders.json`, what its trust dialog writes);
+  `gemini mcp list` then says "Connected". MeMesh's tools reach the model as `mcp_memesh_<tool>`, and the server's
+  initialize instructions are part of the session context.
+- A SessionStart hook's `hookSpecificOutput.additionalContext` (MeMesh's briefing) is put in front of the prompt.
+- BeforeTool gets Gemini's tool names (`run_shell_command`, `replace`, `write_file`): MeMesh's pre-tool-use hook
+  knows Claude Code's (`Bash`, `Edit`, `Write`), so under Gemini a guard does not stop a command and the pre-edit
+  recall stays silent. The test keeps that visible: if either side changes, it fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memesh.adapters.project_git import project_for
+
+from .gemini_stand_in import Reply, StandIn, call, serving, text
+
+REPO = Path(__file__).resolve().parents[2]
+GEMINI = REPO / "tools" / "gemini-cli" / "node_modules" / ".bin" / "gemini"
+BIN = Path(sys.executable).parent
+RUN_SECONDS = 180
+TOOLS = [
+    "remember", "recall", "forget", "export", "import", "learn", "task_state", "work_package", "improvement",
+    "message", "briefing", "user_patterns",
+]  # fmt: skip
+LESSON = "Force-pushing main lost a day of work: push a branch and open a pull request"
+PUSH = "touch pushed.marker && git push origin main --force"
+
+
+class Gemini:
+    """A throwaway home with Gemini CLI's settings, a database and a git repository, and the CLI run in them."""
+
+    def __init__(self, root: Path) -> None:
+        if not GEMINI.exists():
+            pytest.fail(f"Gemini CLI is not installed at {GEMINI}: run `make gemini-cli`")
+        self.home = root / "home"
+        self.repo = root / "repo"
+        self.db = self.home / ".memesh" / "knowledge-graph.db"
+        self.repo.mkdir(parents=True)
+        self.home.mkdir()
+        subprocess.run(["git", "init", "-q", "-b", "main"], cwd=self.repo, check=True)
+        self.project = project_for(str(self.repo))
+        self.env = {
+            "PATH": f"{BIN}{os.pathsep}/usr/bin:/bin",
+            "HOME": str(self.home),
+            "MEMESH_UPDATE_CHECK": "0",
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@e",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@e",
+        }
+
+    def run(self, *argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(GEMINI), *argv],
+            env={**self.env, **(env or {})},
+            cwd=self.repo,
+            capture_output=True,
+            text=True,
+            timeout=RUN_SECONDS,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+
+    def memesh(self, *argv: str, stdin: str | None = None) -> Any:
+        done = subprocess.run(
+            [str(BIN / "memesh"), *argv, "--json"],
+            input=stdin,
+            env=self.env,
+            cwd=self.repo,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return json.loads(done.stdout)
+
+    def settings(self) -> Path:
+        return self.home / ".gemini" / "settings.json"
+
+    def outcomes(self, hook: str) -> list[dict[str, Any]]:
+        lines = (self.db.parent / "hook-outcomes.jsonl").read_text().splitlines()
+        return [record for record in map(json.loads, lines) if record["hook"] == hook]
+
+
+def test_gemini_cli_connects_lists_and_calls_memesh_and_its_session_start_hook_briefs_the_model(
+    tmp_path: Path,
+) -> None:
+    gemini = Gemini(tmp_path)
+    lesson = gemini.memesh("remember", "--name", "lesson-force-push", "--type", "lesson_learned", "--obs", LESSON)
+    decision = gemini.memesh(
+        "remember", "--name", "use-wal", "--type", "decision", "--obs", "Readers no longer wait for the writer",
+        "--tags", f"project:{gemini.project}",
+    )  # fmt: skip
+    guard = {
+        "project": gemini.project,
+        "lesson": "lesson-force-push",
+        "pattern": r"git\s+push\b.*\s--force\b",
+        "message": LESSON,
+        "should_match": ["git push origin main --force", "git push -u origin x --force"],
+        "should_not_match": ["git push origin main", "git pull --force"],
+    }
+    staged = gemini.memesh("kg", "propose", "guard", stdin=json.dumps(guard))
+    gemini.memesh("dream", "accept", str(staged["proposal_id"]))
+
+    # The README's steps: the server added with Gemini's own command, the folder trusted, the hook in settings.
+    added = gemini.run("mcp", "add", "--scope", "user", "memesh", str(BIN / "memesh-mcp"))
+    assert added.returncode == 0, added.stdout + added.stderr
+    settings = json.loads(gemini.settings().read_text())
+    assert settings["mcpServers"] == {"memesh": {"command": str(BIN / "memesh-mcp"), "args": []}}
+    untrusted = gemini.run("mcp", "list")
+    # (it prints the list on stderr) an untrusted folder starts no server:
+    assert f"○ memesh: {BIN / 'memesh-mcp'}  (stdio) - Disabled" in untrusted.stderr
+    (gemini.home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(gemini.repo): "TRUST_FOLDER"}))
+    hook = {"type": "command", "command": f"{BIN / 'memesh-hook'} session-start", "timeout": 10000}
+    shell_hook = {"type": "command", "command": f"{BIN / 'memesh-hook'} pre-tool-use", "timeout": 10000}
+    settings |= {
+        "hooks": {
+            "SessionStart": [{"hooks": [hook]}],
+            "BeforeTool": [{"matcher": "run_shell_command|replace|write_file", "hooks": [shell_hook]}],
+        },
+        "privacy": {"usageStatisticsEnabled": False},
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+    }
+    gemini.settings().write_text(json.dumps(settings, indent=2))
+    listed = gemini.run("mcp", "list")
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert f"✓ memesh: {BIN / 'memesh-mcp'}  (stdio) - Connected" in listed.stderr
+
+    marker = gemini.repo / "pushed.marker"
+    script = [
+        Reply([call("mcp_memesh_recall", {"query": "force push"})]),
+        Reply([call("run_shell_command", {"command": PUSH, "description": "push"})]),
+        Reply([text("Done.")]),
+    ]
+    with serving(StandIn(script, observe=marker.exists)) as api:
+        env = {"GOOGLE_GEMINI_BASE_URL": api.url, "GEMINI_API_KEY": "stand-in"}
+        prompt = ["-p", "force-push main", "--output-format", "json", "--yolo"]
+        done = gemini.run("-m", "gemini-2.5-flash", *prompt, env=env)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    first, after_recall, after_push = api.turns
+    # The twelve tools, under Gemini's names, and the server's instructions in the session context.
+    assert [name for name in first.declared() if name.startswith("mcp_memesh_")] == [f"mcp_memesh_{t}" for t in TOOLS]
+    assert "instructions provided by the tool server 'memesh'" in first.texts()
+    # The SessionStart hook's briefing is in front of the prompt, before any tool ran.
+    assert f"[mem:{decision['entityId']}]" in first.texts() and "Readers no longer wait for the writer" in first.texts()
+    assert gemini.outcomes("session-start")[-1]["outcome"] == "notified"
+    # recall ran through Gemini CLI and its answer is what the model read next.
+    recalled = after_recall.function_response("mcp_memesh_recall")["output"]
+    assert '"name":"lesson-force-push"' in recalled and LESSON in recalled
+    # BeforeTool ran MeMesh's hook, which does not know Gemini's shell tool: the guarded push ran unstopped.
+    assert after_push.observed is True
+    assert LESSON not in json.dumps(after_push.function_response("run_shell_command"))
+    assert f"[mem:{lesson['entityId']}]" not in json.dumps(after_push.function_response("run_shell_command"))
+    assert (gemini.outcomes("pre-edit")[-1]["outcome"], gemini.outcomes("pre-edit")[-1]["reason"]) == (
+        "skipped",
+        "not a file edit",
+    )
+    assert not gemini.outcomes("guard")
