@@ -37,6 +37,7 @@ KNOWN_SKIPS = NOT_TRIGGERED | frozenset(
         "the commit is already stored",
         "nothing to brief",
         "no memories for this file",
+        "the file's memories were already given in this session",
         "no guard matched",
         "note files unchanged since the last run",
         "no note file changed",

@@ -21,7 +21,7 @@ EVENTS: tuple[tuple[str, str, str | None, int], ...] = (
     ("Stop", "stop-gate", None, 10),  # a separate entry (spec: "a separate Stop hook"), so it can block alone
     ("PreCompact", "pre-compact", None, 30),
     ("PostToolUse", "post-tool-use", "Bash", 15),
-    ("PreToolUse", "pre-tool-use", "Edit|Write|MultiEdit|NotebookEdit|Bash", 10),
+    ("PreToolUse", "pre-tool-use", "Read|Edit|Write|MultiEdit|NotebookEdit|Bash", 10),
 )
 _OURS = re.compile(
     r"memesh-hook[\"']?\s+(session-start|user-prompt-submit|stop|stop-gate|pre-compact|post-tool-use|pre-tool-use)\s*$"

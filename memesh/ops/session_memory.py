@@ -25,6 +25,8 @@ class SessionStore(Protocol):
     def file_candidates(self, project_tag: str, file_tag: str, limit: int) -> list[CandidateRow]: ...
     def first_observations(self, ids: Sequence[int]) -> dict[int, str]: ...
     def record_session_memories(self, session_id: str, ids: Sequence[int], source: str, when: str) -> None: ...
+    def memories_given(self, session_id: str, ids: Sequence[int], sources: Sequence[str]) -> set[int]: ...
+    def record_read_memories(self, session_id: str, ids: Sequence[int], when: str) -> None: ...
     def credit_citations(self, session_id: str, ids: Sequence[int]) -> list[int]: ...
     def count_misses(self, session_id: str) -> list[int]: ...
     def guards(self, project_tag: str, limit: int) -> list[tuple[int, str, str, str, bool]]: ...
@@ -32,17 +34,34 @@ class SessionStore(Protocol):
     def record_guard_stops(self, session_id: str, ids: Sequence[int], when: str) -> None: ...
 
 
+@dataclass(frozen=True)
+class FileMemories:
+    """A file's memories to give now, and how many others this session already had for a file."""
+
+    lines: list[MemoryLine]
+    already_given: int
+
+
 def file_memories(
-    store: SessionStore, project: str, path: str, *, session_id: str | None, ctx: CallContext
-) -> Result[list[MemoryLine], MemeshError]:
-    """The project's newest memories tagged with the file's name; recorded as recalled in the session."""
+    store: SessionStore, project: str, path: str, *, session_id: str | None, reading: bool = False, ctx: CallContext
+) -> Result[FileMemories, MemeshError]:
+    """The project's newest memories tagged with the file's name, less those this session already had for a file
+    (ADR 0009): a Read gives those no Read and no recall gave before, recorded as `read`; an edit gives those no
+    Read gave, recorded as recalled (an edit without a Read before it gives them each time, as it always did)."""
     from memesh.core.commits import file_tag  # each hook imports the rules of its own part only (ADR 0002)
 
     rows = store.file_candidates(f"project:{project}", file_tag(path), FILE_MEMORIES)
-    snippets = store.first_observations([r.id for r in rows])
+    given: set[int] = set()
     if session_id and rows:
-        store.record_session_memories(session_id, [r.id for r in rows], "recalled", iso_time(ctx.now))
-    return Success([MemoryLine(r.id, r.type, r.title or r.name, snippets.get(r.id)) for r in rows])
+        given = store.memories_given(session_id, [r.id for r in rows], ("read", "recalled") if reading else ("read",))
+        rows = [r for r in rows if r.id not in given]
+        if reading:
+            store.record_read_memories(session_id, [r.id for r in rows], iso_time(ctx.now))
+        elif rows:
+            store.record_session_memories(session_id, [r.id for r in rows], "recalled", iso_time(ctx.now))
+    snippets = store.first_observations([r.id for r in rows])
+    lines = [MemoryLine(r.id, r.type, r.title or r.name, snippets.get(r.id)) for r in rows]
+    return Success(FileMemories(lines, len(given)))
 
 
 def record_injected(

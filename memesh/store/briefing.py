@@ -154,6 +154,28 @@ class Briefing(SqlBase):
                 [(session_id, entity_id, source, when) for entity_id in dict.fromkeys(ids)],
             )
 
+    def memories_given(self, session_id: str, ids: Sequence[int], sources: Sequence[str]) -> set[int]:
+        """Which of these memories reached this session from one of `sources` (`injected`, `recalled`, `read`)."""
+        if not ids or not sources:
+            return set()
+        rows = self.conn.execute(
+            f"SELECT entity_id FROM session_memories WHERE session_id = ? AND source IN ({_marks(sources)}) "
+            f"AND entity_id IN ({_marks(ids)})",
+            (session_id, *sources, *ids),
+        )
+        return {int(row[0]) for row in rows}
+
+    def record_read_memories(self, session_id: str, ids: Sequence[int], when: str) -> None:
+        """Remember that these file memories were given with a Read of their file (source `read`); one SessionStart
+        injected becomes `read` too, since it has now been given for the file. A recall keeps its source."""
+        with self.transaction():
+            self.conn.executemany(
+                "INSERT INTO session_memories (session_id, entity_id, source, at) VALUES (?, ?, 'read', ?) "
+                "ON CONFLICT (session_id, entity_id) DO UPDATE SET source = 'read' "
+                "WHERE session_memories.source = 'injected'",
+                [(session_id, entity_id, when) for entity_id in dict.fromkeys(ids)],
+            )
+
     def credit_citations(self, session_id: str, ids: Sequence[int]) -> list[int]:
         """Count one recall hit for each cited memory that reached this session and was not credited yet (a miss an
         earlier Stop counted for it becomes this hit); returns the ids credited now (at most once per session)."""

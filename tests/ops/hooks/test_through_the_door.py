@@ -130,8 +130,26 @@ def test_an_edit_the_hook_cannot_place_is_an_error_outcome(
     assert _outcomes(_valid(hooks.answer("pre-tool-use", payload))) == [outcome]
 
 
-def test_a_tool_that_is_neither_an_edit_nor_bash_is_skipped(hooks: Hooks) -> None:
-    answer = hooks.answer("pre-tool-use", {"tool_name": "Read", "tool_input": {"file_path": "a.py"}})
+def test_a_read_gives_the_files_memories_once_and_the_edit_after_it_gives_them_no_more(hooks: Hooks) -> None:
+    about = hooks.remember("auth-pkce", tags=[f"project:{hooks.project}", "file:auth.py"])
+    # SessionStart injected it already: the file's first Read still gives it, for the file.
+    store = hooks.store()
+    try:
+        store.record_session_memories("s1", [about], "injected", "2026-12-06T00:00:00.000Z")
+    finally:
+        store.close()
+    read = {"session_id": "s1", "cwd": str(hooks.folder), "tool_name": "Read", "tool_input": {"file_path": "auth.py"}}
+    edit = {**read, "tool_name": "Edit"}
+    answer = _valid(hooks.answer("pre-tool-use", read))
+    assert f"[mem:{about}]" in answer["output"]["hookSpecificOutput"]["additionalContext"]
+    assert _outcomes(answer) == [("pre-edit", "notified", "1 memories about the file (on Read)")]
+    given = ("pre-edit", "skipped", "the file's memories were already given in this session")
+    assert _outcomes(_valid(hooks.answer("pre-tool-use", read))) == [given]
+    assert _outcomes(_valid(hooks.answer("pre-tool-use", edit))) == [given]
+
+
+def test_a_tool_that_is_neither_a_read_an_edit_nor_bash_is_skipped(hooks: Hooks) -> None:
+    answer = hooks.answer("pre-tool-use", {"tool_name": "Glob", "tool_input": {"pattern": "*.py"}})
     assert _outcomes(_valid(answer)) == [("pre-edit", "skipped", "not a file edit")]
 
 

@@ -11,6 +11,8 @@ nothing leaves 127.0.0.1. What 2.1.332 was seen to do with a PreToolUse hook's o
 - `"defer"`: the session ends (stop reason `tool_deferred`) for an SDK caller to decide; the model sees nothing.
 - exit 2 with stderr: like deny, "PreToolUse:Bash hook error: [command]: <stderr>" as the result.
 A file-edit's validation (old_string not found) happens before the hook, and Edit does not require a prior Read.
+Context given on Read arrives with the file's content, in the request where the model writes the edit that follows:
+MeMesh gives a file's memories there (ADR 0009).
 """
 
 from __future__ import annotations
@@ -195,3 +197,35 @@ def test_a_files_memories_reach_the_model_only_after_the_edit_claude_code_has_no
     sent = [result_text(b) if b["type"] == "tool_result" else b.get("text", "") for b in after.last_turn()]
     assert any(block in part and note in part for part in sent)
     assert session.outcomes("pre-edit")[-1]["outcome"] == "notified"
+
+
+def test_a_files_memories_given_on_its_read_are_in_front_of_the_model_when_it_writes_the_edit(
+    session: Session,
+) -> None:
+    """The earlier channel (ADR 0009): the file's memories come with the Read's result, so the request in which the
+    model writes the edit carries them while the file is still unchanged; the edit's result does not repeat them."""
+    (session.repo / "app.py").write_text("retries = 3\n")
+    note = "The retry count stays odd: the load balancer pairs requests"
+    tags = ["--tags", "file:app.py", f"project:{session.project}"]
+    session.memesh("remember", "--name", "app-retries-odd", "--type", "decision", "--obs", note, *tags)
+    path = str(session.repo / "app.py")
+    edit = {"file_path": path, "old_string": "retries = 3", "new_string": "retries = 4"}
+    script = [
+        Say([tool_use("toolu_read_1", "Read", {"file_path": path})]),
+        Say([tool_use("toolu_edit_1", "Edit", edit)]),
+        Say([text("Edited.")]),
+    ]
+    with serving(StandIn(script, observe=(session.repo / "app.py").read_text)) as api:
+        session.claude(api, "make it four retries", "Read", "Edit")
+    block = f"{pre_tool_use.PREFACE} about app.py"
+    writing_the_edit, after_the_edit = api.turns[1], api.turns[2]
+    assert writing_the_edit.observed == "retries = 3\n"  # nothing changed yet
+    sent = [result_text(b) if b["type"] == "tool_result" else b.get("text", "") for b in writing_the_edit.last_turn()]
+    assert "retries = 3" in sent[0]  # the Read's result, then the memories
+    assert any(block in part and note in part for part in sent[1:])
+    assert after_the_edit.observed == "retries = 4\n"
+    assert json.dumps(after_the_edit.body).count(block) == 1  # the Read's copy only: the edit gave none
+    assert [(r["outcome"], r["reason"]) for r in session.outcomes("pre-edit")] == [
+        ("notified", "1 memories about the file (on Read)"),
+        ("skipped", "the file's memories were already given in this session"),
+    ]

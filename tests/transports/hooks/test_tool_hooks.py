@@ -69,14 +69,24 @@ def test_a_commit_that_printed_no_commit_line_says_so(hook_env: HookEnv) -> None
     assert (record["outcome"], record["reason"]) == ("skipped", "a git commit ran but printed no commit line")
 
 
-def _edit(env: HookEnv, path: str) -> Any:
+def _edit(env: HookEnv, path: str, session: str = "s1") -> Any:
     payload = {
-        "session_id": "s1",
+        "session_id": session,
         "cwd": str(env.project_dir),
         "tool_name": "Edit",
         "tool_input": {"file_path": path, "old_string": "a", "new_string": "b"},
     }
     return env.run("PreToolUse", payload, tool="Edit")
+
+
+def _read(env: HookEnv, path: str, session: str = "s1") -> Any:
+    payload = {
+        "session_id": session,
+        "cwd": str(env.project_dir),
+        "tool_name": "Read",
+        "tool_input": {"file_path": path},
+    }
+    return env.run("PreToolUse", payload, tool="Read")
 
 
 def test_before_an_edit_the_file_memories_are_recalled(hook_env: HookEnv) -> None:
@@ -87,6 +97,51 @@ def test_before_an_edit_the_file_memories_are_recalled(hook_env: HookEnv) -> Non
     assert answer["hookEventName"] == "PreToolUse" and "permissionDecision" not in answer
     assert f"[mem:{about}]" in answer["additionalContext"] and "other-project" not in answer["additionalContext"]
     assert hook_env.outcomes()[-1]["outcome"] == "notified"
+
+
+def test_a_read_gives_the_file_memories_once_per_session_and_the_edit_after_it_does_not_repeat_them(
+    hook_env: HookEnv,
+) -> None:
+    about = remember(hook_env, "auth-uses-pkce", tags=[f"project:{hook_env.project}", "file:auth.py"])
+    path = str(hook_env.project_dir / "src" / "auth.py")
+    first = _read(hook_env, path).json()["hookSpecificOutput"]
+    assert first["hookEventName"] == "PreToolUse" and "permissionDecision" not in first
+    assert f"[mem:{about}]" in first["additionalContext"]
+    again, edit = _read(hook_env, path), _edit(hook_env, path)
+    assert again.returncode == 0 and again.stdout == "" and edit.returncode == 0 and edit.stdout == ""
+    given = "the file's memories were already given in this session"
+    assert [(o["outcome"], o["reason"]) for o in hook_env.outcomes()[-3:]] == [
+        ("notified", "1 memories about the file (on Read)"),
+        ("skipped", given),
+        ("skipped", given),
+    ]
+    # Another session has not had them; a memory added since is given on the next Read.
+    assert f"[mem:{about}]" in _read(hook_env, path, session="s2").json()["hookSpecificOutput"]["additionalContext"]
+    newer = remember(hook_env, "auth-token-ttl", tags=[f"project:{hook_env.project}", "file:auth.py"])
+    context = _read(hook_env, path).json()["hookSpecificOutput"]["additionalContext"]
+    assert f"[mem:{newer}]" in context and f"[mem:{about}]" not in context
+
+
+def test_edits_without_a_read_give_the_file_memories_each_time_and_a_read_after_them_does_not(
+    hook_env: HookEnv,
+) -> None:
+    about = remember(hook_env, "auth-uses-pkce", tags=[f"project:{hook_env.project}", "file:auth.py"])
+    path = str(hook_env.project_dir / "src" / "auth.py")
+    for _ in range(2):  # each arrives after its edit was applied: the edit's result is where the model reads them
+        assert f"[mem:{about}]" in _edit(hook_env, path).json()["hookSpecificOutput"]["additionalContext"]
+    assert _read(hook_env, path).stdout == ""  # the session had them as a recall already
+
+
+def test_a_memory_the_session_start_injected_is_still_given_once_on_the_files_read(hook_env: HookEnv) -> None:
+    about = remember(hook_env, "auth-uses-pkce", tags=[f"project:{hook_env.project}", "file:auth.py"])
+    store = hook_env.store()
+    try:
+        store.record_session_memories("s1", [about], "injected", "2026-12-06T00:00:00.000Z")
+    finally:
+        store.close()
+    path = str(hook_env.project_dir / "src" / "auth.py")
+    assert f"[mem:{about}]" in _read(hook_env, path).json()["hookSpecificOutput"]["additionalContext"]
+    assert _read(hook_env, path).stdout == "" and _edit(hook_env, path).stdout == ""
 
 
 def test_an_edit_outside_the_project_is_an_error_outcome_and_no_context(hook_env: HookEnv) -> None:
