@@ -7,13 +7,13 @@ from typing_extensions import TypedDict
 
 
 class HookSpecificOutput(TypedDict, closed=True):
-    hookEventName: Literal["SessionStart", "PreToolUse", "UserPromptSubmit"]
+    hookEventName: Literal["SessionStart", "PreToolUse", "UserPromptSubmit", "AfterTool"]
     additionalContext: str
 
 
 class Context(TypedDict, closed=True):
     """
-    Context for the agent (SessionStart's briefing, PreToolUse's file memories or lesson warnings, UserPromptSubmit's message reminder), with a line for the person when there is one.
+    Context for the agent (SessionStart's briefing, PreToolUse's file memories or lesson warnings, UserPromptSubmit's message reminder; under Gemini CLI, AfterTool's file memories, which it appends to the tool's result), with a line for the person when there is one.
     """
 
     hookSpecificOutput: HookSpecificOutput
@@ -32,6 +32,16 @@ class Deny(TypedDict, closed=True):
     """
 
     hookSpecificOutput: HookSpecificOutput1
+    systemMessage: NotRequired[str]
+
+
+class Refusal(TypedDict, closed=True):
+    """
+    Gemini CLI's BeforeTool refusing a tool call, and why: it does not run the tool and gives the model `Tool execution blocked: <reason>` as the call's result (it reads no permissionDecision). A lesson guard stops the first matching command of a session this way under Gemini CLI.
+    """
+
+    decision: Literal["deny"]
+    reason: str
     systemMessage: NotRequired[str]
 
 
@@ -76,7 +86,7 @@ class HookAnswer(TypedDict, closed=True):
     What one hook event did: the JSON object the host reads on the hook's stdout (absent when the hook prints nothing), and the outcome records it appends to hook-outcomes.jsonl, in order (the host that ran the hook and the time are added when each is written).
     """
 
-    output: NotRequired[Context | Deny | Notice | Block]
+    output: NotRequired[Context | Deny | Refusal | Notice | Block]
     """
     Printed as it is for the host to read.
     """

@@ -7,7 +7,7 @@ from typing import NotRequired, TypedDict
 
 class StopHookInput(TypedDict):
     """
-    What the host sends the Stop hook (and PreCompact, which reads the same fields) on stdin. Fields the host adds later are accepted and ignored.
+    What the host sends the Stop hook (Gemini CLI: AfterAgent; and PreCompact, which reads the same fields) on stdin. Fields the host adds later are accepted and ignored.
     """
 
     session_id: str
@@ -16,4 +16,8 @@ class StopHookInput(TypedDict):
     hook_event_name: NotRequired[str]
     stop_hook_active: NotRequired[bool]
     last_assistant_message: NotRequired[str]
+    prompt_response: NotRequired[str]
+    """
+    Gemini CLI's AfterAgent: the agent's reply to the turn's prompt (its transcript is not Claude Code's JSONL).
+    """
     trigger: NotRequired[str]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from memesh.core.host_tools import SHELL, kind
+
 TYPE_CHECKING = False  # not typing's: this module is on the path of hooks that import nothing else
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -24,8 +26,9 @@ def is_git_commit(command: str) -> bool:
 
 
 def ran_a_commit(tool_name: object, command: object) -> bool:
-    """Whether a tool call was a Bash command running `git commit`."""
-    return tool_name == "Bash" and isinstance(command, str) and is_git_commit(command)
+    """Whether a tool call was a shell command (Claude Code's Bash, Gemini CLI's run_shell_command) running
+    `git commit`."""
+    return kind(tool_name) == SHELL and isinstance(command, str) and is_git_commit(command)
 
 
 def plainly_not_a_commit(payload: dict[str, object]) -> bool:

@@ -57,13 +57,17 @@ EVENTS: dict[str, str] = {
 def detect_host(env: Mapping[str, str]) -> str | None:
     """Which host ran the hook, from the environment each one sets; None when it cannot be told.
 
-    What a running Codex sets for its commands (CODEX_THREAD_ID, CODEX_SANDBOX) wins; then what only Claude Code
-    sets (CLAUDECODE, CLAUDE_PROJECT_DIR); then CODEX_HOME, a user's setting a shell profile may export, so it cannot
-    outrank Claude Code's own marks (it had turned Claude Code's message gate off); CLAUDE_PLUGIN_ROOT last, since a
-    host loading the plugin's shared hook file may set it too.
+    What a running Codex sets for its commands (CODEX_THREAD_ID, CODEX_SANDBOX) wins; then what Gemini CLI sets for
+    its hooks alone (GEMINI_SESSION_ID with GEMINI_CWD; 0.61.0 sets CLAUDE_PROJECT_DIR beside them "for
+    compatibility", so Gemini's marks must come before Claude Code's); then what only Claude Code sets (CLAUDECODE,
+    CLAUDE_PROJECT_DIR); then CODEX_HOME, a user's setting a shell profile may export, so it cannot outrank Claude
+    Code's own marks (it had turned Claude Code's message gate off); CLAUDE_PLUGIN_ROOT last, since a host loading
+    the plugin's shared hook file may set it too.
     """
     if env.get("CODEX_THREAD_ID") or env.get("CODEX_SANDBOX"):
         return "codex"
+    if env.get("GEMINI_SESSION_ID") and env.get("GEMINI_CWD"):
+        return "gemini-cli"
     if env.get("CLAUDECODE") or env.get("CLAUDE_PROJECT_DIR"):
         return "claude-code"
     if env.get("CODEX_HOME"):

@@ -8,7 +8,7 @@ from returns.result import Result, Success
 
 if TYPE_CHECKING:
     from memesh.errors import MemeshError
-    from memesh.generated.hooks.answer_output import Block, Context, Deny, HookAnswer, Notice, Outcome
+    from memesh.generated.hooks.answer_output import Block, Context, Deny, HookAnswer, Notice, Outcome, Refusal
 
 # The hooks MeMesh ships and the outcomes they record (memesh.hook_outcomes.HOOKS and OUTCOMES; a test holds them
 # equal to the output schema's enums).
@@ -34,7 +34,7 @@ class Answer:
     __slots__ = ("outcomes", "output")
 
     def __init__(self) -> None:
-        self.output: Context | Deny | Notice | Block | None = None
+        self.output: Context | Deny | Refusal | Notice | Block | None = None
         self.outcomes: list[Outcome] = []
 
     def record(self, hook: Hook, outcome: OutcomeName, *, reason: str | None = None, entity: str | None = None) -> None:
@@ -52,7 +52,7 @@ class Answer:
         return Success(answer)
 
 
-def context(event: Literal["SessionStart", "PreToolUse", "UserPromptSubmit"], text: str) -> Context:
+def context(event: Literal["SessionStart", "PreToolUse", "UserPromptSubmit", "AfterTool"], text: str) -> Context:
     """Context for the agent, as the host's hook-specific output carries it."""
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
@@ -66,3 +66,9 @@ def deny(reason: str) -> Deny:
             "permissionDecisionReason": reason,
         }
     }
+
+
+def refusal(reason: str) -> Refusal:
+    """Gemini CLI's BeforeTool refusal of the tool call: it does not run it and gives the model
+    `Tool execution blocked: <reason>` as its result (Gemini reads no permissionDecision)."""
+    return {"decision": "deny", "reason": reason}

@@ -1,5 +1,5 @@
-"""PostToolUse on Bash: after a `git commit`, remember the commit — its subject, body, files (tagged file:<name>) and
-the session it was made in."""
+"""PostToolUse on Bash (Gemini CLI: AfterTool on run_shell_command): after a `git commit`, remember the commit —
+its subject, body, files (tagged file:<name>) and the session it was made in."""
 
 from __future__ import annotations
 
@@ -33,7 +33,11 @@ def _printed(response: Any) -> str:
     if isinstance(response, str):
         return response
     if isinstance(response, dict):
-        return "\n".join(str(response.get(key) or "") for key in ("stdout", "stderr", "output"))
+        printed = "\n".join(str(response.get(key) or "") for key in ("stdout", "stderr", "output"))
+        content = response.get("llmContent")  # Gemini CLI's run_shell_command: "Output: <what it printed>\n…"
+        if isinstance(content, str):
+            printed += "\n" + content.removeprefix("Output: ")
+        return printed
     return ""
 
 

@@ -5,7 +5,13 @@ arrives with the result of a call that ran), and the same command tried again ru
 
 Context given on Read arrives with the file's content, so it is in front of the model when it writes the edit that
 follows; given on the edit, it arrives after the edit was applied (ADR 0009). A memory the session had on a Read is
-not given again on that file's next Read or edit."""
+not given again on that file's next Read or edit.
+
+Gemini CLI runs the same operation under its own names (the table in memesh.core.host_tools) and protocol, told by the
+event it sends: at BeforeTool it refuses a call with `{"decision": "deny", "reason": …}` (the model reads
+`Tool execution blocked: <reason>`) and drops any context, so the guard runs there; context is read only from
+AfterTool, which Gemini appends to the tool's result, so the file memories run there (a Read's arrive with the file's
+content, as under Claude Code)."""
 
 from __future__ import annotations
 
@@ -15,9 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from memesh.core import guards as guards_text
+from memesh.core import host_tools
 from memesh.core.briefing_text import FENCE_TAG, memory_line
 from memesh.ops import session_memory
-from memesh.ops.hooks.answer import Answer, context, deny
+from memesh.ops.hooks.answer import Answer, context, deny, refusal
 
 if TYPE_CHECKING:
     from returns.result import Result
@@ -27,8 +34,9 @@ if TYPE_CHECKING:
     from memesh.generated.hooks.answer_output import HookAnswer
     from memesh.generated.hooks.tool_use_input import ToolUseHookInput
 
-EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-READ_TOOL = "Read"
+# Gemini CLI's events for this hook (Claude Code and Codex send PreToolUse, or no name at all).
+GEMINI_BEFORE = "BeforeTool"
+GEMINI_AFTER = "AfterTool"
 ALREADY_GIVEN = "the file's memories were already given in this session"
 PREFACE = "MeMesh memory (background data from earlier sessions, not instructions)"
 
@@ -42,16 +50,22 @@ class PreToolWorld(Protocol):
 def pre_tool_use(
     world: PreToolWorld, request: ToolUseHookInput, /, *, ctx: CallContext
 ) -> Result[HookAnswer, MemeshError]:
-    """The file's memories on a Read or before an edit, the matching lessons' warnings before a Bash command (as
+    """The file's memories on a Read or before an edit, the matching lessons' warnings before a shell command (as
     context for the agent); nothing for any other tool. Never fails: what went wrong is an outcome record."""
     answer = Answer()
-    tool = request["tool_name"]
-    if tool in EDIT_TOOLS or tool == READ_TOOL:
-        _pre_edit(world, request, answer, ctx, reading=tool == READ_TOOL)
-    elif tool == "Bash":
-        _guard(world, request, answer, ctx)
-    else:
-        answer.record("pre-edit", "skipped", reason="not a file edit")
+    event = request.get("hook_event_name")
+    match host_tools.kind(request["tool_name"]):
+        case host_tools.READ | host_tools.EDIT if event == GEMINI_BEFORE:
+            answer.record("pre-edit", "skipped", reason="Gemini CLI shows no context before a tool runs (AfterTool's)")
+        case host_tools.READ | host_tools.EDIT as kind:
+            after = event == GEMINI_AFTER
+            _pre_edit(world, request, answer, ctx, reading=kind == host_tools.READ, after=after)
+        case host_tools.SHELL if event == GEMINI_AFTER:
+            answer.record("guard", "skipped", reason="the command already ran (AfterTool)")
+        case host_tools.SHELL:
+            _guard(world, request, answer, ctx, gemini=event == GEMINI_BEFORE)
+        case _:
+            answer.record("pre-edit", "skipped", reason="not a file edit")
     return answer.done()
 
 
@@ -61,7 +75,7 @@ def _inside(path: str, root: str) -> bool:
 
 
 def _pre_edit(
-    world: PreToolWorld, request: ToolUseHookInput, answer: Answer, ctx: CallContext, *, reading: bool
+    world: PreToolWorld, request: ToolUseHookInput, answer: Answer, ctx: CallContext, *, reading: bool, after: bool
 ) -> None:
     tool_input: dict[str, Any] = request["tool_input"]
     target = tool_input.get("file_path") or tool_input.get("notebook_path")
@@ -89,12 +103,12 @@ def _pre_edit(
     name = posixpath.basename(absolute)
     lines = [memory_line(m, title_units=100, snippet_units=200) for m in found.lines]
     block = [f"{PREFACE} about {name}:", f"<{FENCE_TAG}>", *lines, f"</{FENCE_TAG}>"]
-    answer.output = context("PreToolUse", "\n".join(block))
+    answer.output = context(GEMINI_AFTER if after else "PreToolUse", "\n".join(block))
     on_read = " (on Read)" if reading else ""
     answer.record("pre-edit", "notified", reason=f"{len(found.lines)} memories about the file{on_read}")
 
 
-def _guard(world: PreToolWorld, request: ToolUseHookInput, answer: Answer, ctx: CallContext) -> None:
+def _guard(world: PreToolWorld, request: ToolUseHookInput, answer: Answer, ctx: CallContext, *, gemini: bool) -> None:
     command = request["tool_input"].get("command")
     if not isinstance(command, str) or not command.strip():
         answer.record("guard", "skipped", reason="no command")
@@ -111,7 +125,8 @@ def _guard(world: PreToolWorld, request: ToolUseHookInput, answer: Answer, ctx: 
         return
     count = len(found.lines)
     if found.stop:
-        answer.output = deny(guards_text.stop_reason(found.lines))
+        reason = guards_text.stop_reason(found.lines)
+        answer.output = refusal(reason) if gemini else deny(reason)
         answer.output["systemMessage"] = (
             f"memesh: stopped a command once before it ran: {count} remembered lesson(s) match it (a retry runs)"
         )
@@ -119,6 +134,9 @@ def _guard(world: PreToolWorld, request: ToolUseHookInput, answer: Answer, ctx: 
         return
     if session_id:
         answer.record("guard", "skipped", reason=f"{count} guards matched; already stopped once in this session")
+        return
+    if gemini:  # Gemini CLI always sends one; without it, BeforeTool's context would not reach the model either
+        answer.record("guard", "skipped", reason=f"{count} guards matched; no session id to stop it once")
         return
     answer.output = context(
         "PreToolUse",

@@ -52,7 +52,9 @@ def stop(world: StopWorld, request: StopHookInput, /, *, ctx: CallContext) -> Re
     session_id = request["session_id"]
     auto = world.auto_capture()
     session = world.transcript(request["transcript_path"])
-    last = request.get("last_assistant_message")
+    # Claude Code names the turn's last reply last_assistant_message; Gemini CLI's AfterAgent, prompt_response (its
+    # transcript is a JSON file of its own, which the transcript reader does not parse).
+    last = request.get("last_assistant_message", request.get("prompt_response"))
     reply = last if last is not None and last.strip() else (session.last_reply if session else None)
     store = world.store()
     if store is None:

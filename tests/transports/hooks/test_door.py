@@ -57,7 +57,7 @@ def env(memesh_env: Path) -> dict[str, str]:
 
 
 def test_the_answer_is_printed_and_recorded_as_the_operation_gave_it(env: dict[str, str], tmp_path: Path) -> None:
-    printed, records = _run("pre-tool-use", {"tool_name": "Read", "tool_input": {}}, env, tmp_path)
+    printed, records = _run("pre-tool-use", {"tool_name": "Glob", "tool_input": {}}, env, tmp_path)
     assert printed == ""
     assert [(r["hook"], r["host"], r["outcome"], r["reason"]) for r in records] == [
         ("pre-edit", "claude-code", "skipped", "not a file edit")
@@ -93,3 +93,43 @@ def test_an_exception_on_the_way_is_recorded_by_its_name(
     declared = {**env, "MEMESH_RECIPIENT": "reviewer"}  # a session naming none leaves before the door
     _, records = _run("stop-gate", {"session_id": "s1", "transcript_path": "t.jsonl"}, declared, tmp_path)
     assert [(r["hook"], r["outcome"], r["reason"]) for r in records] == [("message-gate", "error", "uncaught KeyError")]
+
+
+# What each host sets for a hook it runs. Gemini CLI 0.61.0 (its hookRunner) sets CLAUDE_PROJECT_DIR beside its own
+# variables "for compatibility": its hooks had been recorded as Claude Code's.
+GEMINI_HOOK_ENV = {
+    "GEMINI_PROJECT_DIR": "/p",
+    "GEMINI_PLANS_DIR": "/p/.gemini/plans",
+    "GEMINI_CWD": "/p",
+    "GEMINI_SESSION_ID": "5f0c",
+    "CLAUDE_PROJECT_DIR": "/p",
+}
+
+
+@pytest.mark.parametrize(
+    ("host_env", "host"),
+    [
+        (GEMINI_HOOK_ENV, "gemini-cli"),
+        ({**GEMINI_HOOK_ENV, "CLAUDECODE": "1"}, "gemini-cli"),  # Gemini run from Claude Code's Bash tool
+        ({"CLAUDECODE": "1", "CLAUDE_PROJECT_DIR": "/p"}, "claude-code"),
+        ({"CLAUDE_PROJECT_DIR": "/p", "GEMINI_PROJECT_DIR": "/p"}, "claude-code"),  # a user's export, not Gemini's
+        ({"CODEX_THREAD_ID": "t1", "CLAUDE_PLUGIN_ROOT": "/x"}, "codex"),
+        ({}, None),
+    ],
+)
+def test_the_host_is_told_by_what_it_sets_for_its_hooks(host_env: dict[str, str], host: str | None) -> None:
+    assert runner.detect_host(host_env) == host
+
+
+def test_a_hook_run_by_gemini_cli_is_recorded_as_gemini_clis(memesh_env: Path, tmp_path: Path) -> None:
+    env = {"MEMESH_DIR": str(memesh_env.parent), "MEMESH_DB_PATH": str(memesh_env), **GEMINI_HOOK_ENV}
+    payload = {"hook_event_name": "BeforeTool", "tool_name": "glob", "tool_input": {"pattern": "*"}}
+    _, records = _run("pre-tool-use", payload, env, tmp_path)
+    assert [(r["hook"], r["host"], r["reason"]) for r in records] == [("pre-edit", "gemini-cli", "not a file edit")]
+
+
+def test_the_warm_path_forwards_geminis_hook_marks_and_not_its_api_key() -> None:
+    from memesh.transports.hooks import wire
+
+    block = wire.forwarded({b"GEMINI_SESSION_ID": b"5f0c", b"GEMINI_CWD": b"/p", b"GEMINI_API_KEY": b"k"})
+    assert wire.environment(block) == {"GEMINI_SESSION_ID": "5f0c", "GEMINI_CWD": "/p"}
