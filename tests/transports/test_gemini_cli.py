@@ -10,9 +10,14 @@ What 0.61.0 was seen to do:
   `gemini mcp list` then says "Connected". MeMesh's tools reach the model as `mcp_memesh_<tool>`, and the server's
   initialize instructions are part of the session context.
 - A SessionStart hook's `hookSpecificOutput.additionalContext` (MeMesh's briefing) is put in front of the prompt.
-- BeforeTool gets Gemini's tool names (`run_shell_command`, `replace`, `write_file`): MeMesh's pre-tool-use hook
-  knows Claude Code's (`Bash`, `Edit`, `Write`), so under Gemini a guard does not stop a command and the pre-edit
-  recall stays silent. The test keeps that visible: if either side changes, it fails.
+- Hooks get Gemini's tool names (`run_shell_command`, `read_file`, `replace`, `write_file`) and events (BeforeTool,
+  AfterTool, AfterAgent), and run with GEMINI_SESSION_ID, GEMINI_CWD and also CLAUDE_PROJECT_DIR set. A BeforeTool
+  answer `{"decision": "deny", "reason": …}` stops the call before it runs, and the model reads
+  `Tool execution blocked: <reason>` as its result; BeforeTool context is dropped, AfterTool context is appended to
+  the tool's result; AfterAgent carries the turn's reply as `prompt_response`.
+- With the README's hooks block, the session below shows each: the guarded push stopped once with the lesson in
+  front of the model and run on the retry, a file's memory arriving with `read_file`'s content, the last reply
+  stored as the session handoff, every outcome recorded under host `gemini-cli`.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Any
 import pytest
 
 from memesh.adapters.project_git import project_for
+from memesh.store.sqlite import open_store
 
 from .gemini_stand_in import Reply, StandIn, call, serving, text
 
@@ -40,6 +46,16 @@ TOOLS = [
 ]  # fmt: skip
 LESSON = "Force-pushing main lost a day of work: push a branch and open a pull request"
 PUSH = "touch pushed.marker && git push origin main --force"
+FINAL = "Pushed after the lesson's warning and read auth.py: next, move the push to a branch with a pull request."
+
+
+def readme_hooks_block() -> dict[str, Any]:
+    """The hooks block the README gives for Gemini CLI, with this checkout's memesh-hook in place of the path."""
+    readme = (REPO / "README.md").read_text()
+    opening = readme.index("```json\n", readme.index("<!-- gemini-hooks -->")) + len("```json\n")
+    block = readme[opening : readme.index("```", opening)]
+    found: dict[str, Any] = json.loads(block.replace("/path/to/.venv/bin/memesh-hook", str(BIN / "memesh-hook")))
+    return found
 
 
 class Gemini:
@@ -99,7 +115,7 @@ class Gemini:
         return [record for record in map(json.loads, lines) if record["hook"] == hook]
 
 
-def test_gemini_cli_connects_lists_and_calls_memesh_and_its_session_start_hook_briefs_the_model(
+def test_gemini_cli_connects_lists_and_calls_memesh_and_the_readme_hooks_brief_guard_recall_and_hand_off(
     tmp_path: Path,
 ) -> None:
     gemini = Gemini(tmp_path)
@@ -128,13 +144,7 @@ def test_gemini_cli_connects_lists_and_calls_memesh_and_its_session_start_hook_b
     # (it prints the list on stderr) an untrusted folder starts no server:
     assert f"○ memesh: {BIN / 'memesh-mcp'}  (stdio) - Disabled" in untrusted.stderr
     (gemini.home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(gemini.repo): "TRUST_FOLDER"}))
-    hook = {"type": "command", "command": f"{BIN / 'memesh-hook'} session-start", "timeout": 10000}
-    shell_hook = {"type": "command", "command": f"{BIN / 'memesh-hook'} pre-tool-use", "timeout": 10000}
-    settings |= {
-        "hooks": {
-            "SessionStart": [{"hooks": [hook]}],
-            "BeforeTool": [{"matcher": "run_shell_command|replace|write_file", "hooks": [shell_hook]}],
-        },
+    settings |= readme_hooks_block() | {
         "privacy": {"usageStatisticsEnabled": False},
         "security": {"auth": {"selectedType": "gemini-api-key"}},
     }
@@ -143,18 +153,28 @@ def test_gemini_cli_connects_lists_and_calls_memesh_and_its_session_start_hook_b
     assert listed.returncode == 0, listed.stdout + listed.stderr
     assert f"✓ memesh: {BIN / 'memesh-mcp'}  (stdio) - Connected" in listed.stderr
 
+    auth = gemini.repo / "src" / "auth.py"
+    auth.parent.mkdir()
+    auth.write_text("TOKEN_TTL = 3600\n")
+    about = gemini.memesh(
+        "remember", "--name", "auth-token-ttl", "--type", "decision", "--obs", "Tokens live one hour, not a day",
+        "--tags", f"project:{gemini.project}", "file:auth.py",
+    )  # fmt: skip
     marker = gemini.repo / "pushed.marker"
+    push = call("run_shell_command", {"command": PUSH, "description": "push"})
     script = [
         Reply([call("mcp_memesh_recall", {"query": "force push"})]),
-        Reply([call("run_shell_command", {"command": PUSH, "description": "push"})]),
-        Reply([text("Done.")]),
+        Reply([push]),
+        Reply([push]),  # the retry, after reading the lesson
+        Reply([call("read_file", {"file_path": str(auth)})]),
+        Reply([text(FINAL)]),
     ]
     with serving(StandIn(script, observe=marker.exists)) as api:
         env = {"GOOGLE_GEMINI_BASE_URL": api.url, "GEMINI_API_KEY": "stand-in"}
         prompt = ["-p", "force-push main", "--output-format", "json", "--yolo"]
         done = gemini.run("-m", "gemini-2.5-flash", *prompt, env=env)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    first, after_recall, after_push = api.turns
+    first, after_recall, after_push, after_retry, after_read, *_ = api.turns
     # The twelve tools, under Gemini's names, and the server's instructions in the session context.
     assert [name for name in first.declared() if name.startswith("mcp_memesh_")] == [f"mcp_memesh_{t}" for t in TOOLS]
     assert "instructions provided by the tool server 'memesh'" in first.texts()
@@ -164,12 +184,30 @@ def test_gemini_cli_connects_lists_and_calls_memesh_and_its_session_start_hook_b
     # recall ran through Gemini CLI and its answer is what the model read next.
     recalled = after_recall.function_response("mcp_memesh_recall")["output"]
     assert '"name":"lesson-force-push"' in recalled and LESSON in recalled
-    # BeforeTool ran MeMesh's hook, which does not know Gemini's shell tool: the guarded push ran unstopped.
-    assert after_push.observed is True
-    assert LESSON not in json.dumps(after_push.function_response("run_shell_command"))
-    assert f"[mem:{lesson['entityId']}]" not in json.dumps(after_push.function_response("run_shell_command"))
-    assert (gemini.outcomes("pre-edit")[-1]["outcome"], gemini.outcomes("pre-edit")[-1]["reason"]) == (
-        "skipped",
-        "not a file edit",
-    )
-    assert not gemini.outcomes("guard")
+    # BeforeTool stopped the guarded push before it ran, and the model read the lesson as the call's result.
+    stopped = after_push.function_response("run_shell_command")["error"]  # Gemini gives a refused call as an error
+    assert after_push.observed is False
+    assert stopped.startswith("Tool execution blocked: MeMesh stopped this command once, before it ran")
+    assert LESSON in stopped and f"[mem:{lesson['entityId']}]" in stopped
+    # The retry ran.
+    assert after_retry.observed is True
+    assert "error" not in after_retry.function_response("run_shell_command")
+    # read_file's result carried the file's memory (AfterTool context, appended to the content).
+    read = json.dumps(after_read.function_response("read_file"))
+    assert "TOKEN_TTL = 3600" in read and f"[mem:{about['entityId']}]" in read and "Tokens live one hour" in read
+    # AfterAgent's reply became the session handoff.
+    store = open_store(gemini.db)
+    try:
+        handoff = store.find(f"session-handoff:{gemini.project}")
+    finally:
+        store.close()
+    assert handoff is not None and FINAL in "\n".join(handoff.observations)
+    # Every outcome is recorded as Gemini CLI's.
+    records = [json.loads(line) for line in (gemini.db.parent / "hook-outcomes.jsonl").read_text().splitlines()]
+    assert {record["host"] for record in records} == {"gemini-cli"}
+    assert [(r["outcome"], r["reason"]) for r in gemini.outcomes("guard")] == [
+        ("notified", "1 guards matched; stopped the first attempt"),
+        ("skipped", "1 guards matched; already stopped once in this session"),
+    ]
+    assert gemini.outcomes("pre-edit")[-1]["reason"] == "1 memories about the file (on Read)"
+    assert gemini.outcomes("handoff-capture")[-1]["outcome"] == "wrote"
