@@ -60,9 +60,11 @@ def detect_host(env: Mapping[str, str]) -> str | None:
     What a running Codex sets for its commands (CODEX_THREAD_ID, CODEX_SANDBOX) wins; then what Gemini CLI sets for
     its hooks alone (GEMINI_SESSION_ID with GEMINI_CWD; 0.61.0 sets CLAUDE_PROJECT_DIR beside them "for
     compatibility", so Gemini's marks must come before Claude Code's); then what only Claude Code sets (CLAUDECODE,
-    CLAUDE_PROJECT_DIR); then CODEX_HOME, a user's setting a shell profile may export, so it cannot outrank Claude
-    Code's own marks (it had turned Claude Code's message gate off); CLAUDE_PLUGIN_ROOT last, since a host loading
-    the plugin's shared hook file may set it too.
+    CLAUDE_PROJECT_DIR, which it sets for every hook it runs); then CODEX_HOME, a user's setting a shell profile may
+    export, so it cannot outrank Claude Code's own marks (it had turned Claude Code's message gate off), and
+    PLUGIN_ROOT, which Codex sets for a plugin's hooks (beside CLAUDE_PLUGIN_ROOT "for compatibility", without
+    CODEX_THREAD_ID; read in Codex's source, not seen in a Codex session) and Claude Code does not; CLAUDE_PLUGIN_ROOT
+    last, since a host loading the plugin's shared hook file may set it too.
     """
     if env.get("CODEX_THREAD_ID") or env.get("CODEX_SANDBOX"):
         return "codex"
@@ -70,7 +72,7 @@ def detect_host(env: Mapping[str, str]) -> str | None:
         return "gemini-cli"
     if env.get("CLAUDECODE") or env.get("CLAUDE_PROJECT_DIR"):
         return "claude-code"
-    if env.get("CODEX_HOME"):
+    if env.get("CODEX_HOME") or env.get("PLUGIN_ROOT"):
         return "codex"
     if env.get("CLAUDE_PLUGIN_ROOT"):
         return "claude-code"

@@ -25,9 +25,9 @@ MAX_STDIN = 8 << 20  # what a hook reads of its stdin; more is malformed input
 MAX_FRAME = MAX_STDIN + (1 << 20)  # stdin plus the other fields
 DB_FILENAME = "knowledge-graph.db"  # memesh.paths.DB_FILENAME (a test holds them equal)
 # The environment a served hook sees is its client's: the variables MeMesh's handlers read, by prefix (CLAUDE
-# without the underscore takes CLAUDECODE too; GEMINI_ for Gemini CLI's hook marks), never a credential-shaped name
-# (no handler reads one; GEMINI_API_KEY stays behind).
-FORWARDED_PREFIXES = ("MEMESH_", "CLAUDE", "CODEX_", "GEMINI_")
+# without the underscore takes CLAUDECODE too; GEMINI_ for Gemini CLI's hook marks, PLUGIN_ROOT for Codex's), never
+# a credential-shaped name (no handler reads one; GEMINI_API_KEY stays behind).
+FORWARDED_PREFIXES = ("MEMESH_", "CLAUDE", "CODEX_", "GEMINI_", "PLUGIN_ROOT")
 NOT_FORWARDED = ("TOKEN", "SECRET", "PASSWORD", "KEY", "AUTH", "CREDENTIAL")
 # Set to 0 / off / false / no: memesh-mcp serves no hooks, and memesh-hook never looks for a server.
 SWITCH = "MEMESH_HOOK_SERVER"

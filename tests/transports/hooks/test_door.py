@@ -114,6 +114,10 @@ GEMINI_HOOK_ENV = {
         ({"CLAUDECODE": "1", "CLAUDE_PROJECT_DIR": "/p"}, "claude-code"),
         ({"CLAUDE_PROJECT_DIR": "/p", "GEMINI_PROJECT_DIR": "/p"}, "claude-code"),  # a user's export, not Gemini's
         ({"CODEX_THREAD_ID": "t1", "CLAUDE_PLUGIN_ROOT": "/x"}, "codex"),
+        # What Codex sets for a plugin's hooks (codex-rs/hooks discovery), and what Claude Code sets for its own.
+        ({"PLUGIN_ROOT": "/x", "CLAUDE_PLUGIN_ROOT": "/x", "PLUGIN_DATA": "/d", "CLAUDE_PLUGIN_DATA": "/d"}, "codex"),
+        ({"CLAUDE_PLUGIN_ROOT": "/x", "CLAUDE_PLUGIN_DATA": "/d", "CLAUDE_PROJECT_DIR": "/p"}, "claude-code"),
+        ({"CLAUDE_PLUGIN_ROOT": "/x"}, "claude-code"),
         ({}, None),
     ],
 )
@@ -128,8 +132,10 @@ def test_a_hook_run_by_gemini_cli_is_recorded_as_gemini_clis(memesh_env: Path, t
     assert [(r["hook"], r["host"], r["reason"]) for r in records] == [("pre-edit", "gemini-cli", "not a file edit")]
 
 
-def test_the_warm_path_forwards_geminis_hook_marks_and_not_its_api_key() -> None:
+def test_the_warm_path_forwards_the_hosts_marks_and_not_geminis_api_key() -> None:
     from memesh.transports.hooks import wire
 
-    block = wire.forwarded({b"GEMINI_SESSION_ID": b"5f0c", b"GEMINI_CWD": b"/p", b"GEMINI_API_KEY": b"k"})
-    assert wire.environment(block) == {"GEMINI_SESSION_ID": "5f0c", "GEMINI_CWD": "/p"}
+    block = wire.forwarded(
+        {b"GEMINI_SESSION_ID": b"5f0c", b"GEMINI_CWD": b"/p", b"GEMINI_API_KEY": b"k", b"PLUGIN_ROOT": b"/x"}
+    )
+    assert wire.environment(block) == {"GEMINI_SESSION_ID": "5f0c", "GEMINI_CWD": "/p", "PLUGIN_ROOT": "/x"}
