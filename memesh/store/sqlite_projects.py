@@ -8,9 +8,8 @@ from pathlib import Path
 
 from memesh.store.projects import Projects
 from memesh.store.sqlite_base import SqliteBase
-from memesh.values import RenameRefused
 
-__all__ = ["RenameRefused", "SqliteProjects"]
+__all__ = ["SqliteProjects"]
 
 
 class SqliteProjects(SqliteBase, Projects):
