@@ -15,6 +15,14 @@ The other MeMesh is named by command prefixes: `--vs` its CLI (e.g. `--vs "node 
 stdin). Each side gets its own HOME in a temporary folder; the other side is seeded by importing the bundle this
 side exported (`<cli> import FILE`), so both hold the same memories. Runs are interleaved (ours, theirs, ours, …) so
 the load of a shared machine falls on both alike; the load average is printed with the figures.
+
+`--instructions` counts instead of timing: each case runs once more under valgrind's callgrind (children followed,
+so the plugin's sh launcher and the process it execs are counted together) and the figure is the number of
+instructions executed, as a ratio to the floor's count. That count is the same whatever else the machine is doing
+(two runs agree to within 0.1 %), so designs can be compared on a loaded machine where wall and CPU times are 2-5x
+their quiet values. It leaves out what instructions do not show (page faults, cache misses, waiting on the disk),
+so it complements the timed figures; the MCP session is not counted (its early front imports the SDK after 150 ms
+of quiet, and valgrind's slowdown makes that happen where it would not).
 """
 
 from __future__ import annotations
@@ -111,6 +119,70 @@ def timed(command: Sequence[str], env: dict[str, str], cwd: Path, stdin: bytes =
     if done.returncode != 0:
         raise RuntimeError(f"{shlex.join(command)} exited {done.returncode}: {done.stderr.decode()[-300:]}")
     return wall, cpu, done.returncode
+
+
+def instructions(command: Sequence[str], env: dict[str, str], cwd: Path, stdin: bytes = b"") -> int:
+    """Instructions executed by one process and every process it starts (callgrind's totals, summed)."""
+    with tempfile.TemporaryDirectory(prefix="memesh-callgrind-") as scratch:
+        valgrind = ["valgrind", "--tool=callgrind", "--trace-children=yes", f"--callgrind-out-file={scratch}/cg.%p"]
+        done = subprocess.run(
+            [*valgrind, *command],
+            input=stdin,
+            env=env,
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"{shlex.join(command)} exited {done.returncode}: {done.stderr.decode()[-300:]}")
+        total = 0
+        for dump in Path(scratch).glob("cg.*"):
+            for line in dump.read_text(errors="replace").splitlines():
+                if line.startswith(("summary:", "totals:")):
+                    total += int(line.split()[1])
+                    break
+        return total
+
+
+def count_round(sides: Sequence[Side], project_dir: Path, bundle: Path) -> dict[str, Any]:
+    """Each case's instruction count, and as a ratio to the floor's (the hook's to the system python3's)."""
+    env = sides[0].env
+    floor = {
+        "python_pass": instructions([sys.executable, "-c", "pass"], env, project_dir),
+        "system_python3_pass": instructions(["/usr/bin/python3", "-c", "pass"], env, project_dir),
+    }
+    figures: dict[str, Any] = {}
+    for side in sides:
+        for figure, case in cases(side, project_dir, bundle).items():
+            if case is None or figure in ("export_stdout", "plain_json_dump"):
+                continue  # export's goal is a ratio of times to json.dump's, not to the floor
+            command, stdin = case
+            count = instructions(command, side.env, project_dir, stdin)
+            base = floor["system_python3_pass"] if figure == "hook_pre_edit_cold" else floor["python_pass"]
+            row = figures.setdefault(figure, {})
+            row[side.label] = {"instructions": count, "x_floor": round(count / base, 2)}
+            if figure in GOALS:
+                row["goal_x_floor"] = GOALS[figure]
+    return {"floor_instructions": floor, "figures": figures}
+
+
+def print_counts(counted: dict[str, Any]) -> None:
+    floor = counted["floor_instructions"]
+    print(
+        f"floor (instructions): python -c pass {floor['python_pass']:,}, "
+        f"system python3 -c pass {floor['system_python3_pass']:,}"
+    )
+    print(f"{'figure':22} {'ours Minstr':>12} {'×floor':>7} {'theirs Minstr':>14} {'×floor':>7}  goal")
+    for figure, row in counted["figures"].items():
+        shown = {
+            label: (f"{side['instructions'] / 1e6:.1f}", str(side["x_floor"]))
+            for label, side in row.items()
+            if label in ("ours", "theirs")
+        }
+        ours, theirs = shown.get("ours", ("-", "-")), shown.get("theirs", ("-", "-"))
+        goal = f"≤ {row['goal_x_floor']}× floor" if "goal_x_floor" in row else ""
+        print(f"{figure:22} {ours[0]:>12} {ours[1]:>7} {theirs[0]:>14} {theirs[1]:>7}  {goal}")
 
 
 def mcp_session(command: Sequence[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
@@ -265,6 +337,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--vs-mcp", help="the other MeMesh's MCP server command")
     parser.add_argument("--vs-hook", help="the other MeMesh's hook command prefix (the event name is appended)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions under callgrind (load-independent) instead"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="memesh-side-") as scratch:
         folder = Path(scratch)
@@ -289,6 +364,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             sides.append(Side("theirs", cli, mcp, hook, theirs_env))
         # One unmeasured round first: the page cache, bytecode and each side's own caches.
         run_round(sides, project_dir, bundle, {})
+        if args.instructions:
+            counted = count_round(sides, project_dir, bundle)
+            if args.json:
+                emit_json({"machine": machine(), "n": args.n, **counted})
+            else:
+                print(machine_line())
+                print(f"n = {args.n:,}, instructions counted by callgrind (the same under any load)")
+                print_counts(counted)
+            return 0
         for side in sides:
             side.samples.clear()
         floor_samples: dict[str, list[float]] = {}

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
+
+from memesh.records import dataclass
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

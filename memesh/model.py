@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
+from memesh.records import dataclass
 from memesh.schema import facts
 
 Namespace = Literal["personal", "team", "global"]  # the type checker's copy; tests/test_schema_facts.py pins it

@@ -6,8 +6,9 @@ without importing a store.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
+
+from memesh.records import dataclass
 
 # --- briefing and hooks: what the store reads for what reaches an agent on its own ---
 

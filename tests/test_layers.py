@@ -16,10 +16,26 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The values floor: plain values every layer may import. It may use only itself and memesh.schema (the schema files
-# read once, and the facts they state), which imports nothing of MeMesh but itself.
-FLOOR = ("memesh/errors.py", "memesh/context.py", "memesh/model.py", "memesh/paths.py", "memesh/values.py")
-FLOOR_MAY_IMPORT = ("memesh.errors", "memesh.context", "memesh.model", "memesh.paths", "memesh.values", "memesh.schema")
+# The values floor: plain values (and memesh.records, the dataclass decorator they are made with) every layer may
+# import. It may use only itself and memesh.schema (the schema files read once, and the facts they state), which
+# imports nothing of MeMesh but itself.
+FLOOR = (
+    "memesh/errors.py",
+    "memesh/context.py",
+    "memesh/model.py",
+    "memesh/paths.py",
+    "memesh/values.py",
+    "memesh/records.py",
+)
+FLOOR_MAY_IMPORT = (
+    "memesh.errors",
+    "memesh.context",
+    "memesh.model",
+    "memesh.paths",
+    "memesh.values",
+    "memesh.records",
+    "memesh.schema",
+)
 
 # layer folder → module prefixes it must never import
 FORBIDDEN: dict[str, tuple[str, ...]] = {

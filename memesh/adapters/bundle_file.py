@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from memesh import jsontext
+from memesh.records import dataclass
 
 # A backup holds the same memories as the database, so a file this writes is as private as the database.
 BACKUP_FILE_MODE = 0o600

@@ -4,8 +4,10 @@ typed abstention whenever git cannot say. Runs only from the CLI, in the caller'
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
+
+from memesh.records import dataclass
 
 GIT_TIMEOUT_SECONDS = 5
 READ_LIMIT = 1 << 20

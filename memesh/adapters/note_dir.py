@@ -7,11 +7,11 @@ The rules for what a note is and how it becomes a memory are in `memesh.core.not
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
 
 from memesh.adapters.regular_files import read_at_most
+from memesh.records import dataclass
 
 SKIPPED_DIRS = frozenset({".git", "node_modules"})
 READ_LIMIT = 4 << 20  # a bound on one read: the import refuses notes past 256 KB from the listing already

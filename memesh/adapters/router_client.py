@@ -12,12 +12,12 @@ import os
 import socket
 import stat
 import struct
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memesh import paths
 from memesh.core import router_wire as wire
+from memesh.records import dataclass
 from memesh.values import NativeOutcome
 
 

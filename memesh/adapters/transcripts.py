@@ -13,7 +13,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -22,6 +22,7 @@ from memesh.core.proposals import sha256_of
 from memesh.core.transcripts import recorded_cwd
 from memesh.core.work_package import WORKSPACE_AMBIGUOUS, WORKSPACE_UNAVAILABLE
 from memesh.model import iso_time
+from memesh.records import dataclass
 
 WINDOW_DAYS = 3
 MAX_CANDIDATES = 256

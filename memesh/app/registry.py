@@ -13,7 +13,6 @@ command pay for all of them at start-up.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from returns.result import Result
@@ -21,6 +20,7 @@ from returns.result import Result
 from memesh.app.resources import RecallSetup, recall_setup, the_store, themselves
 from memesh.context import CallContext
 from memesh.errors import ErrorCode, MemeshError
+from memesh.records import dataclass
 
 if TYPE_CHECKING:
     from memesh.app.resources import Resources, Store

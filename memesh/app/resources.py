@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from memesh.context import CallContext
+from memesh.records import dataclass
 
 if TYPE_CHECKING:
     from returns.result import Result

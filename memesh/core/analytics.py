@@ -5,9 +5,10 @@ the project-management figures. Inputs are plain counts and dates the store gath
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Final, Literal
+
+from memesh.records import dataclass
 
 ACTIVITY_WINDOW_DAYS: Final = 30
 FRESHNESS_WINDOW_DAYS: Final = 7

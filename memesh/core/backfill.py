@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Final
 
 from memesh.model import Entity
+from memesh.records import dataclass
 
 NOISE_TAGS: Final = frozenset(
     {

@@ -7,7 +7,7 @@ The same rules serve the briefing tool, `memesh briefing` and the SessionStart h
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timedelta
 
 from memesh.core import briefing_index, scoring
@@ -15,6 +15,7 @@ from memesh.core.briefing_text import FENCE_TAG, MemoryLine, clip_units, memory_
 from memesh.core.identity import project_label
 from memesh.core.scoring import parse_time
 from memesh.model import LESSON_TYPES
+from memesh.records import dataclass
 
 BLOCK_UNITS = 4000
 HANDOFF_UNITS = 800

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import NamedTuple
 
 from memesh.core.briefing_text import MemoryLine, memory_line, safe_line, utf8_bytes, utf16_units
 from memesh.core.scoring import parse_time
+from memesh.records import dataclass
 
 MAX_LINES = 40
 MAX_BYTES = 3072

@@ -4,9 +4,9 @@ no credentials, no user paths, measured in the units the limits are stated in. P
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from memesh.core.clean import redact
+from memesh.records import dataclass
 
 # The mark of a cut line, as memesh.core.notes cuts (not imported from there: notes loads hashlib and its own
 # patterns, which a hook displaying memories does not need).

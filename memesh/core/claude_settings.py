@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]  # public since 2.x, absent from the stubs
 from typing import Any
+
+from memesh.records import dataclass
 
 # Claude Code event → (the memesh-hook event, the tool matcher or None, timeout in seconds)
 EVENTS: tuple[tuple[str, str, str | None, int], ...] = (

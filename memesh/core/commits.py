@@ -6,9 +6,9 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from memesh.core.clean import clean_text
+from memesh.records import dataclass
 
 COMMIT_TYPE = "commit"
 MAX_FILE_TAGS = 30

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import Any, Final, Literal
 
@@ -21,6 +21,7 @@ from memesh.core.clean import clean_name, clean_text
 from memesh.core.importance import signal_score
 from memesh.errors import ErrorCode, MemeshError
 from memesh.model import ACTIVE, DEFAULT_NAMESPACE, Entity, EntityWrite, iso_time, sqlite_time
+from memesh.records import dataclass
 
 DELEGATION_TYPE: Final = "delegation"
 ENVELOPE_MAX_BYTES: Final = 4 * 1024 * 1024

@@ -6,11 +6,11 @@ and a memory the user wrote is never one of them, even under a demo name (seedin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
 from memesh.model import EntityWrite, sqlite_time
+from memesh.records import dataclass
 
 PROJECT: Final = "memesh-demo"
 MARK: Final = "demo"

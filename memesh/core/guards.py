@@ -14,10 +14,10 @@ import json
 import re
 import warnings as python_warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from memesh.core.briefing_text import safe_line
 from memesh.core.identity import project_label
+from memesh.records import dataclass
 
 MAX_PATTERN = 500
 MAX_WARNINGS = 3

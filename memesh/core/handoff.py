@@ -9,10 +9,10 @@ Shared by the Claude Code Stop hook and the Hermes integration.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from memesh.core.clean import clean_text
 from memesh.core.notes import OBSERVATION_MAX, shorten
+from memesh.records import dataclass
 
 HANDOFF_TYPE = "session-handoff"
 MIN_CHARS = 80

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Final, Literal
 
 from returns.result import Failure, Result, Success
@@ -19,6 +19,7 @@ from returns.result import Failure, Result, Success
 from memesh.core.clean import clean_text
 from memesh.core.json_input import json_object
 from memesh.errors import ErrorCode, MemeshError
+from memesh.records import dataclass
 
 INPUT_MAX_BYTES: Final = 8 * 1024 * 1024
 MIN_TOOL_CALLS: Final = 3  # fewer is a quiet session: nothing is stored

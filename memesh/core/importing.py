@@ -11,7 +11,7 @@ request write the same text thousands of times.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import Any, Literal
 
@@ -35,6 +35,7 @@ from memesh.model import (
     iso_time,
     sqlite_time,
 )
+from memesh.records import dataclass
 from memesh.schema import files as schemas
 from memesh.schema import validation
 

@@ -4,11 +4,11 @@ the payload a reviewer reads, and the answers of propose and status."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from memesh.core.clean import clean_text
 from memesh.core.proposals import APPLIED, PENDING, PRODUCT_IMPROVEMENT, Proposal, sha256_of
+from memesh.records import dataclass
 
 DEFAULT_PRIORITY = "p1"
 _SPACE = re.compile(r"\s+")

@@ -3,13 +3,13 @@ arrive, not what does. Each command becomes a plain value, or a refusal that say
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final
 
 from returns.result import Result, Success
 
 from memesh.core.memory_paths import ROOT, File, Location, parse_path, refused, shown
 from memesh.errors import MemeshError
+from memesh.records import dataclass
 
 MEMORY_TOOL_DEFINITION: Final = {"type": "memory_20250818", "name": "memory"}
 

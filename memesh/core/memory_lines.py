@@ -10,12 +10,12 @@ Edits are planned here as plain values: what the observation list becomes, or wh
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
 from returns.result import Failure, Result, Success
 
 from memesh.errors import MemeshError
+from memesh.records import dataclass
 from memesh.schema import facts
 
 LINE_WIDTH = 6  # line numbers as the Anthropic SDK's own memory tool prints them: right-aligned in 6, then a tab

@@ -8,7 +8,6 @@ one way. A refusal names the path only when it lies inside `/memories`: a path o
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final
 
 from returns.result import Failure, Result, Success
@@ -16,6 +15,7 @@ from returns.result import Failure, Result, Success
 from memesh.core.clean import clean_name, redact, strip_controls
 from memesh.errors import MemeshError
 from memesh.model import NAMESPACES
+from memesh.records import dataclass
 from memesh.schema import facts
 
 ROOT: Final = "/memories"

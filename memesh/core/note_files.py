@@ -5,11 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from memesh.core.clean import clean_name
 from memesh.core.notes import TITLE_MAX, clean_note, shorten, split_observations
+from memesh.records import dataclass
 
 NOTE_TAG = "source:note-file"
 MISSING_TAG = "source:note-file:missing"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from memesh.core.clean import redact, strip_controls
 from memesh.core.storable import to_storable
+from memesh.records import dataclass
 
 TITLE_MAX = 200
 OBSERVATION_MAX = 10_000

@@ -8,8 +8,9 @@ refreshes it, and the host only reads the refreshed copy after a restart. Pure: 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final
+
+from memesh.records import dataclass
 
 HOSTS: Final = {"claude-code": "Claude Code", "codex": "Codex"}
 PLUGIN: Final = "memesh"

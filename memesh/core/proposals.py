@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Final, Literal
 
 from memesh.model import ACTIVE, Entity
+from memesh.records import dataclass
 
 PENDING: Final = "pending"
 APPLIED: Final = "applied"

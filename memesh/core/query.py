@@ -14,10 +14,10 @@ own (the SQLite store into FTS5 expressions with every term quoted, so no user t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from memesh.core.terms import is_cjk_char, query_terms
+from memesh.records import dataclass
 
 MAX_QUERY_TERMS = 32
 MIN_ROWS_FOR_NOISE_GUARD = 25

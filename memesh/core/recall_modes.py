@@ -16,12 +16,12 @@ What each rule is worth on the dev data, and the rules that lost, is in docs/adr
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from memesh.core import function_words as fw
 from memesh.core.query import MatchPlan, drop_noise
 from memesh.core.terms import is_cjk_char
+from memesh.records import dataclass
 
 RecallMode = Literal["fts", "broad", "hybrid"]
 MODES: tuple[RecallMode, ...] = ("fts", "broad", "hybrid")

@@ -9,7 +9,7 @@ namespace, trust and provenance, the replaced version kept in history — and wh
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import Any
 
@@ -33,6 +33,7 @@ from memesh.model import (
     iso_time,
     sqlite_time,
 )
+from memesh.records import dataclass
 
 MAX_OBSERVATIONS = 100
 CONFIDENCE_STEP = 0.05

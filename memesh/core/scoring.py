@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
+
+from memesh.records import dataclass
 
 WEIGHTS = {"relevance": 0.30, "recency": 0.25, "frequency": 0.18, "confidence": 0.17, "impact": 0.10}
 RECENCY_SCALE_DAYS = 30.0

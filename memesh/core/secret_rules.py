@@ -17,9 +17,10 @@ import re
 import string
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any, Final
+
+from memesh.records import dataclass
 
 REDACTED: Final = "***REDACTED***"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from memesh.records import dataclass
 from memesh.schema import facts
 
 # What a key is and what a valid value is: the schema of POST /v1/config, the one source for every surface.

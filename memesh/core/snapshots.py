@@ -7,13 +7,13 @@ from __future__ import annotations
 import posixpath
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from memesh.core.briefing_text import redact_user_paths
 from memesh.core.clean import clean_text
 from memesh.core.notes import shorten
 from memesh.core.transcript import ToolCall
+from memesh.records import dataclass
 
 SNAPSHOT_TYPE = "session-insight"
 MIN_TOOL_CALLS = 3

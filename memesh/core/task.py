@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from memesh.core.notes import TITLE_MAX, shorten
+from memesh.records import dataclass
 
 FIELDS = ("goal", "next", "blocked", "done")
 ENTITY_TYPE = "task-state"

@@ -10,7 +10,6 @@ text derives. The result is a structured remember request, held to the same 100-
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from returns.result import Failure, Result, Success
@@ -18,6 +17,7 @@ from returns.result import Failure, Result, Success
 from memesh.core.notes import NOTE_TYPE, derive_note, note_name, text_observations
 from memesh.core.remembering import MAX_OBSERVATIONS
 from memesh.errors import MemeshError
+from memesh.records import dataclass
 
 # In the command's words: the person typed flags, so the refusal names them.
 TYPE_WITH_NAME = (

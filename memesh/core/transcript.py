@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from memesh.records import dataclass
 
 _CITATION = re.compile(r"\[mem:(\d{1,12})\]")
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any, Final
 
 from memesh.core.clean import redact, strip_controls
 from memesh.core.proposals import encoded_size
+from memesh.records import dataclass
 
 MAX_TURNS = 100
 SOURCE_MAX_BYTES = 48 * 1024

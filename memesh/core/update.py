@@ -6,11 +6,12 @@ is in `memesh.adapters.update_check`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timedelta
 from typing import Any, Final, Literal
 
 from memesh.model import iso_time
+from memesh.records import dataclass
 
 DISTRIBUTION: Final = "memesh"
 FRESH_FOR: Final = timedelta(hours=24)

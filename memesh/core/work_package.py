@@ -9,7 +9,6 @@ matches nothing the server would build now and stages nothing.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from itertools import pairwise
 from typing import Any, Final
@@ -17,6 +16,7 @@ from typing import Any, Final
 from memesh.core.clean import clean_all, clean_name, clean_text, redact
 from memesh.core.proposals import encoded_size, fingerprint, sha256_of
 from memesh.model import Entity, sqlite_time
+from memesh.records import dataclass
 
 DIGEST_TYPES: Final = (
     "commit",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from returns.result import Failure, Result, Success
@@ -17,6 +17,7 @@ from memesh.context import CallContext
 from memesh.core import remembering
 from memesh.errors import MemeshError
 from memesh.model import ARCHIVED, Entity, EntityWrite
+from memesh.records import dataclass
 
 if TYPE_CHECKING:
     from memesh.core import snapshots

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, Protocol, cast
 
 from returns.result import Failure, Result, Success
@@ -24,6 +24,7 @@ from memesh.errors import MemeshError
 from memesh.generated.cli.import_notes_input import ImportNotesInput
 from memesh.generated.cli.import_notes_output import ImportNotesOutput
 from memesh.model import ARCHIVED, Entity, EntityWrite
+from memesh.records import dataclass
 
 SOURCE = "note-file"
 

@@ -6,12 +6,13 @@ Imported by recall only in those modes, so the default `fts` path loads none of 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
 
 from memesh.core import recall_modes as modes
 from memesh.core.query import MatchPlan
 from memesh.model import Filters
+from memesh.records import dataclass
 
 
 class ModeStore(Protocol):

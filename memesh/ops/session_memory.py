@@ -4,13 +4,13 @@ guards a command matches, which memories reached the session, and credit for the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from returns.result import Result, Success
 
 from memesh.core.briefing_text import MemoryLine
 from memesh.model import iso_time
+from memesh.records import dataclass
 
 if TYPE_CHECKING:
     from memesh.context import CallContext

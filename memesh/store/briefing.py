@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from functools import cache
 from itertools import islice
+from typing import TYPE_CHECKING
 
 from memesh.store.sql import SQLITE, Dialect, SqlBase, _chunks, _marks
-from memesh.values import CandidateRow, Inbox
+
+if TYPE_CHECKING:  # made by the methods that return them: a recall or a remember loads neither
+    from memesh.values import CandidateRow, Inbox
 
 
 @cache
@@ -61,6 +64,8 @@ class Briefing(SqlBase):
             f"ORDER BY {_BY_ACTIVITY}" + (" LIMIT ?" if bounded else "")
         )
         params = (project_tag, *excluded, limit) if bounded else (project_tag, *excluded)
+        from memesh.values import CandidateRow
+
         # The cursor is dropped (and its statement reset) as soon as the first `limit` rows are read.
         return list(map(CandidateRow._make, islice(self.conn.execute(sql, params), limit)))
 
@@ -77,6 +82,8 @@ class Briefing(SqlBase):
             "AND EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = ?) "
             f"ORDER BY {_BY_ACTIVITY} LIMIT ?"
         )
+        from memesh.values import CandidateRow
+
         return [
             (CandidateRow(*row[:-1]), row[-1].split("\n") if row[-1] else [])
             for row in self.conn.execute(sql, (project_tag, limit))
@@ -90,6 +97,8 @@ class Briefing(SqlBase):
             f"AND {_trusted_active(self.dialect)} "
             f"AND e.type NOT IN ({_marks(excluded) or 'NULL'}) ORDER BY e.id DESC LIMIT ?"
         )
+        from memesh.values import CandidateRow
+
         return [CandidateRow(*row) for row in self.conn.execute(sql, (*excluded, limit))]
 
     def other_project_candidates(
@@ -105,6 +114,8 @@ class Briefing(SqlBase):
             "ORDER BY e.id DESC LIMIT ?"
         )
         rows = self.conn.execute(sql, (project_tag, *excluded, limit * 4))
+        from memesh.values import CandidateRow
+
         seen: set[int] = set()
         out: list[tuple[str, CandidateRow]] = []
         for tag, *rest in rows:
@@ -140,6 +151,8 @@ class Briefing(SqlBase):
     def inbox(self, project: str, recipient: str, session: str | None = None) -> Inbox:
         """Unread deliveries for the recipient in the project (the message store's count, as `session` sees it),
         and whether that exact id was ever seen there, so a typo'd recipient does not read as an empty inbox."""
+        from memesh.values import Inbox
+
         return Inbox(
             unread=self.unread_deliveries(recipient, project, session=session),  # type: ignore[attr-defined]
             known=self.recipient_seen(recipient, project),  # type: ignore[attr-defined]
@@ -236,6 +249,8 @@ class Briefing(SqlBase):
             "AND EXISTS (SELECT 1 FROM tags p WHERE p.entity_id = e.id AND p.tag = ?) "
             "ORDER BY e.id DESC LIMIT ?"
         )
+        from memesh.values import CandidateRow
+
         return [CandidateRow(*row) for row in self.conn.execute(sql, (file_tag, project_tag, limit))]
 
     def guards(self, project_tag: str, limit: int) -> list[tuple[int, str, str, str, bool]]:

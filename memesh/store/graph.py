@@ -7,11 +7,14 @@ graph view stays quick at 100k memories: it asks for a bounded set and never loa
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from memesh.core.graph import Link, NodeRow
 from memesh.model import ACTIVE
 from memesh.store.reads import Reads
 from memesh.store.sql import _chunks, _marks
+
+if TYPE_CHECKING:  # made by the methods that return them: only the graph view loads them
+    from memesh.core.graph import Link, NodeRow
 
 
 class Graph(Reads):
@@ -53,6 +56,8 @@ class Graph(Reads):
             f"JOIN entities f ON f.id = r.from_entity_id JOIN entities t ON t.id = r.to_entity_id WHERE {where}",
             params,
         )
+        from memesh.core.graph import Link
+
         return {
             int(rid): Link(int(source), int(target), str(kind), source_status == ACTIVE, target_status == ACTIVE)
             for rid, source, target, kind, source_status, target_status in rows
@@ -60,6 +65,8 @@ class Graph(Reads):
 
     def node_rows(self, ids: Sequence[int]) -> list[NodeRow]:
         """One row per memory among `ids` (in that order; ids that do not exist are skipped), with its degree."""
+        from memesh.core.graph import NodeRow
+
         by_id: dict[int, NodeRow] = {}
         for chunk in _chunks(list(ids)):
             rows = self.conn.execute(

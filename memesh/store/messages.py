@@ -6,10 +6,12 @@ caller's one transaction, so a process killed mid-send leaves all three or none.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memesh.core.messages_model import NewMessage, NewReceipt, Receipt, SessionCard, StoredMessage
 from memesh.store.sql import SqlBase
+
+if TYPE_CHECKING:  # the models are imported by the functions that make them: a recall loads none of them
+    from memesh.core.messages_model import NewMessage, NewReceipt, Receipt, SessionCard, StoredMessage
 
 _MESSAGE_COLUMNS = (
     "e.id, m.message_id, d.delivery_id, d.project, d.recipient, d.target_kind, d.intended_session, m.sender, "
@@ -33,14 +35,20 @@ TERMINAL_DISPOSITIONS = ("completed", "cancelled", "rejected")
 
 
 def _message(row: tuple[Any, ...]) -> StoredMessage:
+    from memesh.core.messages_model import StoredMessage
+
     return StoredMessage(*row)
 
 
 def _receipt(row: tuple[Any, ...]) -> Receipt:
+    from memesh.core.messages_model import Receipt
+
     return Receipt(*row)
 
 
 def _session(row: tuple[Any, ...]) -> SessionCard:
+    from memesh.core.messages_model import SessionCard
+
     return SessionCard(
         session_id=row[0],
         principal_id=row[1],

@@ -9,11 +9,14 @@ read-only before migration 5 has none of them, and is listed without message cou
 
 from __future__ import annotations
 
-from memesh.model import Entity
+from typing import TYPE_CHECKING
+
 from memesh.store.messages import Messages
 from memesh.store.reads import Reads
 from memesh.store.sql import _dumps, _loads
-from memesh.values import RenameRefused
+
+if TYPE_CHECKING:
+    from memesh.model import Entity
 
 # The message tables scoped by project that make a message findable in its inbox: a message row, its one delivery
 # and its events (what poll reads). A message row stands for the message in the counts.
@@ -42,6 +45,8 @@ class Projects(Reads, Messages):
 
     def rename_project(self, old: str, new: str) -> dict[str, int]:
         """Move every carrier of project `old` to `new` (the caller holds the transaction); the counts moved."""
+        from memesh.values import RenameRefused  # only a rename can be refused: a recall does not load it
+
         old_tag, new_tag = f"project:{old}", f"project:{new}"
         carriers = [row[0] for row in self.conn.execute("SELECT entity_id FROM tags WHERE tag = ?", (old_tag,))]
         merged = renamed = 0
@@ -93,6 +98,8 @@ class Projects(Reads, Messages):
     def _move_messages(self, old: str, new: str) -> dict[str, int]:
         """The message store's own move of `old`'s messages (with their deliveries, events, cursors and sessions),
         read back: what stays under `old` is exactly the messages left in place, and `new` gained the ones moved."""
+        from memesh.values import RenameRefused
+
         if not self._has_messages():
             return {"messages_moved": 0, "messages_left_in_place": 0}
         before = self._scalar("SELECT COUNT(*) FROM agent_messages WHERE project = ?", new)

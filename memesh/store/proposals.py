@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memesh.core.proposals import PENDING, NewProposal, Proposal
-from memesh.core.work_package import Candidate
-from memesh.model import Entity
 from memesh.store.reads import Reads
 from memesh.store.sql import _dumps, _loads, _marks
+
+if TYPE_CHECKING:  # the models are imported by the methods that make them: a recall loads none of curation's code
+    from memesh.core.proposals import NewProposal, Proposal
+    from memesh.core.work_package import Candidate
+    from memesh.model import Entity
 
 _COLUMNS = (
     "id, project, cluster_key, kind, source_kind, source_ids, proposed_digest, package_id, fingerprints, status, "
@@ -29,6 +31,8 @@ def _json(text: str | None) -> Any:
 
 
 def _row(row: Sequence[Any]) -> Proposal:
+    from memesh.core.proposals import Proposal
+
     fingerprints = _loads(row[8])
     return Proposal(
         id=row[0],
@@ -79,6 +83,8 @@ class Proposals(Reads):
 
     def pending_entity_sources(self, project: str) -> set[int]:
         """Ids held by this project's pending digests over memories (a second digest may not claim them too)."""
+        from memesh.core.proposals import PENDING
+
         held: set[int] = set()
         rows = self.conn.execute(
             "SELECT source_ids FROM dream_proposals WHERE project = ? AND status = ? AND kind = 'digest' "
@@ -121,6 +127,8 @@ class Proposals(Reads):
         self, proposal_id: int, status: str, when: str, *, reason: str | None = None, entity: str | None = None
     ) -> bool:
         """Mark a pending proposal applied or rejected; False when it was not pending (someone decided first)."""
+        from memesh.core.proposals import PENDING
+
         cursor = self.conn.execute(
             "UPDATE dream_proposals SET status = ?, reason = ?, reviewed_at = ?, applied_entity = ? "
             "WHERE id = ? AND status = ?",
@@ -137,6 +145,8 @@ class Proposals(Reads):
             "ORDER BY e.created_at, e.id",
             (project_tag, *types, since),
         )
+        from memesh.core.work_package import Candidate
+
         return [Candidate(row[0], row[1], _loads(row[2])) for row in rows]
 
     def entities_by_id(self, ids: Sequence[int]) -> dict[int, Entity]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+from memesh.records import dataclass
 
 _CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
 

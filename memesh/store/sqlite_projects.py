@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import tempfile
 from pathlib import Path
 
 from memesh.store.projects import Projects
 from memesh.store.sqlite_base import SqliteBase
-from memesh.values import RenameRefused
 
-__all__ = ["RenameRefused", "SqliteProjects"]
+__all__ = ["SqliteProjects"]
 
 
 class SqliteProjects(SqliteBase, Projects):
@@ -31,6 +29,8 @@ class SqliteProjects(SqliteBase, Projects):
         full disk mid-copy leaves no partial file under `target` (and a failure removes the temporary one)."""
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         # mkstemp creates the file 0600 whatever the umask; SQLite then writes into that empty file.
+        import tempfile  # (shutil, random): only a rename's backup needs it
+
         handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
         os.close(handle)
         partial = Path(name)

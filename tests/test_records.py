@@ -1,0 +1,161 @@
+"""memesh.records.dataclass: the standard dataclass, made when the first instance is — never anything else."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memesh.records import dataclass, made
+
+
+def _pair(**arguments: Any) -> tuple[type, type]:
+    """The same class body under the standard decorator and under the deferred one."""
+
+    def body() -> type:
+        class Point:
+            """A point."""
+
+            x: int
+            y: int = 0
+            tags: list[str] = dataclasses.field(default_factory=list)
+
+        return Point
+
+    return dataclasses.dataclass(**arguments)(body()), dataclass(**arguments)(body())
+
+
+@pytest.mark.parametrize(
+    "arguments", [{}, {"frozen": True}, {"frozen": True, "eq": False}, {"frozen": True, "kw_only": True}]
+)
+def test_instances_behave_exactly_as_the_standard_decorators(arguments: dict[str, Any]) -> None:
+    standard, deferred = _pair(**arguments)
+    kwargs = {"x": 1, "y": 2, "tags": ["a"]}
+    a, b = standard(**kwargs), deferred(**kwargs)
+    assert repr(a) == repr(b)
+    assert [f.name for f in dataclasses.fields(a)] == [f.name for f in dataclasses.fields(b)]
+    assert dataclasses.asdict(a) == dataclasses.asdict(b)
+    assert (deferred(**kwargs) == b) is (standard(**kwargs) == a)
+    assert dataclasses.replace(b, y=5).y == 5
+    assert deferred(x=1).tags == [] and deferred(x=1).tags is not deferred(x=1).tags
+    if arguments.get("frozen"):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            b.x = 3  # type: ignore[misc]
+        assert (hash(deferred(**{**kwargs, "tags": ()})) == hash(standard(**{**kwargs, "tags": ()}))) is bool(
+            arguments.get("eq", True)
+        )
+    if arguments.get("kw_only"):
+        with pytest.raises(TypeError):
+            deferred(1)
+    else:
+        assert (deferred(1, 2) == deferred(x=1, y=2)) is (standard(1, 2) == standard(x=1, y=2))
+        assert repr(deferred(1, 2)) == repr(deferred(x=1, y=2))
+
+
+def test_a_class_is_not_made_until_its_first_instance_and_then_it_is_the_standard_dataclass() -> None:
+    @dataclass(frozen=True)
+    class Late:
+        value: str
+
+    assert not dataclasses.is_dataclass(Late)
+    assert made(Late) is Late and dataclasses.is_dataclass(Late)
+    assert Late.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    assert Late("a") == Late("a") and Late("a") != Late("b")
+
+
+def test_a_subclass_made_first_makes_its_bases_and_inherits_their_fields() -> None:
+    @dataclass
+    class Base:
+        a: int
+
+    @dataclass
+    class Child(Base):
+        b: str = "b"
+
+    child = Child(1)
+    assert (child.a, child.b) == (1, "b")
+    assert [f.name for f in dataclasses.fields(Child)] == ["a", "b"]
+    assert Base(2).a == 2
+
+
+def test_a_plain_subclass_that_calls_the_deferred_init_gets_it() -> None:
+    @dataclass
+    class Base:
+        a: int
+
+    class Plain(Base):
+        def __init__(self) -> None:
+            super().__init__(7)
+            self.extra = True
+
+    plain = Plain()
+    assert plain.a == 7 and plain.extra
+
+
+def test_threads_making_the_first_instances_at_once_make_the_class_once() -> None:
+    @dataclass(frozen=True)
+    class Shared:
+        n: int
+
+    made_count = 0
+    original = dataclasses.dataclass
+
+    def counting(cls: Any = None, /, **arguments: Any) -> Any:
+        nonlocal made_count
+        made_count += 1
+        return original(cls, **arguments)
+
+    results: list[Shared] = []
+    start = threading.Barrier(8)
+
+    def make(n: int) -> None:
+        start.wait()
+        results.append(Shared(n))
+
+    dataclasses.dataclass = counting  # type: ignore[assignment]
+    try:
+        threads = [threading.Thread(target=make, args=(n,)) for n in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        dataclasses.dataclass = original
+    assert made_count == 1
+    assert sorted(result.n for result in results) == list(range(8))
+
+
+def test_a_class_with_its_own_init_is_refused_at_once() -> None:
+    with pytest.raises(TypeError, match="own __init__"):
+
+        @dataclass
+        class Own:
+            a: int
+
+            def __init__(self) -> None:
+                self.a = 1
+
+
+def test_a_recall_from_the_command_line_makes_only_the_classes_it_uses(tmp_path: Path) -> None:
+    """The point of deferring: importing the recall and briefing paths leaves most of their dataclasses unmade."""
+    code = (
+        "import dataclasses, sys\n"
+        "import memesh.app.dispatch, memesh.ops.recall, memesh.store.sqlite, memesh.core.briefing\n"
+        "classes = [c for m in list(sys.modules.values()) if (m.__name__ or '').startswith('memesh')\n"
+        "           for c in vars(m).values() if isinstance(c, type) and c.__module__ == m.__name__\n"
+        "           and '__memesh_dataclass_arguments__' in vars(c)]\n"
+        "made = [c for m in list(sys.modules.values()) if (m.__name__ or '').startswith('memesh')\n"
+        "        for c in vars(m).values() if isinstance(c, type) and c.__module__ == m.__name__\n"
+        "        and dataclasses.is_dataclass(c)]\n"
+        "print(len(classes), len(made))\n"
+    )
+    # From a folder of its own: run from the checkout, `-c` would import the bare memesh/ folder first.
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    deferred, already = map(int, done.stdout.split())
+    assert deferred >= 10  # the briefing's and the model's classes wait for their first instance
+    assert already < deferred
