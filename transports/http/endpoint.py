@@ -10,7 +10,6 @@ once and its connection closed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
@@ -22,6 +21,7 @@ from starlette.responses import Response
 from memesh.app import gate, waiting
 from memesh.app.registry import Op
 from memesh.errors import ErrorCode, MemeshError
+from memesh.records import dataclass
 from memesh.transports.http import respond
 from memesh.transports.http.body import Disconnected
 from memesh.transports.http.errors import HttpFailure

@@ -10,11 +10,11 @@ summary, its codes and the schema of what it serves. A route added to either tab
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import memesh
 from memesh.errors import ErrorCode
+from memesh.records import dataclass
 from memesh.schema import files as schemas
 from memesh.transports.http.endpoint import PARAMETER, ApiRoute
 from memesh.transports.http.errors import HTTP_STATUS

@@ -9,8 +9,6 @@ what /openapi.json says of it. `openapi.py` reads these two tables and nothing e
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -18,6 +16,7 @@ from starlette.routing import BaseRoute, Route
 from memesh.app.operations import insight, memory, review, session, settings
 from memesh.app.registry import TOOLS, USER_PATTERNS
 from memesh.errors import ErrorCode, MemeshError
+from memesh.records import dataclass
 from memesh.transports.http import respond
 from memesh.transports.http.endpoint import ApiRoute, op_endpoint
 from memesh.transports.http.handlers import dashboard

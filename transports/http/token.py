@@ -8,10 +8,11 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from memesh import paths
+from memesh.records import dataclass
 
 TOKEN_ENV = "MEMESH_REMOTE_TOKEN"
 TOKEN_FILENAME = "remote-token"

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from memesh.core.messages_model import SessionCard
+from memesh.records import dataclass
 
 
 def now_ms() -> int:
