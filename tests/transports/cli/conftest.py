@@ -55,9 +55,16 @@ def cli(memesh_env: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
 class Process:
     """Runs `.venv/bin/memesh` as a real process, in the test's folder, with the test's database."""
 
-    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
+    def __init__(self, cwd: Path, env: dict[str, str], backend: Backend) -> None:
         self.cwd = cwd
         self.env = env
+        self.backend = backend
+
+    def use_database(self, db: Path) -> None:
+        """Run later commands on another database: the file `db`, or on PostgreSQL the test's database for it."""
+        self.env["MEMESH_DB_PATH"] = str(db)
+        self.env.pop("MEMESH_DATABASE_URL", None)
+        self.env.update(self.backend.environ(db))
 
     def __call__(self, *argv: str, stdin: str | None = None) -> Outcome:
         done = subprocess.run(
@@ -107,4 +114,4 @@ def memesh_process(tmp_path: Path, backend: Backend) -> Process:
             **backend.environ(db),
         }
     )
-    return Process(tmp_path, env)
+    return Process(tmp_path, env, backend)

@@ -21,7 +21,7 @@ def _backup(memesh_process: Process, tmp_path: Path) -> Path:
 
 
 def _fresh(memesh_process: Process, tmp_path: Path) -> None:
-    memesh_process.env["MEMESH_DB_PATH"] = str(tmp_path / "fresh.db")
+    memesh_process.use_database(tmp_path / "fresh.db")
 
 
 def _trust(memesh_process: Process) -> dict[str, str]:
