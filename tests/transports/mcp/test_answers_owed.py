@@ -45,6 +45,7 @@ mcp_server.main()
 """
 
 
+@pytest.mark.one_engine("the call is held before it reaches the store")
 def test_a_call_still_running_when_stdin_closes_is_answered_however_long_it_takes(
     mcp_process: McpHarness, start_raw: Callable[[], RawServer]
 ) -> None:
@@ -71,7 +72,7 @@ def one_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawServer]:
     folder = tmp_path_factory.mktemp("answers-owed")
     (folder / "memesh").mkdir()
     # JSON-RPC framing, answered before any store is reached: one server for the module, on SQLite (the backend
-    # fixture is per test; the same answers on PostgreSQL are test_server_process's and test_early_calls's).
+    # fixture is per test; calls on PostgreSQL are test_server_process's and test_early_calls's).
     db = folder / "memesh" / "kg.db"
     harness = McpHarness(folder=folder, db=db, stderr_log=folder / "stderr.log", backend=Backend("sqlite"))
     server = RawServer(harness)

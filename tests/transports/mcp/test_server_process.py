@@ -45,6 +45,7 @@ mcp_server.main()
 """
 
 
+@pytest.mark.one_engine("the process's stdout guard, around any store")
 def test_stray_output_from_a_tool_never_reaches_the_protocol_stream(
     mcp_process: McpHarness, start_raw: Callable[[], RawServer]
 ) -> None:
@@ -62,6 +63,7 @@ def test_stray_output_from_a_tool_never_reaches_the_protocol_stream(
     assert "Traceback" in mcp_process.stderr()  # the log, on this machine, has the whole story
 
 
+@pytest.mark.one_engine("an exception raised before the store is reached")
 async def test_an_exception_inside_a_tool_is_a_tool_error_without_paths(
     mcp_server: McpInMemory, era: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
