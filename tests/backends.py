@@ -4,7 +4,9 @@ SQLite is the test's own file, as always. PostgreSQL is a throwaway cluster each
 (initdb as the `postgres` system user when run as root, since initdb refuses root; a unix socket in a temporary
 folder, no TCP; fsync off), and every test gets a database of its own, copied from a migrated template. A test
 that reads the SQLite file itself (its pages, modes, WAL, FTS5 tables through `store.conn`) is marked
-`sqlite_only` and runs on SQLite alone.
+`sqlite_only` and runs on SQLite alone. One whose fixtures take the backend but whose check reaches no store (a
+process's --version, a protocol's framing) is marked `one_engine("why")`: on SQLite alone too, for the suite's time,
+not because PostgreSQL would differ.
 
 MEMESH_TEST_BACKENDS=sqlite runs only SQLite (a quick local run); MEMESH_TEST_REQUIRE_POSTGRES=1 (set by `make test`)
 makes a missing PostgreSQL an error instead of a skip.
@@ -74,13 +76,18 @@ class Backend:
     def open(self, path: Path) -> Store:
         return open_store(self.target(path))
 
+    def environ(self, path: Path) -> dict[str, str]:
+        """What a child process's environment adds to make "the configured database" this one: MEMESH_DATABASE_URL
+        on PostgreSQL (beside the MEMESH_DB_PATH the test gives it, whose folder keeps the local files), nothing on
+        SQLite. A test building a child's environment by hand drops any MEMESH_DATABASE_URL it inherited first."""
+        return {"MEMESH_DATABASE_URL": str(self.target(path))} if self.postgres else {}
+
     def use(self, monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
         """Make "the configured database" this one for the test and the processes it starts (MEMESH_DATABASE_URL
         beside MEMESH_DB_PATH, whose folder keeps the local files)."""
-        if self.postgres:
-            monkeypatch.setenv("MEMESH_DATABASE_URL", str(self.target(path)))
-        else:
-            monkeypatch.delenv("MEMESH_DATABASE_URL", raising=False)
+        monkeypatch.delenv("MEMESH_DATABASE_URL", raising=False)
+        for name, value in self.environ(path).items():
+            monkeypatch.setenv(name, value)
 
     def close(self) -> None:
         for url in self._urls.values():
@@ -91,13 +98,25 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "sqlite_only: reads the SQLite file itself (pages, modes, WAL, FTS5 tables): not run on PostgreSQL"
     )
+    config.addinivalue_line(
+        "markers",
+        "one_engine(reason): its fixtures take the backend, but what it checks reaches no store, or only a path no "
+        "engine changes (a process's flags, a protocol's framing): run on SQLite alone to spare the suite's time",
+    )
+
+
+def engines() -> list[str]:
+    """The engines this run tests on (MEMESH_TEST_BACKENDS, else both): for a fixture of a wider scope than a test's
+    that makes its own `Backend` (the `backend` fixture itself is a test's)."""
+    wanted = os.environ.get("MEMESH_TEST_BACKENDS", ",".join(BACKENDS)).split(",")
+    return [name for name in BACKENDS if name in wanted]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "backend" not in metafunc.fixturenames:
         return
-    wanted = os.environ.get("MEMESH_TEST_BACKENDS", ",".join(BACKENDS)).split(",")
-    if metafunc.definition.get_closest_marker("sqlite_only") is not None:
+    wanted = engines()
+    if any(metafunc.definition.get_closest_marker(name) is not None for name in ("sqlite_only", "one_engine")):
         wanted = ["sqlite"]
     metafunc.parametrize("backend", [name for name in BACKENDS if name in wanted], indirect=True)
 

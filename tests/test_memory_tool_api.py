@@ -153,13 +153,13 @@ def test_a_database_that_cannot_open_is_an_error_result_that_names_no_path(tmp_p
     assert str(tmp_path) not in result["content"]
 
 
-def test_the_async_tool_performs_and_refuses_like_the_sync_one(tmp_path: Path) -> None:
+def test_the_async_tool_performs_and_refuses_like_the_sync_one(tmp_path: Path, backend: Backend) -> None:
     import anyio
     from anthropic.lib.tools import BetaAsyncAbstractMemoryTool, ToolError
 
     from memesh.memory_tool import MemeshAsyncMemoryTool
 
-    tool = MemeshAsyncMemoryTool(db_path=tmp_path / "kg.db")
+    tool = MemeshAsyncMemoryTool(db_path=backend.target(tmp_path / "kg.db"))
     assert isinstance(tool, BetaAsyncAbstractMemoryTool)
 
     async def scenario() -> str:
@@ -190,14 +190,12 @@ for i in range(15):
 """
 
 
-def test_two_processes_inserting_into_one_memory_lose_no_line(tmp_path: Path) -> None:
-    db = tmp_path / "kg.db"
+def test_two_processes_inserting_into_one_memory_lose_no_line(tmp_path: Path, backend: Backend) -> None:
+    db = str(backend.target(tmp_path / "kg.db"))  # the file, or the test's PostgreSQL database by its URL
     handle_memory_command({"command": "create", "path": "/memories/team/log.md", "file_text": "start"}, db_path=db)
     writers = [
         # Run from the test's folder: the repository's bare memesh/ folder must not shadow the installed package.
-        subprocess.Popen(
-            [sys.executable, "-c", INSERTER, name, str(db)], cwd=tmp_path, stderr=subprocess.PIPE, text=True
-        )
+        subprocess.Popen([sys.executable, "-c", INSERTER, name, db], cwd=tmp_path, stderr=subprocess.PIPE, text=True)
         for name in ("a", "b")
     ]
     for writer in writers:

@@ -15,11 +15,12 @@ from memesh.store.errors import StoreError
 
 if TYPE_CHECKING:
     from memesh.store.postgres import PostgresStore
+    from memesh.store.postgres_hooks import PostgresHookStore
     from memesh.store.sqlite import SqliteStore
     from memesh.store.sqlite_hooks import HookStore
 
 Store: TypeAlias = "SqliteStore | PostgresStore"
-HookDatabase: TypeAlias = "HookStore | PostgresStore"
+HookDatabase: TypeAlias = "HookStore | PostgresHookStore"
 Target: TypeAlias = Path | str | None  # a file, a postgresql:// URL (or a file's path as text), or "the configured"
 
 
@@ -50,12 +51,12 @@ def open_store(target: Target = None) -> Store:
 
 
 def open_hook_store(target: Target = None) -> HookDatabase:
-    """The database as the hooks use it: the lean SQLite store (fewer mixins to import), or the PostgreSQL store."""
+    """The database as the hooks use it: the lean store of either engine (fewer mixins to import)."""
     where = chosen(target)
     if isinstance(where, str):
-        from memesh.store.postgres import open_postgres
+        from memesh.store.postgres_hooks import open_postgres_hooks
 
-        return open_postgres(where)
+        return open_postgres_hooks(where)
     from memesh.store.sqlite_hooks import open_hook_store as open_file
 
     return open_file(where if target is not None else None)
@@ -65,7 +66,7 @@ def described(target: Target = None) -> str:
     """The database in use as a person may be shown it: the file's path, or the URL with its password redacted."""
     where = chosen(target)
     if isinstance(where, str):
-        from memesh.store.postgres import redacted
+        from memesh.store.postgres_open import redacted
 
         return redacted(where)
     from memesh.store.sql import shown_file

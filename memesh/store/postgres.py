@@ -10,24 +10,23 @@ self-checks, the storage report's page figures, the metadata read as JSON, the l
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from memesh.store.briefing import Briefing
 from memesh.store.copying import Copying
-from memesh.store.errors import StoreError
 from memesh.store.graph import Graph
 from memesh.store.health import Health
 from memesh.store.insights import Insights
 from memesh.store.memory_files import MemoryFiles
 from memesh.store.messages import Messages
-from memesh.store.postgres_base import LOCK_TIMEOUT, PgConnection, PostgresBase
+from memesh.store.postgres_base import PostgresBase
 from memesh.store.postgres_migrations import MIGRATIONS
+from memesh.store.postgres_open import CONNECT_TIMEOUT_S, is_url, open_as, redacted
 from memesh.store.postgres_search import PostgresSearch
 from memesh.store.postgres_writes import PostgresWrites
 from memesh.store.projects import Projects
 from memesh.store.proposals import Proposals
 
-CONNECT_TIMEOUT_S = 10  # unless the URL says otherwise: a host that does not answer is "cannot open", not a hang
+__all__ = ["CONNECT_TIMEOUT_S", "PostgresStore", "is_url", "open_postgres", "redacted"]
 
 
 class PostgresHealth(PostgresBase, Health):
@@ -122,70 +121,4 @@ class PostgresStore(
 
 def open_postgres(url: str) -> PostgresStore:
     """Connect to the database at `url` and migrate it; StoreError (naming no host or password) when it will not."""
-    from memesh.store.errors import translate_postgres
-
-    try:
-        import psycopg
-    except ImportError as exc:
-        message = "a PostgreSQL database URL needs the postgres extra: pip install 'memesh[postgres]'"
-        raise StoreError(message, translate_postgres(exc)) from exc
-    try:
-        raw: psycopg.Connection[tuple[Any, ...]] = psycopg.connect(_with_defaults(url), autocommit=True)
-    except psycopg.Error as exc:
-        error = translate_postgres(exc)
-        raise StoreError(f"cannot open the database at {redacted(url)}: {error.message}", error) from exc
-    try:
-        row = raw.execute(
-            "SELECT hashtext(COALESCE(current_schema(), '')), current_schema(), set_config('lock_timeout', %s, false)",
-            (LOCK_TIMEOUT,),
-        ).fetchone()
-        if row is None or row[1] is None:
-            raise StoreError(
-                f"cannot use the database at {redacted(url)}: its search_path names no schema that exists",
-                translate_postgres(None, kind="cannot-open", detail="its search_path names no schema that exists"),
-            )
-        store = PostgresStore(PgConnection(raw, int(row[0]), redacted(url)))
-        store.migrate()
-    except StoreError:
-        raw.close()
-        raise
-    except psycopg.Error as exc:
-        raw.close()
-        error = translate_postgres(exc)
-        raise StoreError(f"cannot use the database at {redacted(url)}: {error.message}", error) from exc
-    return store
-
-
-def is_url(target: object) -> bool:
-    """Whether `target` names a PostgreSQL database (a postgresql:// or postgres:// URL), not a file."""
-    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
-
-
-def redacted(url: str) -> str:
-    """The URL with its password (in the authority or a `password=` parameter) replaced by `***`."""
-    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
-
-    try:
-        parts = urlsplit(url)
-        netloc = parts.netloc
-        if "@" in netloc:
-            userinfo, _, hostinfo = netloc.rpartition("@")
-            if ":" in userinfo:
-                userinfo = userinfo.split(":", 1)[0] + ":***"
-            netloc = f"{userinfo}@{hostinfo}"
-        query = urlencode(
-            [(name, "***" if name == "password" else value) for name, value in parse_qsl(parts.query)], safe="/*-"
-        )
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-    except ValueError:
-        return "postgresql://***"
-
-
-def _with_defaults(url: str) -> str:
-    """The URL with MeMesh's connection defaults where it sets none (a connect timeout, an application name)."""
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
-
-    given = conninfo_to_dict(url)
-    defaults: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "memesh"}
-    extra = {name: value for name, value in defaults.items() if name not in given}
-    return make_conninfo(url, **extra) if extra else url
+    return open_as(PostgresStore, url)

@@ -36,6 +36,7 @@ from memesh.transports.cli.app import run
 from memesh.transports.http.app import create_app
 from memesh.transports.http.endpoint import ApiRoute
 from memesh.transports.http.routes import API
+from tests.backends import Backend
 from tests.parity.defects import DEEP, UNKNOWN, Defect, defects, nested
 from tests.transports.mcp.conftest import McpHarness, RawServer
 
@@ -82,7 +83,9 @@ def mcp_answers(folder: Path) -> dict[int, str]:
     """Every tool's case sent to one real memesh-mcp process as JSON-RPC lines (escaped JSON, as clients write it):
     the isError text of each, by case."""
     (folder / "mcp").mkdir(exist_ok=True)  # MEMESH_DB_PATH's folder must exist
-    harness = McpHarness(folder=folder, db=folder / "mcp" / "db.sqlite", stderr_log=folder / "mcp.log")
+    # One process for the module: refusals come from the gate, before any store (SQLite, as every surface here).
+    db = folder / "mcp" / "db.sqlite"
+    harness = McpHarness(folder=folder, db=db, stderr_log=folder / "mcp.log", backend=Backend("sqlite"))
     server = RawServer(harness)
     answers: dict[int, str] = {}
     try:
@@ -279,7 +282,8 @@ def test_an_import_bundle_with_one_bad_entry_reads_the_same_through_mcp_http_and
     answers: list[Any] = []
 
     (folder / "mcp-import").mkdir(exist_ok=True)  # MEMESH_DB_PATH's folder must exist
-    server = RawServer(McpHarness(folder=folder, db=folder / "mcp-import" / "db.sqlite", stderr_log=folder / "m.log"))
+    db = folder / "mcp-import" / "db.sqlite"
+    server = RawServer(McpHarness(folder=folder, db=db, stderr_log=folder / "m.log", backend=Backend("sqlite")))
     try:
         server.initialize("parity")
         result = server.call_tool("import", request)["result"]

@@ -17,7 +17,7 @@ import pytest
 from memesh.adapters.project_git import current_project
 from memesh.adapters.router_client import RouterClient
 from memesh.context import CallContext
-from memesh.store.sqlite import open_store
+from tests.backends import Backend
 from tests.calls import call
 
 BIN = Path(sys.executable).parent
@@ -35,8 +35,9 @@ def _line(proc: subprocess.Popen[str]) -> dict[str, Any]:
     return message
 
 
-def test_a_session_send_reaches_claude_code_as_a_channel_notification(folder: Path) -> None:
+def test_a_session_send_reaches_claude_code_as_a_channel_notification(folder: Path, backend: Backend) -> None:
     env = {**os.environ, "MEMESH_DIR": str(folder), "MEMESH_DB_PATH": str(folder / "k.db")}
+    env.update(backend.environ(folder / "k.db"))
     router = subprocess.Popen([str(BIN / "memesh"), "message", "router"], env=env, stderr=subprocess.PIPE, text=True)
     session_env = {**env, "CLAUDE_CODE_SESSION_ID": "cc-session-1", "MEMESH_RECIPIENT": "reviewer"}
     work = folder / "repo"
@@ -79,7 +80,7 @@ def test_a_session_send_reaches_claude_code_as_a_channel_notification(folder: Pa
             "reviewer",
             "claude-code",
         )
-        store = open_store(folder / "k.db")
+        store = backend.open(folder / "k.db")
         try:
             ctx = CallContext(source_host="codex", agent_view=False, router=lambda: RouterClient(socket))
             sent = call(

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from memesh.adapters.router_host import HostAdapter
-from memesh.store.sqlite import open_store
+from tests.backends import Backend
 from tests.calls import call
 from tests.router.test_router import PROJECT, _context, folder, running_router
 
@@ -35,8 +35,8 @@ def _host(socket: Path, session_id: str, taken: list[str], *, principal: str = "
     )
 
 
-def _principal_send(folder: Path, socket: Path, key: str, **extra: Any) -> dict[str, Any]:
-    store = open_store(folder / "k.db")
+def _principal_send(folder: Path, backend: Backend, socket: Path, key: str, **extra: Any) -> dict[str, Any]:
+    store = backend.open(folder / "k.db")
     try:
         arguments = {
             "action": "send",
@@ -53,8 +53,8 @@ def _principal_send(folder: Path, socket: Path, key: str, **extra: Any) -> dict[
         store.close()
 
 
-def _receipts(folder: Path, socket: Path, message_id: str) -> list[dict[str, Any]]:
-    store = open_store(folder / "k.db")
+def _receipts(folder: Path, backend: Backend, socket: Path, message_id: str) -> list[dict[str, Any]]:
+    store = backend.open(folder / "k.db")
     try:
         asked = {"action": "receipts", "project": PROJECT, "recipient": "reviewer", "message_id": message_id}
         facts: list[dict[str, Any]] = call("message", store, asked, _context(socket)).unwrap()["receipts"]
@@ -67,9 +67,11 @@ async def _settle() -> None:
     await asyncio.sleep(0.1)  # an adapter's activate/close reaches the router on its next read
 
 
-async def test_a_principal_message_goes_to_the_newest_activated_session_of_that_principal(folder: Path) -> None:
+async def test_a_principal_message_goes_to_the_newest_activated_session_of_that_principal(
+    folder: Path, backend: Backend
+) -> None:
     taken: list[str] = []
-    async with running_router(folder) as socket:
+    async with running_router(folder, backend) as socket:
         older = _host(socket, "sess-old", taken)
         newer_inactive = _host(socket, "sess-idle", taken)
         other_principal = _host(socket, "sess-lead", taken, principal="lead")
@@ -81,7 +83,7 @@ async def test_a_principal_message_goes_to_the_newest_activated_session_of_that_
             await host.activate()
         await _settle()
         try:
-            sent = await asyncio.to_thread(_principal_send, folder, socket, "k1")
+            sent = await asyncio.to_thread(_principal_send, folder, backend, socket, "k1")
         finally:
             for host in hosts:
                 await host.close()
@@ -89,9 +91,9 @@ async def test_a_principal_message_goes_to_the_newest_activated_session_of_that_
     assert sent["host_accept"]["session_id"] == "sess-old"
 
 
-async def test_an_intended_session_is_the_only_one_pushed_to(folder: Path) -> None:
+async def test_an_intended_session_is_the_only_one_pushed_to(folder: Path, backend: Backend) -> None:
     taken: list[str] = []
-    async with running_router(folder) as socket:
+    async with running_router(folder, backend) as socket:
         mine = _host(socket, "sess-A", taken)
         sibling = _host(socket, "sess-B", taken)
         for host in (mine, sibling):
@@ -99,11 +101,11 @@ async def test_an_intended_session_is_the_only_one_pushed_to(folder: Path) -> No
             await host.activate()
         await _settle()
         try:
-            to_a = await asyncio.to_thread(_principal_send, folder, socket, "k1", intended_session="sess-A")
+            to_a = await asyncio.to_thread(_principal_send, folder, backend, socket, "k1", intended_session="sess-A")
             await mine.close()
             await _settle()
             # sess-A left: its message is stored, and sess-B (same principal, live, activated) is never handed it.
-            gone = await asyncio.to_thread(_principal_send, folder, socket, "k2", intended_session="sess-A")
+            gone = await asyncio.to_thread(_principal_send, folder, backend, socket, "k2", intended_session="sess-A")
             # sess-A comes back as a new generation: the stored message is not replayed to it.
             back = _host(socket, "sess-A", taken)
             await back.connect()
@@ -115,11 +117,11 @@ async def test_an_intended_session_is_the_only_one_pushed_to(folder: Path) -> No
     assert taken == [f"sess-A:{to_a['message_id']}"]
     assert to_a["host_accept"]["session_id"] == "sess-A"
     assert gone["created"] is True and "host_accept" not in gone
-    assert _receipts(folder, Path(), gone["message_id"]) == []
+    assert _receipts(folder, backend, Path(), gone["message_id"]) == []
 
 
-async def test_a_host_native_ack_is_its_own_fact_after_the_acceptance(folder: Path) -> None:
-    async with running_router(folder) as socket:
+async def test_a_host_native_ack_is_its_own_fact_after_the_acceptance(folder: Path, backend: Backend) -> None:
+    async with running_router(folder, backend) as socket:
         acks: list[asyncio.Task[None]] = []
         host: HostAdapter
 
@@ -135,15 +137,15 @@ async def test_a_host_native_ack_is_its_own_fact_after_the_acceptance(folder: Pa
         await host.activate()
         await _settle()
         try:
-            sent = await asyncio.to_thread(_principal_send, folder, socket, "k1")
+            sent = await asyncio.to_thread(_principal_send, folder, backend, socket, "k1")
             await host.host_ack("dlv_not-one-it-was-given")  # vouches for nothing: ignored
             await asyncio.gather(*acks)
             for _ in range(50):
-                facts = _receipts(folder, socket, sent["message_id"])
+                facts = _receipts(folder, backend, socket, sent["message_id"])
                 if len(facts) == 2:
                     break
                 await asyncio.sleep(0.05)
-            store = open_store(folder / "k.db")
+            store = backend.open(folder / "k.db")
             try:
                 asked = {
                     "action": "ack",
@@ -157,7 +159,7 @@ async def test_a_host_native_ack_is_its_own_fact_after_the_acceptance(folder: Pa
                 store.close()
         finally:
             await host.close()
-    facts = _receipts(folder, Path(), sent["message_id"])
+    facts = _receipts(folder, backend, Path(), sent["message_id"])
     assert [(f["kind"], f["fact_source"]) for f in facts] == [
         ("host_accept", "host"),
         ("host_ack", "host"),

@@ -22,8 +22,9 @@ from memesh.adapters.router_client import RouterClient
 from memesh.adapters.router_host import HostAdapter
 from memesh.context import CallContext
 from memesh.errors import ErrorCode
-from memesh.store.sqlite import SqliteStore, open_store
+from memesh.store.open import Store
 from memesh.transports.router.server import serve
+from tests.backends import Backend
 from tests.calls import call
 
 pytestmark = pytest.mark.anyio
@@ -39,10 +40,11 @@ def folder() -> Iterator[Path]:
 
 
 @asynccontextmanager
-async def running_router(folder: Path) -> AsyncIterator[Path]:
+async def running_router(folder: Path, backend: Backend) -> AsyncIterator[Path]:
+    """The router on `folder`'s socket, its database the test's (the file k.db, or on PostgreSQL its database)."""
     socket = folder / "router.sock"
     ready = asyncio.Event()
-    task = asyncio.create_task(serve(socket, folder / "k.db", ready))
+    task = asyncio.create_task(serve(socket, backend.target(folder / "k.db"), ready))
     await asyncio.wait_for(ready.wait(), 10)
     try:
         yield socket
@@ -57,7 +59,7 @@ def _context(socket: Path, **extra: Any) -> CallContext:
     return replace(base, **extra)
 
 
-def _send(store: SqliteStore, socket: Path, **extra: Any) -> Any:
+def _send(store: Store, socket: Path, **extra: Any) -> Any:
     arguments = {
         "action": "send",
         "project": PROJECT,
@@ -87,12 +89,12 @@ def _adapter(socket: Path, taken: list[dict[str, Any]], verdict: bool | str = Tr
     return HostAdapter(accept=accept, path=socket, **fields)
 
 
-async def test_an_exact_session_send_returns_after_the_host_accepts(folder: Path) -> None:
+async def test_an_exact_session_send_returns_after_the_host_accepts(folder: Path, backend: Backend) -> None:
     taken: list[dict[str, Any]] = []
-    async with running_router(folder) as socket:
+    async with running_router(folder, backend) as socket:
         adapter = _adapter(socket, taken)
         generation = await adapter.connect()
-        store = open_store(folder / "k.db")
+        store = backend.open(folder / "k.db")
         try:
             found = await asyncio.to_thread(
                 call, "message", store, {"action": "discover", "project": PROJECT}, _context(socket)
@@ -118,11 +120,11 @@ async def test_an_exact_session_send_returns_after_the_host_accepts(folder: Path
     assert envelope["message_id"] == sent["message_id"]
 
 
-async def test_a_host_that_rejects_makes_the_send_recipient_unavailable(folder: Path) -> None:
-    async with running_router(folder) as socket:
+async def test_a_host_that_rejects_makes_the_send_recipient_unavailable(folder: Path, backend: Backend) -> None:
+    async with running_router(folder, backend) as socket:
         adapter = _adapter(socket, [], verdict="busy")
         await adapter.connect()
-        store = open_store(folder / "k.db")
+        store = backend.open(folder / "k.db")
         try:
             error = (await asyncio.to_thread(_send, store, socket)).failure()
         finally:
@@ -131,15 +133,17 @@ async def test_a_host_that_rejects_makes_the_send_recipient_unavailable(folder: 
     assert error.code == ErrorCode.RECIPIENT_UNAVAILABLE and "busy" in error.message
 
 
-async def test_a_session_that_left_is_unavailable_and_nothing_reroutes_to_its_principal(folder: Path) -> None:
+async def test_a_session_that_left_is_unavailable_and_nothing_reroutes_to_its_principal(
+    folder: Path, backend: Backend
+) -> None:
     taken: list[dict[str, Any]] = []
-    async with running_router(folder) as socket:
+    async with running_router(folder, backend) as socket:
         other = _adapter(socket, taken, session_id="sess-2")  # the same principal's other live session
         await other.connect()
         gone = _adapter(socket, [])
         await gone.connect()
         await gone.close()
-        store = open_store(folder / "k.db")
+        store = backend.open(folder / "k.db")
         try:
             for _ in range(50):  # the router notices the closed connection on its next read
                 if not store.live_sessions(PROJECT, 0, 10) or len(store.live_sessions(PROJECT, 0, 10)) == 1:
@@ -153,8 +157,8 @@ async def test_a_session_that_left_is_unavailable_and_nothing_reroutes_to_its_pr
     assert taken == []  # sess-2 of the same principal was never handed it
 
 
-async def test_a_reregistered_session_gets_a_new_generation(folder: Path) -> None:
-    async with running_router(folder) as socket:
+async def test_a_reregistered_session_gets_a_new_generation(folder: Path, backend: Backend) -> None:
+    async with running_router(folder, backend) as socket:
         first = _adapter(socket, [])
         one = await first.connect()
         second = _adapter(socket, [])
@@ -164,8 +168,8 @@ async def test_a_reregistered_session_gets_a_new_generation(folder: Path) -> Non
     assert two == one + 1
 
 
-def test_sends_to_a_session_fail_plainly_without_a_router(folder: Path) -> None:
-    store = open_store(folder / "k.db")
+def test_sends_to_a_session_fail_plainly_without_a_router(folder: Path, backend: Backend) -> None:
+    store = backend.open(folder / "k.db")
     try:
         error = _send(store, folder / "router.sock").failure()
     finally:
@@ -173,8 +177,9 @@ def test_sends_to_a_session_fail_plainly_without_a_router(folder: Path) -> None:
     assert error.code == ErrorCode.ROUTER_UNREACHABLE and error.data["message_id"].startswith("msg_")
 
 
-def test_the_router_command_listens_owner_only_and_stops_cleanly(folder: Path) -> None:
+def test_the_router_command_listens_owner_only_and_stops_cleanly(folder: Path, backend: Backend) -> None:
     env = {**os.environ, "MEMESH_DIR": str(folder), "MEMESH_DB_PATH": str(folder / "k.db")}
+    env.update(backend.environ(folder / "k.db"))
     process = subprocess.Popen([str(MEMESH_BIN), "message", "router"], env=env, stderr=subprocess.PIPE, text=True)
     try:
         assert process.stderr is not None
@@ -201,9 +206,10 @@ def _raw(socket: Path, message: dict[str, Any]) -> Any:
 
 async def test_a_registration_the_router_cannot_admit_is_answered_with_the_reason_and_registers_nothing(
     folder: Path,
+    backend: Backend,
 ) -> None:
     line = {"op": "register", "session_id": "/home/me", "principal_id": "reviewer", "project": PROJECT}
-    async with running_router(folder) as socket:
+    async with running_router(folder, backend) as socket:
         as_path = await asyncio.to_thread(_raw, socket, {**line, "host_kind": "claude-code"})
         unknown_kind = await asyncio.to_thread(_raw, socket, {**line, "session_id": "sess-1", "host_kind": "vim"})
         unknown_field = await asyncio.to_thread(
@@ -214,18 +220,20 @@ async def test_a_registration_the_router_cannot_admit_is_answered_with_the_reaso
     assert unknown_kind["ok"] is False and unknown_kind["error"].startswith("host_kind: ")
     assert unknown_field["ok"] is False and "colour" in unknown_field["error"]
     assert found == {"ok": True, "registrations": []}
-    store = open_store(folder / "k.db")
+    store = backend.open(folder / "k.db")
     try:
         assert store.latest_session("sess-1") is None and store.latest_session("/home/me") is None
     finally:
         store.close()
 
 
-async def test_presence_is_recorded_while_the_connection_lives_and_ended_when_it_closes(folder: Path) -> None:
-    async with running_router(folder) as socket:
+async def test_presence_is_recorded_while_the_connection_lives_and_ended_when_it_closes(
+    folder: Path, backend: Backend
+) -> None:
+    async with running_router(folder, backend) as socket:
         adapter = _adapter(socket, [])
         generation = await adapter.connect()
-        store = open_store(folder / "k.db")
+        store = backend.open(folder / "k.db")
         try:
             [card] = store.live_sessions(PROJECT, 0, 10)
             assert (card.session_id, card.principal_id, card.generation, card.work_summary) == (
@@ -244,12 +252,12 @@ async def test_presence_is_recorded_while_the_connection_lives_and_ended_when_it
             store.close()
 
 
-async def test_a_router_that_stops_leaves_no_registration_live(folder: Path) -> None:
-    async with running_router(folder) as socket:
+async def test_a_router_that_stops_leaves_no_registration_live(folder: Path, backend: Backend) -> None:
+    async with running_router(folder, backend) as socket:
         adapter = _adapter(socket, [])
         await adapter.connect()
     await adapter.close()
-    store = open_store(folder / "k.db")
+    store = backend.open(folder / "k.db")
     try:
         latest = store.latest_session("sess-1")
         assert latest is not None and latest.disconnected
@@ -257,6 +265,7 @@ async def test_a_router_that_stops_leaves_no_registration_live(folder: Path) -> 
         store.close()
 
 
+@pytest.mark.sqlite_only  # a file that is not a database
 async def test_a_router_refuses_to_start_on_a_file_that_is_not_a_database(folder: Path) -> None:
     (folder / "k.db").write_bytes(b"not a database, just some bytes " * 64)
     with pytest.raises(RuntimeError, match="could not be used"):

@@ -21,6 +21,7 @@ import httpx
 import pytest
 
 from memesh.adapters.router_client import RouterClient
+from tests.backends import Backend
 from tests.router.test_claude_channel import _project_of
 
 BIN = Path(sys.executable).parent
@@ -106,7 +107,7 @@ def _cli_send(env: dict[str, str], project: str, key: str, payload: str, *extra:
     return subprocess.run(command, input=payload, env=env, capture_output=True, text=True, timeout=60, check=True)
 
 
-def test_principal_messages_reach_only_the_eligible_live_session(folder: Path) -> None:
+def test_principal_messages_reach_only_the_eligible_live_session(folder: Path, backend: Backend) -> None:
     env = {
         **os.environ,
         "MEMESH_DIR": str(folder),
@@ -114,6 +115,7 @@ def test_principal_messages_reach_only_the_eligible_live_session(folder: Path) -
         "HOME": str(folder),
     }
     env.pop("MEMESH_RECIPIENT", None)
+    env.update(backend.environ(folder / "k.db"))
     work = folder / "repo"
     work.mkdir()
     project = _project_of(work)

@@ -15,8 +15,8 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memesh.model import sqlite_time
-from memesh.store.sqlite import open_store
 from memesh.transports.http.app import create_app
+from tests.backends import Backend
 from tests.ops.curation_helpers import seed
 
 BIN = Path(sys.executable).parent
@@ -38,8 +38,13 @@ async def _tool(session: ClientSession, name: str, arguments: dict[str, Any]) ->
     return data
 
 
-async def _as_agent(db: Path, home: Path, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    params = StdioServerParameters(command=str(BIN / "memesh-mcp"), env={"MEMESH_DB_PATH": str(db), "HOME": str(home)})
+def _env(db: Path, home: Path, backend: Backend) -> dict[str, str]:
+    """A process's environment for the test's database (MEMESH_DATABASE_URL beside MEMESH_DB_PATH on PostgreSQL)."""
+    return {"MEMESH_DB_PATH": str(db), "HOME": str(home), **backend.environ(db)}
+
+
+async def _as_agent(db: Path, home: Path, backend: Backend, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    params = StdioServerParameters(command=str(BIN / "memesh-mcp"), env=_env(db, home, backend))
     answers: list[dict[str, Any]] = []
     with (home / "mcp.log").open("a") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
@@ -59,26 +64,26 @@ async def _as_agent(db: Path, home: Path, steps: list[dict[str, Any]]) -> list[d
 
 
 @pytest.fixture
-def folder(tmp_path: Path) -> tuple[Path, Path]:
+def folder(tmp_path: Path, backend: Backend) -> tuple[Path, Path, Backend]:
     home = tmp_path / "home"
     home.mkdir()
     db = home / ".memesh" / "knowledge-graph.db"
-    store = open_store(db)
+    store = backend.open(db)
     monday = datetime.now(UTC) - timedelta(days=7)
     monday = monday - timedelta(days=monday.weekday())
     for index in range(5):
         seed(store, f"commit-{index}", created_at=sqlite_time(monday + timedelta(minutes=index)), project=PROJECT)
     store.close()
-    return db, home
+    return db, home, backend
 
 
-async def test_prepare_and_submit_over_mcp_then_accept_over_http(folder: tuple[Path, Path]) -> None:
-    db, home = folder
+async def test_prepare_and_submit_over_mcp_then_accept_over_http(folder: tuple[Path, Path, Backend]) -> None:
+    db, home, backend = folder
     result = {"name": "loop-digest", "type": "digest", "observations": ["Five commits."], "tags": ["topic:loop"]}
-    [prepared, staged] = await _as_agent(db, home, [{"action": "submit", "result": result}])
+    [prepared, staged] = await _as_agent(db, home, backend, [{"action": "submit", "result": result}])
     assert prepared["status"] == "available"
     assert staged["status"] == "staged" and staged["review_authority"] == "human"
-    app = create_app(db_path=db)
+    app = create_app(db_path=backend.target(db))
     transport = httpx.ASGITransport(app=app)
     try:
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:3737") as http:
@@ -90,8 +95,8 @@ async def test_prepare_and_submit_over_mcp_then_accept_over_http(folder: tuple[P
     assert accepted["digestEntityName"] == "loop-digest" and accepted["sourcesArchived"] == 5
 
 
-async def test_an_improvement_proposed_over_mcp_is_rejected_with_the_cli(folder: tuple[Path, Path]) -> None:
-    db, home = folder
+async def test_an_improvement_proposed_over_mcp_is_rejected_with_the_cli(folder: tuple[Path, Path, Backend]) -> None:
+    db, home, backend = folder
     propose = {
         "_tool": "improvement",
         "action": "propose",
@@ -103,9 +108,9 @@ async def test_an_improvement_proposed_over_mcp_is_rejected_with_the_cli(folder:
         "verification_scenario": "A week of commits shows fewer one-liners.",
         "success_criteria": ["Half as many one-line commits"],
     }
-    [_, proposed] = await _as_agent(db, home, [propose])
+    [_, proposed] = await _as_agent(db, home, backend, [propose])
     reject_command = proposed["review"]["reject"].replace("<text>", "'not now'")
-    env = {"MEMESH_DB_PATH": str(db), "HOME": str(home), "PATH": str(BIN)}
+    env = {**_env(db, home, backend), "PATH": str(BIN)}
     argv = shlex.split(reject_command)  # the exact command the review block names
     done = subprocess.run([str(BIN / "memesh"), *argv[1:]], env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,8 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memesh.adapters.project_git import project_for
-from memesh.store.sqlite import open_store
 from memesh.transports.http.app import create_app
+from tests.backends import Backend
 from tests.ops.curation_helpers import seed
 
 BIN = Path(sys.executable).parent
@@ -30,20 +31,31 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+# The engine of each test's home: the helpers below take the home alone, as the processes they start do.
+ENGINES: dict[Path, Backend] = {}
+
+
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
+def home(tmp_path: Path, backend: Backend) -> Iterator[Path]:
     home = tmp_path / "home"
     (home / ".memesh").mkdir(parents=True)
-    store = open_store(home / ".memesh" / "knowledge-graph.db")
+    ENGINES[home] = backend
+    store = backend.open(home / ".memesh" / "knowledge-graph.db")
     for name in ("use-jwt", "no-jwt", "keep-jwt"):
         seed(store, name, entity_type="decision", project=PROJECT, observations=(f"{name}: what we decided",))
     seed(store, "lesson-force-push", entity_type="lesson_learned", project=PROJECT, observations=("It hurt.",))
     store.close()
-    return home
+    yield home
+    del ENGINES[home]
+
+
+def _db(home: Path) -> Path:
+    return home / ".memesh" / "knowledge-graph.db"
 
 
 def _env(home: Path) -> dict[str, str]:
-    return {"HOME": str(home), "MEMESH_DB_PATH": str(home / ".memesh" / "knowledge-graph.db"), "PATH": str(BIN)}
+    """A process's environment for the test's database (MEMESH_DATABASE_URL beside MEMESH_DB_PATH on PostgreSQL)."""
+    return {"HOME": str(home), "MEMESH_DB_PATH": str(_db(home)), "PATH": str(BIN), **ENGINES[home].environ(_db(home))}
 
 
 def _memesh(home: Path, *argv: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -60,7 +72,7 @@ def _propose(home: Path, kind: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _http(home: Path, method: str, path: str) -> httpx.Response:
-    app = create_app(db_path=home / ".memesh" / "knowledge-graph.db")
+    app = create_app(db_path=ENGINES[home].target(_db(home)))
     try:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:3737") as http:
@@ -70,7 +82,7 @@ async def _http(home: Path, method: str, path: str) -> httpx.Response:
 
 
 async def _recall(home: Path, query: str) -> dict[str, Any]:
-    env = {"MEMESH_DB_PATH": str(home / ".memesh" / "knowledge-graph.db"), "HOME": str(home)}
+    env = {"MEMESH_DB_PATH": str(_db(home)), "HOME": str(home), **ENGINES[home].environ(_db(home))}
     params = StdioServerParameters(command=str(BIN / "memesh-mcp"), env=env)
     with (home / "mcp.log").open("a") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:

@@ -77,7 +77,7 @@ def delegate(event: str, data: bytes) -> tuple[int, bytes] | str | None:
         cwd = os.getcwd()
     except OSError:
         return None
-    folder, db = wire.locations(os.environ)
+    folder, db = wire.served(os.environ)
     sock = _connect(wire.socket_path(folder, db))
     if sock is None:
         return None

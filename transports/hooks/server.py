@@ -9,9 +9,10 @@ calls.
 Guarantees:
 - Owner only: the socket lives in the MeMesh folder, is created 0600 (umask 0177 while binding), and every
   connection's peer credentials (SO_PEERCRED) must name this user; the client checks the server's the same way.
-- One database: the socket is named by a hash of the resolved database path, and a request naming another MeMesh
-  folder or database, or coming from another version of the package, is refused before anything runs (the client
-  then runs the hook itself).
+- One database: the socket is named by a hash of the resolved database path (of the PostgreSQL URL when
+  MEMESH_DATABASE_URL names one: `wire.served`), and a request naming another MeMesh folder or database, or
+  coming from another version of the package, is refused before anything runs (the client then runs the hook
+  itself).
 - One server per database: the first memesh-mcp binds; the others stand by and look again every 15 s, so the
   warm path outlives the session that started it. A socket left by a killed server (nothing answers on it) is
   replaced; binding happens under a lock file, so two servers starting at once do not both replace it.
@@ -108,7 +109,7 @@ class HookServer:
         """The server for this process's database, or None when MEMESH_HOOK_SERVER turns the warm path off."""
         if not wire.enabled(os.environ):
             return None
-        return cls(*wire.locations(os.environ))
+        return cls(*wire.served(os.environ))
 
     @property
     def bound(self) -> bool:

@@ -4,7 +4,8 @@ Only `os` is imported here: the client's whole start-up is this module and `_soc
 fields (4-byte big-endian length, then the bytes), so neither side needs json or struct to read it.
 
 Request (client → server): MAGIC, the frame's length, then the fields version, event, working directory, MeMesh
-folder, database path (both resolved), the forwarded environment (NAME=value\\0 …) and the hook's stdin bytes.
+folder, database (both resolved; a PostgreSQL database by its URL: `served`), the forwarded environment
+(NAME=value\\0 …) and the hook's stdin bytes.
 Answer (server → client): one byte, REFUSE (then a frame holding the reason: nothing ran, the client runs the hook
 itself) or ACCEPT (the server runs it; then a frame holding the exit status and the stdout bytes).
 """
@@ -24,6 +25,7 @@ REFUSE = b"R"
 MAX_STDIN = 8 << 20  # what a hook reads of its stdin; more is malformed input
 MAX_FRAME = MAX_STDIN + (1 << 20)  # stdin plus the other fields
 DB_FILENAME = "knowledge-graph.db"  # memesh.paths.DB_FILENAME (a test holds them equal)
+DATABASE_URL_ENV = "MEMESH_DATABASE_URL"  # memesh.paths.DATABASE_URL_ENV (a test holds them equal)
 # The environment a served hook sees is its client's: the variables MeMesh's handlers read, by prefix (CLAUDE
 # without the underscore takes CLAUDECODE too; GEMINI_ for Gemini CLI's hook marks, PLUGIN_ROOT for Codex's), never
 # a credential-shaped name (no handler reads one; GEMINI_API_KEY stays behind).
@@ -93,6 +95,16 @@ def locations(env: Mapping[str, str]) -> tuple[str, str]:
     db = env.get("MEMESH_DB_PATH", "").strip()
     db = os.path.expanduser(db) if db else os.path.join(folder, DB_FILENAME)
     return os.path.realpath(folder), os.path.realpath(db)
+
+
+def served(env: Mapping[str, str]) -> tuple[str, str]:
+    """(MeMesh folder, database) as a hook and a server tell whether they share one: the database is the
+    PostgreSQL URL MEMESH_DATABASE_URL names (memesh.paths.DATABASE_URL_ENV), else the resolved file. A hook of
+    another database must never run in this server, even under the same MEMESH_DB_PATH (whose folder keeps the
+    local files on either engine): the socket is named by it and the server compares it. config.json's `database`
+    is read from that folder by both sides alike, so it needs no place here."""
+    folder, db = locations(env)
+    return folder, env.get(DATABASE_URL_ENV, "").strip() or db
 
 
 def socket_path(folder: str, db: str) -> str:

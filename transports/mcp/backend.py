@@ -26,7 +26,7 @@ class Backend:
 
     def __init__(
         self,
-        path: Path | None = None,
+        path: Path | str | None = None,
         notifier: Notifier | None = None,
         stale: StaleCheck | None = None,
         resources: Resources | None = None,

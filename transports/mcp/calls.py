@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from returns.result import Failure, Result, Success
 
+from memesh import paths
 from memesh.app import dispatch
 from memesh.app.database import StoreError
 from memesh.app.resources import Resources
@@ -126,7 +127,7 @@ class Caller:
 
     def __init__(
         self,
-        path: Path | None = None,
+        path: Path | str | None = None,
         notifier: Notifier | None = None,
         stale: StaleCheck | None = None,
         resources: Resources | None = None,
@@ -155,9 +156,14 @@ class Caller:
         return self._high_water
 
     def serves(self, database: str) -> bool:
-        """Whether this caller's database is `database` (a resolved path): a caller handed another file (a test,
-        the answer recorder) must not run hook events for the one the environment names."""
-        return self._path is None or os.path.realpath(self._path) == database
+        """Whether this caller's database is `database` (a resolved path, or a PostgreSQL URL: hooks.wire.served): a
+        caller handed another database (a test, the answer recorder) must not run hook events for the one the
+        environment names."""
+        if self._path is None:
+            return True
+        if isinstance(self._path, str) and self._path.startswith(paths.URL_SCHEMES):
+            return self._path.strip() == database
+        return os.path.realpath(self._path) == database
 
     def open(self) -> None:
         """Open the store now, so a bad database path shows in the log at start; a failure is kept, not raised.

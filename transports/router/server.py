@@ -91,7 +91,9 @@ def _remove_own(target: Path, made: tuple[int, int]) -> None:
             target.unlink()
 
 
-async def serve(path: Path | None = None, db_path: Path | None = None, ready: asyncio.Event | None = None) -> None:
+async def serve(
+    path: Path | None = None, db_path: Path | str | None = None, ready: asyncio.Event | None = None
+) -> None:
     """Run the router on `path` (default: router.sock in the MeMesh folder) until SIGINT/SIGTERM or cancellation;
     RuntimeError when another router runs there, the folder is another user's, something other than a socket sits
     at the path, or the database cannot be used."""
@@ -107,7 +109,7 @@ async def serve(path: Path | None = None, db_path: Path | None = None, ready: as
         os.close(lock)
 
 
-async def _serve_on(target: Path, db_path: Path | None, ready: asyncio.Event | None) -> None:
+async def _serve_on(target: Path, db_path: Path | str | None, ready: asyncio.Event | None) -> None:
     router = Router(Resources(db_path=db_path))
     try:
         await router.start()

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from memesh.transports.cli.app import run
+from tests.backends import Backend
 
 MEMESH_BIN = Path(sys.executable).parent / "memesh"
 
@@ -54,9 +55,16 @@ def cli(memesh_env: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
 class Process:
     """Runs `.venv/bin/memesh` as a real process, in the test's folder, with the test's database."""
 
-    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
+    def __init__(self, cwd: Path, env: dict[str, str], backend: Backend) -> None:
         self.cwd = cwd
         self.env = env
+        self.backend = backend
+
+    def use_database(self, db: Path) -> None:
+        """Run later commands on another database: the file `db`, or on PostgreSQL the test's database for it."""
+        self.env["MEMESH_DB_PATH"] = str(db)
+        self.env.pop("MEMESH_DATABASE_URL", None)
+        self.env.update(self.backend.environ(db))
 
     def __call__(self, *argv: str, stdin: str | None = None) -> Outcome:
         done = subprocess.run(
@@ -91,15 +99,19 @@ class Process:
 
 
 @pytest.fixture
-def memesh_process(tmp_path: Path) -> Process:
+def memesh_process(tmp_path: Path, backend: Backend) -> Process:
+    """The installed script on the test's own database: the file, or on PostgreSQL the test's database (named by
+    MEMESH_DATABASE_URL beside MEMESH_DB_PATH, whose folder keeps the local files)."""
     home = tmp_path / "home"
+    db = home / ".memesh" / "knowledge-graph.db"
     env = {key: value for key, value in os.environ.items() if not key.startswith("MEMESH_") and key not in ("HOME",)}
     env.update(
         {
             "HOME": str(home),
             "MEMESH_DIR": str(home / ".memesh"),
-            "MEMESH_DB_PATH": str(home / ".memesh" / "knowledge-graph.db"),
+            "MEMESH_DB_PATH": str(db),
             "PYTHONIOENCODING": "utf-8",
+            **backend.environ(db),
         }
     )
-    return Process(tmp_path, env)
+    return Process(tmp_path, env, backend)

@@ -10,7 +10,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memesh.store.sqlite import open_store
+import pytest
+
+from tests.backends import Backend
 
 if TYPE_CHECKING:
     from tests.transports.cli.conftest import Process
@@ -27,6 +29,7 @@ def test_doctor_json_carries_checks_and_capture(memesh_process: Process) -> None
     assert {"status", "version", "checks", "capture"} <= set(data)
 
 
+@pytest.mark.sqlite_only  # a folder where the database file should be
 def test_a_database_that_cannot_open_is_a_fail_with_exit_1(memesh_process: Process) -> None:
     Path(memesh_process.env["MEMESH_DB_PATH"]).mkdir(parents=True)
     out = memesh_process("doctor", "--json")
@@ -74,6 +77,7 @@ def test_fix_applies_the_config_repair_once_and_then_says_none_applies(memesh_pr
     assert again.code == 1 and json.loads(again.out)["errorCode"] == "operation.failed"
 
 
+@pytest.mark.one_engine("names its own PostgreSQL URL")
 def test_doctor_names_the_postgresql_database_in_use_with_its_password_redacted(
     memesh_process: Process, pg_url: str
 ) -> None:
@@ -85,6 +89,7 @@ def test_doctor_names_the_postgresql_database_in_use_with_its_password_redacted(
     assert "s3cret-pw" not in out.out + out.err  # the user and password redacted (doctor's answer can be shared)
 
 
+@pytest.mark.one_engine("names its own PostgreSQL URL")
 def test_a_postgresql_database_that_cannot_be_reached_is_a_fail_naming_it_without_its_password(
     memesh_process: Process, tmp_path: Path
 ) -> None:
@@ -192,13 +197,14 @@ def test_a_fail_from_never_ran_says_so_even_beside_a_silent_hook(memesh_process:
     assert "post-commit ran 6 times" in row["detail"]
 
 
-def test_a_stopped_type_is_named_instead_of_capture_is_alive(memesh_process: Process) -> None:
+def test_a_stopped_type_is_named_instead_of_capture_is_alive(memesh_process: Process, backend: Backend) -> None:
     _records(memesh_process, {"hook": "session-summary", "at": _ago(hours=1), "host": "codex", "outcome": "wrote"})
     assert memesh_process("remember", "--name", "commit-abc", "--type", "commit", "--obs", "fix").code == 0
-    store = open_store(Path(memesh_process.env["MEMESH_DB_PATH"]))
+    store = backend.open(Path(memesh_process.env["MEMESH_DB_PATH"]))
+    ten_days_ago = (datetime.now(UTC) - timedelta(days=10)).strftime("%Y-%m-%d %H:%M:%S")  # datetime('now') form
     try:
         with store.transaction():
-            store.conn.execute("UPDATE entities SET created_at = datetime('now', '-10 days')")
+            store.conn.execute("UPDATE entities SET created_at = ?", (ten_days_ago,))
     finally:
         store.close()
     data = _doctor(memesh_process)

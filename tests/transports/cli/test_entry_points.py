@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from tests.transports.cli.conftest import Process
 
 
+@pytest.mark.one_engine("prints the version: no store is opened")
 @pytest.mark.parametrize("flag", ["--version", "-V"])
 def test_version_prints_the_version_and_exits_0(memesh_process: Process, flag: str) -> None:
     done = memesh_process(flag)
@@ -34,6 +35,7 @@ def test_python_dash_m_memesh_runs_the_same_cli(memesh_process: Process) -> None
     assert memesh_process("recall", "python", "--json").json()["entities"][0]["title"] == "via python -m"
 
 
+@pytest.mark.one_engine("prints the help: no store is opened")
 def test_help_ends_with_the_absolute_path_of_memesh_mcp(memesh_process: Process) -> None:
     done = memesh_process("--help")
     assert done.code == 0

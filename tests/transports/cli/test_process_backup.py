@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
+
 if TYPE_CHECKING:
     from tests.transports.cli.conftest import Process
 
@@ -21,7 +23,7 @@ def _backup(memesh_process: Process, tmp_path: Path) -> Path:
 
 
 def _fresh(memesh_process: Process, tmp_path: Path) -> None:
-    memesh_process.env["MEMESH_DB_PATH"] = str(tmp_path / "fresh.db")
+    memesh_process.use_database(tmp_path / "fresh.db")
 
 
 def _trust(memesh_process: Process) -> dict[str, str]:
@@ -42,6 +44,7 @@ def test_export_to_stdout_then_import_into_a_fresh_database(memesh_process: Proc
     assert _trust(memesh_process) == {"a": "untrusted", "b": "untrusted"}
 
 
+@pytest.mark.one_engine("the --trust prompt; the import itself runs on both in the round trip and --yes tests")
 def test_trust_without_a_terminal_and_without_yes_is_refused_and_writes_nothing(
     memesh_process: Process, tmp_path: Path
 ) -> None:
@@ -57,6 +60,7 @@ def test_trust_without_a_terminal_and_without_yes_is_refused_and_writes_nothing(
     assert json.loads(memesh_process("export").out)["entities"] == []
 
 
+@pytest.mark.one_engine("the --trust prompt; the import itself runs on both in the round trip and --yes tests")
 def test_trust_answered_yes_at_a_terminal_restores_trusted(memesh_process: Process, tmp_path: Path) -> None:
     backup = _backup(memesh_process, tmp_path)
     _fresh(memesh_process, tmp_path)
@@ -68,6 +72,7 @@ def test_trust_answered_yes_at_a_terminal_restores_trusted(memesh_process: Proce
     assert _trust(memesh_process) == {"a": "trusted", "b": "trusted"}
 
 
+@pytest.mark.one_engine("the --trust prompt; the import itself runs on both in the round trip and --yes tests")
 def test_trust_answered_no_at_a_terminal_writes_nothing(memesh_process: Process, tmp_path: Path) -> None:
     backup = _backup(memesh_process, tmp_path)
     _fresh(memesh_process, tmp_path)

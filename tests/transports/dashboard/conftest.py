@@ -17,6 +17,9 @@ import httpx
 import playwright.sync_api as playwright_sync
 import pytest
 
+from memesh.store.open import Store
+from tests.backends import Backend
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "dashboard"
 FLAGS = [
@@ -36,13 +39,19 @@ if not CHROMIUM.exists():
 
 @dataclass
 class Server:
-    """A running `memesh serve` with its own folder and database."""
+    """A running `memesh serve` with its own folder and database (the file `db`, or on PostgreSQL the test's
+    database for it)."""
 
     url: str
     dashboard_line: str
     home: Path
     db: Path
     proc: subprocess.Popen[str]
+    backend: Backend
+
+    def store(self) -> Store:
+        """The server's database, opened beside it (to seed what no route writes)."""
+        return self.backend.open(self.db)
 
     def api(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         with httpx.Client(base_url=self.url, timeout=30) as client:
@@ -55,11 +64,12 @@ class Server:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
+def server(tmp_path: Path, backend: Backend) -> Iterator[Server]:
     home = tmp_path / "home"
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMESH_")}
     db = home / ".memesh" / "knowledge-graph.db"
     env.update(HOME=str(home), MEMESH_DIR=str(home / ".memesh"), MEMESH_DB_PATH=str(db), MEMESH_UPDATE_CHECK="0")
+    env.update(backend.environ(db))
     code = "import sys\nfrom memesh.transports.http.serve import serve\nsys.exit(serve(host='127.0.0.1', port=0))"
     proc = subprocess.Popen(
         [sys.executable, "-c", code], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -68,7 +78,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
     first = proc.stdout.readline().strip()
     found = RUNNING.match(first)
     assert found, (first, proc.stderr.read() if proc.poll() is not None and proc.stderr else "")
-    running = Server(found.group(1), proc.stdout.readline().strip(), home, db, proc)
+    running = Server(found.group(1), proc.stdout.readline().strip(), home, db, proc, backend)
     for _ in range(200):  # the listener is bound before the line is printed; the worker may take a moment
         try:
             if running.api("GET", "/v1/health").status_code == 200:

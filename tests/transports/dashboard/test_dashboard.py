@@ -6,6 +6,8 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 if TYPE_CHECKING:
     from tests.transports.dashboard.conftest import Server, Tab
 
@@ -16,6 +18,7 @@ def remember(server: Server, **body: Any) -> None:
     server.ok("POST", "/v1/remember", json=body)
 
 
+@pytest.mark.one_engine("the line serve prints: no store is read")
 def test_serve_prints_the_dashboard_url(server: Server) -> None:
     assert server.dashboard_line == f"MeMesh dashboard: {server.url}/dashboard"
 
@@ -79,6 +82,7 @@ def test_search_finds_a_memory_and_opening_it_shows_relations_history_and_full_t
     assert tab.errors == []
 
 
+@pytest.mark.one_engine("the page's escaping")
 def test_a_memory_holding_markup_is_shown_as_text_and_runs_nothing(tab: Tab) -> None:
     hostile = "<img src=x onerror=\"window.__pwned='img'\"><script>window.__pwned='script'</script>"
     remember(
@@ -119,6 +123,7 @@ def _settings_read(tab: Tab) -> None:
     tab.page.wait_for_selector("#capture-source:not(:empty)")
 
 
+@pytest.mark.one_engine("config.json, a local file on either engine")
 def test_a_setting_round_trips_through_post_config(tab: Tab) -> None:
     tab.open("settings")
     _settings_read(tab)
@@ -139,6 +144,7 @@ def test_a_setting_round_trips_through_post_config(tab: Tab) -> None:
     assert tab.errors == []
 
 
+@pytest.mark.one_engine("refused by the gate before any store is read")
 def test_a_refused_setting_is_a_readable_message_not_a_code(tab: Tab) -> None:
     tab.open("settings")
     _settings_read(tab)
@@ -166,10 +172,9 @@ def test_the_analytics_tab_draws_health_and_the_timeline(tab: Tab) -> None:
 
 def test_the_project_tab_shows_never_stated_fields_as_not_stated(tab: Tab) -> None:
     from memesh.context import CallContext
-    from memesh.store.sqlite import open_store
     from tests.calls import call
 
-    store = open_store(tab.server.db)
+    store = tab.server.store()
     try:
         ctx = CallContext(source_host="test", agent_view=False)
         call("task_state", store, {"project": "web", "goal": "Ship passkeys"}, ctx).unwrap()
@@ -204,10 +209,9 @@ def test_the_project_tab_shows_the_durable_memory_index_as_a_table_whose_rows_op
 
 def test_the_project_tab_shows_the_stated_task_as_goal_next_blocked_and_done(tab: Tab) -> None:
     from memesh.context import CallContext
-    from memesh.store.sqlite import open_store
     from tests.calls import call
 
-    store = open_store(tab.server.db)
+    store = tab.server.store()
     try:
         state = {"project": "web", "goal": "Ship passkeys", "next": "Flag for staff", "blocked": "Security review"}
         call("task_state", store, state, CallContext(source_host="test", agent_view=False)).unwrap()
@@ -225,11 +229,10 @@ def test_the_project_tab_shows_the_stated_task_as_goal_next_blocked_and_done(tab
 
 def _stage_improvements(server: Server, titles: list[str]) -> None:
     from memesh.context import CallContext
-    from memesh.store.sqlite import open_store
     from tests.calls import call
 
     remember(server, name="slow-recall", type="lesson_learned", observations=["Recall took 2 s at 100k"])
-    store = open_store(server.db)
+    store = server.store()
     try:
         ctx = CallContext(source_host="test", agent_view=True)
         for title in titles:
@@ -278,7 +281,6 @@ def test_a_guard_proposal_shows_its_pattern_before_it_is_accepted(tab: Tab) -> N
     from memesh.app import gate
     from memesh.context import CallContext
     from memesh.ops import stage_proposal
-    from memesh.store.sqlite import open_store
 
     remember(tab.server, name="lesson-force-push", type="lesson_learned", observations=["It lost a day of work"])
     body = {
@@ -289,7 +291,7 @@ def test_a_guard_proposal_shows_its_pattern_before_it_is_accepted(tab: Tab) -> N
         "should_match": ["git push origin main --force", "git push -u x --force"],
         "should_not_match": ["git push origin main", "git pull --force"],
     }
-    store = open_store(tab.server.db)
+    store = tab.server.store()
     try:
         admitted = gate.admit("proposals/guard.input", body).unwrap()
         stage_proposal.stage_guard(store, admitted, ctx=CallContext(source_host="test", agent_view=False)).unwrap()
@@ -308,6 +310,7 @@ def test_a_guard_proposal_shows_its_pattern_before_it_is_accepted(tab: Tab) -> N
     assert tab.errors == []
 
 
+@pytest.mark.one_engine("the page's doctor card and config repair")
 def test_doctor_runs_its_checks_and_repairs_only_on_request(tab: Tab) -> None:
     config = tab.server.home / ".memesh" / "config.json"
     config.write_text('{"llmProvider": "retired", "sessionLimit": 12}', encoding="utf-8")
@@ -324,6 +327,7 @@ def test_doctor_runs_its_checks_and_repairs_only_on_request(tab: Tab) -> None:
     assert tab.errors == []
 
 
+@pytest.mark.one_engine("the origin check, before any store is read")
 def test_a_page_on_another_site_cannot_drive_the_api(tab: Tab) -> None:
     tab.server.ok("POST", "/v1/demo/seed")
     other_site = tab.server.url.replace("127.0.0.1", "localhost")  # another origin and another site
@@ -336,6 +340,7 @@ def test_a_page_on_another_site_cannot_drive_the_api(tab: Tab) -> None:
     assert tab.server.ok("GET", "/v1/stats")["totalEntities"] == 12
 
 
+@pytest.mark.one_engine("the page's own objects")
 def test_a_memory_type_named_proto_is_a_row_of_its_own_and_leaves_the_object_prototype_alone(tab: Tab) -> None:
     remember(tab.server, name="odd-type", type="__proto__", observations=["typed __proto__"])
     remember(tab.server, name="plain", type="fact", observations=["an ordinary memory"])
@@ -349,6 +354,7 @@ def test_a_memory_type_named_proto_is_a_row_of_its_own_and_leaves_the_object_pro
     assert tab.errors == []
 
 
+@pytest.mark.one_engine("the page's routing of names")
 def test_memories_named_dot_and_dot_dot_open_in_the_detail(tab: Tab) -> None:
     remember(tab.server, name=".", type="fact", observations=["the one named dot"])
     remember(tab.server, name="..", type="fact", observations=["the one named dot dot"])
@@ -359,6 +365,7 @@ def test_memories_named_dot_and_dot_dot_open_in_the_detail(tab: Tab) -> None:
     assert tab.errors == []
 
 
+@pytest.mark.one_engine("the page's routing")
 def test_an_address_naming_an_inherited_property_opens_the_memories_tab(tab: Tab) -> None:
     tab.open("constructor")
     assert tab.page.locator("section[data-panel='memories']").is_visible()
@@ -417,6 +424,7 @@ def test_show_in_graph_draws_the_neighbourhood_of_that_memory(tab: Tab) -> None:
     assert tab.errors == []
 
 
+@pytest.mark.one_engine("the page's layout")
 def test_the_memory_list_uses_the_width_and_names_auto_captured_memories_by_what_they_hold(tab: Tab) -> None:
     name = "session-6f1c2a9e-4b7d-4c1e-9a55-0d3e8b7f21aa-summary"
     remember(tab.server, name=name, type="session-insight",
@@ -460,6 +468,7 @@ def test_a_memory_page_shows_relations_both_ways_its_history_and_its_provenance(
     assert tab.errors == []
 
 
+@pytest.mark.one_engine("config.json, a local file on either engine")
 def test_settings_show_capture_on_when_nothing_is_stored_and_no_stray_null(tab: Tab) -> None:
     tab.open("settings")
     tab.page.wait_for_selector("#capture-source:text-is('on by default')")  # the fields are filled
@@ -475,6 +484,7 @@ def test_settings_show_capture_on_when_nothing_is_stored_and_no_stray_null(tab: 
     assert tab.errors == []
 
 
+@pytest.mark.one_engine("the page's layout")
 def test_the_age_table_fits_its_card(tab: Tab) -> None:
     tab.server.ok("POST", "/v1/demo/seed")
     tab.open("analytics")
@@ -487,6 +497,7 @@ def test_the_age_table_fits_its_card(tab: Tab) -> None:
     assert tab.errors == []
 
 
+@pytest.mark.one_engine("the redirect: no store is read")
 def test_the_server_address_opens_the_dashboard(tab: Tab) -> None:
     tab.page.goto(tab.server.url + "/")
     tab.page.wait_for_selector("body[data-ready='true']")

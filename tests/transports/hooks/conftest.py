@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from memesh.adapters.project_git import project_for
-from memesh.store.sqlite import SqliteStore, open_store
+from memesh.store.open import Store
+from tests.backends import Backend
 
 REPO = Path(__file__).resolve().parents[3]
 HOOKS_FILE = REPO / "hooks" / "hooks.json"
@@ -44,10 +45,14 @@ class HookRun:
 
 @dataclass
 class HookEnv:
+    """The hooks' folder and database (`db`: the SQLite file, or on PostgreSQL the name of the test's database, whose
+    URL `env` carries as MEMESH_DATABASE_URL; the folder of `db` keeps the local files either way)."""
+
     home: Path
     db: Path
     project_dir: Path
     env: dict[str, str]
+    backend: Backend
 
     @property
     def project(self) -> str:
@@ -72,8 +77,13 @@ class HookEnv:
             return []
         return [json.loads(line) for line in path.read_text().splitlines()]
 
-    def store(self) -> SqliteStore:
-        return open_store(self.db)
+    def store(self) -> Store:
+        return self.backend.open(self.db)
+
+    def with_db(self, db: Path, **env: str) -> HookEnv:
+        """The same hooks on another database (`MEMESH_DB_PATH` and, on PostgreSQL, its own URL), plus `env`."""
+        changed = {**self.env, "MEMESH_DB_PATH": str(db), **self.backend.environ(db), **env}
+        return HookEnv(self.home, db, self.project_dir, changed, self.backend)
 
     def transcript(self, entries: list[dict[str, Any]], name: str = "s1.jsonl") -> Path:
         folder = self.home / ".claude" / "projects" / "-tmp-proj"
@@ -84,7 +94,7 @@ class HookEnv:
 
 
 @pytest.fixture
-def hook_env(tmp_path: Path) -> HookEnv:
+def hook_env(tmp_path: Path, backend: Backend) -> HookEnv:
     home = tmp_path / "home"
     db = home / ".memesh" / "knowledge-graph.db"
     project_dir = tmp_path / "proj"
@@ -97,8 +107,9 @@ def hook_env(tmp_path: Path) -> HookEnv:
         "CLAUDE_PLUGIN_ROOT": str(REPO),
         "CLAUDECODE": "1",
         "GIT_CONFIG_NOSYSTEM": "1",
+        **backend.environ(db),
     }
-    return HookEnv(home, db, project_dir, env)
+    return HookEnv(home, db, project_dir, env, backend)
 
 
 def user(text: str) -> dict[str, Any]:

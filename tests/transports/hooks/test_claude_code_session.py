@@ -29,6 +29,7 @@ import pytest
 from memesh.adapters.project_git import project_for
 from memesh.core import claude_settings
 from memesh.ops.hooks import pre_tool_use
+from tests.backends import Backend
 
 from .stand_in_api import Reply as Say
 from .stand_in_api import StandIn, bash, result_text, serving, text, tool_use
@@ -42,9 +43,10 @@ PUSH = "touch pushed.marker && git push origin main --force"
 
 
 class Session:
-    """A throwaway home, database and git repository, and Claude Code run in them."""
+    """A throwaway home, database (the file, or on PostgreSQL the test's database) and git repository, and Claude
+    Code run in them."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, backend: Backend) -> None:
         self.home = root / "home"
         self.db = self.home / ".memesh" / "knowledge-graph.db"
         self.repo = root / "repo"
@@ -65,6 +67,7 @@ class Session:
             "GIT_AUTHOR_EMAIL": "t@e",
             "GIT_COMMITTER_NAME": "t",
             "GIT_COMMITTER_EMAIL": "t@e",
+            **backend.environ(self.db),
         }
 
     def memesh(self, *argv: str, stdin: str | None = None) -> Any:
@@ -113,8 +116,8 @@ class Session:
 
 
 @pytest.fixture
-def session(tmp_path: Path) -> Session:
-    return Session(tmp_path)
+def session(tmp_path: Path, backend: Backend) -> Session:
+    return Session(tmp_path, backend)
 
 
 def test_a_guard_stops_the_first_push_with_its_lesson_before_it_runs_and_the_retry_runs(session: Session) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memesh.context import CallContext
@@ -18,6 +19,8 @@ from memesh.core.briefing_index import UNREADABLE, empty_line
 from tests.calls import call
 
 from .conftest import HookEnv
+
+pytestmark = pytest.mark.sqlite_only  # damages the SQLite file's pages
 
 OVERFLOW_TEXT = "~^" * 4900  # one first observation long enough to spill onto overflow pages
 

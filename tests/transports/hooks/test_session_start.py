@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pytest
+
 from .conftest import REPO, HookEnv
 from .helpers import remember
 
@@ -62,6 +64,7 @@ def test_input_that_fails_its_schema_records_a_fixed_label_not_the_validator_tex
     assert hook_env.outcomes()[-1]["reason"] == "stdin JSON does not fit the event's schema"
 
 
+@pytest.mark.sqlite_only  # a folder where the database file should be
 def test_an_unreadable_database_is_an_error_outcome(hook_env: HookEnv) -> None:
     hook_env.db.mkdir(parents=True)  # a folder where the database file should be
     run = hook_env.run("SessionStart", {"session_id": "s1", "cwd": str(hook_env.project_dir)})

@@ -50,9 +50,12 @@ def test_a_cold_pre_edit_loads_only_the_store_it_uses(hook_env: HookEnv) -> None
         "tool_input": {"file_path": str(hook_env.project_dir / "store.py"), "old_string": "a", "new_string": "b"},
     }
     loaded = _modules_after(hook_env, "pre-tool-use", payload)
-    assert "memesh.store.sqlite_hooks" in loaded and "memesh.ops.session_memory" in loaded
+    lean = "memesh.store.postgres_hooks" if hook_env.backend.postgres else "memesh.store.sqlite_hooks"
+    assert lean in loaded and "memesh.ops.session_memory" in loaded
     unused = {
         "memesh.store.sqlite",  # the whole store: every mixin
+        "memesh.store.postgres",  # the whole PostgreSQL store
+        "memesh.store.postgres_search",
         "memesh.store.sqlite_messages",
         "memesh.store.messages",
         "memesh.store.proposals",
@@ -64,8 +67,10 @@ def test_a_cold_pre_edit_loads_only_the_store_it_uses(hook_env: HookEnv) -> None
         "subprocess",  # the project id was kept from the first run (remember's), or git is asked
     }
     assert loaded & unused <= {"subprocess"}
-    # The second run finds the project id it kept: no git, so no subprocess module.
-    assert "subprocess" not in _modules_after(hook_env, "pre-tool-use", payload)
+    # The second run finds the project id it kept: no git, so no subprocess module (on SQLite: psycopg's own import
+    # loads subprocess, through ctypes.util, so on PostgreSQL the module says nothing about git).
+    again = _modules_after(hook_env, "pre-tool-use", payload)
+    assert "subprocess" not in again or hook_env.backend.postgres
 
 
 def test_a_bash_call_that_is_not_a_commit_loads_no_store_and_no_returns(hook_env: HookEnv) -> None:
@@ -204,7 +209,7 @@ def test_the_installed_memesh_hook_answers_warm_having_loaded_only_its_socket_cl
     from memesh import paths
     from memesh.transports.hooks import wire
 
-    path = wire.socket_path(*wire.locations(hook_env.env))
+    path = wire.socket_path(*wire.served(hook_env.env))
     paths.ensure_private_dir(Path(path).parent)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     target, fd = wire.address(path)

@@ -23,6 +23,7 @@ import pytest
 import memesh
 from memesh import paths
 from memesh.transports.hooks import client, server, wire
+from tests.backends import Backend
 
 from .conftest import HookEnv, HookRun, shipped_command
 from .helpers import remember
@@ -31,7 +32,7 @@ MCP = Path(sys.executable).parent / "memesh-mcp"
 
 
 def _socket_file(env: HookEnv) -> Path:
-    return Path(wire.socket_path(*wire.locations(env.env)))
+    return Path(wire.socket_path(*wire.served(env.env)))
 
 
 @contextmanager
@@ -86,7 +87,7 @@ def outcomes(env: HookEnv) -> list[tuple[str, str, str | None, str | None]]:
 
 
 @pytest.fixture
-def twins(tmp_path: Path) -> tuple[HookEnv, HookEnv]:
+def twins(tmp_path: Path, backend: Backend) -> tuple[HookEnv, HookEnv]:
     """Two MeMesh folders for one project folder, seeded alike: one for hooks run cold, one for hooks run warm."""
     project_dir = tmp_path / "proj"
     project_dir.mkdir()
@@ -102,8 +103,9 @@ def twins(tmp_path: Path) -> tuple[HookEnv, HookEnv]:
             "CLAUDE_PLUGIN_ROOT": str(Path(__file__).resolve().parents[3]),
             "CLAUDECODE": "1",
             "GIT_CONFIG_NOSYSTEM": "1",
+            **backend.environ(db),
         }
-        hook_env = HookEnv(home, db, project_dir, env)
+        hook_env = HookEnv(home, db, project_dir, env, backend)
         remember(hook_env, "wal-mode", tags=[f"project:{hook_env.project}", "file:store.py"])
         remember(hook_env, "retry-policy", kind="lesson_learned")
         made.append(hook_env)
@@ -148,10 +150,8 @@ def test_warm_hooks_answer_and_record_what_cold_hooks_do(twins: tuple[HookEnv, H
 def test_hooks_of_another_database_or_with_the_switch_off_run_cold(hook_env: HookEnv, tmp_path: Path) -> None:
     remember(hook_env, "wal-mode", tags=[f"project:{hook_env.project}", "file:store.py"])
     payload = {"session_id": "s1", "cwd": str(hook_env.project_dir), "source": "startup"}
-    other = {**hook_env.env, "MEMESH_DB_PATH": str(tmp_path / "other.db")}
-    other_db = HookEnv(hook_env.home, tmp_path / "other.db", hook_env.project_dir, other)
-    off = {**hook_env.env, "MEMESH_HOOK_SERVER": "0"}
-    switched_off = HookEnv(hook_env.home, hook_env.db, hook_env.project_dir, off)
+    other_db = hook_env.with_db(tmp_path / "other.db")
+    switched_off = hook_env.with_db(hook_env.db, MEMESH_HOOK_SERVER="0")
     with memesh_mcp(hook_env):
         warm_run, was_warm = traced(hook_env, "SessionStart", payload)
         assert was_warm and "wal-mode" in warm_run.stdout
@@ -159,6 +159,25 @@ def test_hooks_of_another_database_or_with_the_switch_off_run_cold(hook_env: Hoo
         assert not was_warm and other_run.returncode == 0 and "wal-mode" not in other_run.stdout
         off_run, was_warm = traced(switched_off, "SessionStart", payload)
         assert not was_warm and off_run.stdout == warm_run.stdout
+
+
+def test_a_hook_of_another_engine_under_the_same_file_runs_cold_on_its_own_database(
+    hook_env: HookEnv, backend: Backend, pg_url: str
+) -> None:
+    # MEMESH_DB_PATH names the folder of the local files on either engine, so a hook and a server can share it and
+    # still hold different databases: the server on the file and a hook naming a URL, or the other way round. The
+    # hook must not run in that server (it used to: both sides named the database by the file alone).
+    remember(hook_env, "wal-mode", tags=[f"project:{hook_env.project}", "file:store.py"])
+    payload = {"session_id": "s1", "cwd": str(hook_env.project_dir), "source": "startup"}
+    env = {name: value for name, value in hook_env.env.items() if name != "MEMESH_DATABASE_URL"}
+    if not backend.postgres:
+        env["MEMESH_DATABASE_URL"] = pg_url  # the server has the file; this hook names an empty PostgreSQL database
+    other = HookEnv(hook_env.home, hook_env.db, hook_env.project_dir, env, backend)
+    with memesh_mcp(hook_env):
+        warm_run, was_warm = traced(hook_env, "SessionStart", payload)
+        assert was_warm and "wal-mode" in warm_run.stdout
+        other_run, was_warm = traced(other, "SessionStart", payload)
+        assert not was_warm and other_run.returncode == 0 and "wal-mode" not in other_run.stdout
 
 
 def test_a_server_killed_while_a_hook_waits_leaves_the_hook_to_run_itself(hook_env: HookEnv) -> None:
@@ -282,7 +301,7 @@ def _started() -> server.HookServer:
 
 
 def _request(path: str, **changes: bytes) -> bytes:
-    folder, db = wire.locations(os.environ)
+    folder, db = wire.served(os.environ)
     fields = {
         "version": memesh.__version__.encode(),
         "event": b"session-start",
@@ -319,6 +338,7 @@ def test_the_socket_is_owner_only_and_named_by_the_database(folder: Path) -> Non
         assert Path(hooks.path).name.startswith("hook-") and len(Path(hooks.path).name) == len("hook-.sock") + 16
         assert wire.socket_path(str(folder), "/elsewhere/other.db") != hooks.path
         assert wire.DB_FILENAME == paths.DB_FILENAME
+        assert wire.DATABASE_URL_ENV == paths.DATABASE_URL_ENV
     finally:
         hooks.close()
     assert not Path(hooks.path).exists()
@@ -364,7 +384,7 @@ def test_a_stale_socket_is_replaced_and_a_second_server_stands_by(
 ) -> None:
     monkeypatch.setattr(server, "STANDBY_RETRY_S", 0.1)
     folder.mkdir(mode=0o700)
-    path = wire.socket_path(*wire.locations(os.environ))
+    path = wire.socket_path(*wire.served(os.environ))
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     _bind(stale, path)
     stale.close()  # the file stays, and nothing answers on it: what a killed server leaves

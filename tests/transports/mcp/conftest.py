@@ -23,6 +23,8 @@ from mcp import Client, ClientSession, StdioServerParameters, stdio_client, type
 from mcp.client.session import ClientRequestContext
 from pydantic import FileUrl
 
+from tests.backends import Backend
+
 LEGACY = "2025-11-25"  # ClientSession + stdio_client: the initialize handshake
 MODERN = "2026-07-28"  # mcp.Client: every request carries its own envelope
 ERAS = (LEGACY, MODERN)
@@ -97,20 +99,27 @@ def roots_callback(roots: list[Path] | None) -> Any:
 @dataclass
 class McpInMemory:
     """The server built in this process (`build_server` on its own `Backend`, as memesh-mcp builds it) on its own
-    database, each connection a client over the SDK's in-memory transport: the legacy era through the initialize
-    handshake on memory streams, the modern one through the SDK's direct dispatch."""
+    database (the file `db`, or on PostgreSQL the test's database for it), each connection a client over the SDK's
+    in-memory transport: the legacy era through the initialize handshake on memory streams, the modern one through
+    the SDK's direct dispatch."""
 
     folder: Path
     db: Path
+    backend: Backend
+
+    @property
+    def target(self) -> Path | str:
+        """What the server opens: the file, or the URL of the test's PostgreSQL database for it."""
+        return self.backend.target(self.db)
 
     @asynccontextmanager
     async def connect(
         self, era: str, client_name: str = "pytest-client", *, roots: list[Path] | None = None
     ) -> AsyncIterator[McpClient]:
-        from memesh.transports.mcp.backend import Backend
+        from memesh.transports.mcp.backend import Backend as McpBackend
         from memesh.transports.mcp.server import build_server
 
-        server = build_server(Backend(self.db))
+        server = build_server(McpBackend(self.target))
         mode = "legacy" if era == LEGACY else "auto"
         async with Client(
             server,
@@ -124,7 +133,7 @@ class McpInMemory:
 
 
 @pytest.fixture
-def mcp_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> McpInMemory:
+def mcp_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: Backend) -> McpInMemory:
     """A server in this process with its own database file in the test's folder, run from that folder (its
     project is that folder's, as for a memesh-mcp started there); it serves no hooks (the process tests cover
     that)."""
@@ -132,7 +141,7 @@ def mcp_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> McpInMemory:
     monkeypatch.chdir(tmp_path)
     db = tmp_path / "memesh" / "knowledge-graph.db"
     db.parent.mkdir()
-    return McpInMemory(folder=tmp_path, db=db)
+    return McpInMemory(folder=tmp_path, db=db, backend=backend)
 
 
 @dataclass
@@ -142,6 +151,7 @@ class McpHarness:
     folder: Path
     db: Path
     stderr_log: Path
+    backend: Backend
     command: list[str] = field(default_factory=lambda: [str(SERVER)])
 
     def params(self) -> StdioServerParameters:
@@ -149,7 +159,7 @@ class McpHarness:
             command=self.command[0],
             args=self.command[1:],
             # No update check: the server would otherwise ask the package index and write its cache under HOME.
-            env={"MEMESH_DB_PATH": str(self.db), "MEMESH_UPDATE_CHECK": "0"},
+            env={"MEMESH_DB_PATH": str(self.db), "MEMESH_UPDATE_CHECK": "0", **self.backend.environ(self.db)},
             cwd=str(self.folder),
         )
 
@@ -182,11 +192,12 @@ class McpHarness:
 
 
 @pytest.fixture
-def mcp_process(tmp_path: Path) -> McpHarness:
-    """The real memesh-mcp, to be started with its own database file in the test's folder."""
+def mcp_process(tmp_path: Path, backend: Backend) -> McpHarness:
+    """The real memesh-mcp, to be started with its own database in the test's folder (the file, or on PostgreSQL
+    the test's database, named by MEMESH_DATABASE_URL beside MEMESH_DB_PATH)."""
     db = tmp_path / "memesh" / "knowledge-graph.db"
     db.parent.mkdir()  # MEMESH_DB_PATH's folder must exist (only MeMesh's own folder is created for it)
-    return McpHarness(folder=tmp_path, db=db, stderr_log=tmp_path / "stderr.log")
+    return McpHarness(folder=tmp_path, db=db, stderr_log=tmp_path / "stderr.log", backend=backend)
 
 
 class RawServer:
@@ -348,15 +359,18 @@ class Serving:
 class Launcher:
     """Starts `memesh serve --port 0` processes (database, HOME and MEMESH_DIR under `folder`), killed by `close`."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, backend: Backend) -> None:
         self.folder = folder
         self.home = folder / "home"
-        self.env = {k: v for k, v in os.environ.items() if k not in ("MEMESH_REMOTE_TOKEN", "MEMESH_HTTP_ALLOW_REMOTE")}
+        self.db = self.home / ".memesh" / "kg.db"
+        unwanted = ("MEMESH_REMOTE_TOKEN", "MEMESH_HTTP_ALLOW_REMOTE", "MEMESH_DATABASE_URL")
+        self.env = {k: v for k, v in os.environ.items() if k not in unwanted}
         self.env.update(
             HOME=str(self.home),
             MEMESH_DIR=str(self.home / ".memesh"),
-            MEMESH_DB_PATH=str(self.home / ".memesh" / "kg.db"),
+            MEMESH_DB_PATH=str(self.db),
             MEMESH_UPDATE_CHECK="0",
+            **backend.environ(self.db),
         )
         self.started: list[subprocess.Popen[str]] = []
 
@@ -380,8 +394,8 @@ class Launcher:
 
 
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Launcher]:
+def serve(tmp_path: Path, backend: Backend) -> Iterator[Launcher]:
     """A fresh server for the test, on its own database."""
-    launcher = Launcher(tmp_path)
+    launcher = Launcher(tmp_path, backend)
     yield launcher
     launcher.close()

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from tests.backends import Backend
 from tests.transports.mcp.conftest import McpHarness, RawServer
 
 # A recall for "wait" blocks until the test writes to a FIFO; any finite wait the drain takes is cut to 0.2 s, so a
@@ -44,6 +45,7 @@ mcp_server.main()
 """
 
 
+@pytest.mark.one_engine("the call is held before it reaches the store")
 def test_a_call_still_running_when_stdin_closes_is_answered_however_long_it_takes(
     mcp_process: McpHarness, start_raw: Callable[[], RawServer]
 ) -> None:
@@ -69,7 +71,11 @@ def one_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawServer]:
     """One server process after its handshake, for the requests below: each leaves it serving as before."""
     folder = tmp_path_factory.mktemp("answers-owed")
     (folder / "memesh").mkdir()
-    server = RawServer(McpHarness(folder=folder, db=folder / "memesh" / "kg.db", stderr_log=folder / "stderr.log"))
+    # JSON-RPC framing, answered before any store is reached: one server for the module, on SQLite (the backend
+    # fixture is per test; calls on PostgreSQL are test_server_process's and test_early_calls's).
+    db = folder / "memesh" / "kg.db"
+    harness = McpHarness(folder=folder, db=db, stderr_log=folder / "stderr.log", backend=Backend("sqlite"))
+    server = RawServer(harness)
     server.initialize("pytest-raw")
     yield server
     server.close()

@@ -17,6 +17,7 @@ from memesh.adapters.router_host import HostAdapter
 from memesh.context import CallContext
 from memesh.transports.mcp.backend import Backend
 from memesh.transports.router.server import serve
+from tests.backends import Backend as Engine
 from tests.descriptors import needs_proc, open_to
 
 PROJECT = "demo~" + "4" * 32
@@ -35,10 +36,11 @@ def anyio_backend() -> str:
 
 
 @pytest.mark.anyio
-async def test_a_send_waiting_for_a_slow_host_does_not_hold_up_a_recall(folder: Path) -> None:
+async def test_a_send_waiting_for_a_slow_host_does_not_hold_up_a_recall(folder: Path, backend: Engine) -> None:
     socket = folder / "router.sock"
     ready = asyncio.Event()
-    router = asyncio.create_task(serve(socket, folder / "k.db", ready))
+    database = backend.target(folder / "k.db")
+    router = asyncio.create_task(serve(socket, database, ready))
     await asyncio.wait_for(ready.wait(), 10)
     taken: list[dict[str, Any]] = []
     release = asyncio.Event()
@@ -58,16 +60,16 @@ async def test_a_send_waiting_for_a_slow_host_does_not_hold_up_a_recall(folder: 
         work_summary=None,
     )
     await adapter.connect()
-    backend = Backend(folder / "k.db")
+    mcp = Backend(database)
     ctx = CallContext(source_host="test-host", agent_view=True, router=lambda: RouterClient(socket))
     try:
-        await asyncio.to_thread(backend.open)
+        await asyncio.to_thread(mcp.open)
         await asyncio.to_thread(
-            backend.call, "remember", {"name": "auth-note", "type": "note", "observations": ["tokens rotate"]}, ctx
+            mcp.call, "remember", {"name": "auth-note", "type": "note", "observations": ["tokens rotate"]}, ctx
         )
         send = asyncio.create_task(
             asyncio.to_thread(
-                backend.call,
+                mcp.call,
                 "message",
                 {
                     "action": "send",
@@ -86,7 +88,7 @@ async def test_a_send_waiting_for_a_slow_host_does_not_hold_up_a_recall(folder: 
                 break
             await asyncio.sleep(0.01)
         assert taken, "the host never got the envelope"
-        recalled = await asyncio.wait_for(asyncio.to_thread(backend.call, "recall", {"query": "tokens"}, ctx), 5)
+        recalled = await asyncio.wait_for(asyncio.to_thread(mcp.call, "recall", {"query": "tokens"}, ctx), 5)
         assert not send.done()  # the recall answered while the send still waited for the host
         assert not recalled.is_error and "auth-note" in str(recalled.structured_content)
         release.set()
@@ -96,13 +98,13 @@ async def test_a_send_waiting_for_a_slow_host_does_not_hold_up_a_recall(folder: 
     finally:
         release.set()
         await adapter.close()
-        backend.close()
+        mcp.close()
         router.cancel()
         with pytest.raises(asyncio.CancelledError):
             await router
 
 
-@needs_proc
+@needs_proc  # counts the descriptors open to the SQLite file
 def test_the_connection_of_a_worker_thread_that_ended_is_closed(tmp_path: Path) -> None:
     db = tmp_path / "k.db"
     backend = Backend(db)

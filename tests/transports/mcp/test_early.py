@@ -271,6 +271,7 @@ early.recorded_answers = stale
 """
 
 
+@pytest.mark.one_engine("the front's log line: no store is read")
 def test_an_early_answer_that_differs_from_the_sdks_is_logged(
     mcp_process: McpHarness, start_raw: Callable[[], RawServer]
 ) -> None:

@@ -64,8 +64,9 @@ INSTRUCTED = ("recall", "remember", "[mem:")
 
 
 @pytest.mark.anyio
+@pytest.mark.one_engine("initialize: no store is read")
 async def test_initialize_carries_instructions_on_using_the_memory(mcp_server: McpInMemory, era: str) -> None:
-    server = build_server(Backend(mcp_server.db))
+    server = build_server(Backend(mcp_server.target))
     async with Client(server, mode="legacy" if era == LEGACY else "auto") as client:
         assert client.protocol_version == era
         instructions = client.instructions

@@ -22,6 +22,7 @@ from memesh.adapters.project_git import project_for
 from memesh.app.registry import TOOLS
 from memesh.transports.mcp.instructions import INSTRUCTIONS
 from memesh.transports.mcp.results import tool_listing
+from tests.backends import Backend, engines
 from tests.transports.mcp.conftest import (
     ERAS,
     LEGACY,
@@ -48,12 +49,14 @@ INITIALIZE = {
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-@pytest.fixture(scope="module")
-def loopback(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    """One loopback server the module's tests share (each test uses names of its own)."""
-    launcher = Launcher(tmp_path_factory.mktemp("loopback"))
+@pytest.fixture(scope="module", params=engines())
+def loopback(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
+    """One loopback server per engine the module's tests share (each test uses names of its own)."""
+    engine = Backend(request.param)
+    launcher = Launcher(tmp_path_factory.mktemp("loopback"), engine)
     yield launcher()
     launcher.close()
+    engine.close()
 
 
 @asynccontextmanager
@@ -252,6 +255,7 @@ def test_a_cross_site_or_rebinding_request_to_mcp_gets_403(loopback: Serving, he
         assert client.post("/mcp", content=b" " * (1024 * 1024 + 1), headers=MCP_HEADERS).status_code == 413
 
 
+@pytest.mark.one_engine("the bearer check, before any store is read")
 async def test_a_remote_listener_wants_the_bearer_on_mcp_even_from_loopback(serve: Launcher) -> None:
     server = serve("--host", "0.0.0.0", "--allow-remote")
     token = server.token()

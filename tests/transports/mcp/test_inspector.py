@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 # It speaks streamable HTTP too (`--transport http`, `--header`).
 INSPECTOR = Path(__file__).resolve().parents[3] / "tools" / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
 RUN_SECONDS = 120
+# The Inspector's conformance checks are of the protocol (tools/list --strict, one call): they run on SQLite alone,
+# the calls themselves on both engines through the other MCP tests (each Inspector run costs seconds).
+pytestmark = pytest.mark.one_engine("the protocol's conformance as the Inspector checks it")
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
@@ -45,7 +48,12 @@ def _run(command: list[str], folder: Path, env: dict[str, str]) -> subprocess.Co
 
 def inspector(harness: McpHarness, *arguments: str) -> subprocess.CompletedProcess[str]:
     """The Inspector starting memesh-mcp, over stdio."""
-    command = [*arguments, "-e", f"MEMESH_DB_PATH={harness.db}", *harness.command]
+    env = harness.params().env or {}  # MEMESH_DB_PATH (and MEMESH_DATABASE_URL on PostgreSQL)
+    command = [
+        *arguments,
+        *(part for name, value in env.items() for part in ("-e", f"{name}={value}")),
+        *harness.command,
+    ]
     return _run(command, harness.folder, {"MEMESH_UPDATE_CHECK": "0"})
 
 

@@ -26,7 +26,7 @@ async def test_no_shape_reaches_the_database_through_any_mcp_write_tool(mcp_serv
         imported = await client.ok("import", {"data": bundle(), "merge_strategy": "overwrite"})
     assert imported["errors"] == []
     assert imported["imported"] == len(SHAPES)
-    assert_nothing_leaked(mcp_server.db)
+    assert_nothing_leaked(mcp_server.target)
 
 
 @pytest.mark.parametrize("kind", ["url-userinfo", "zero-width-inside-key-word"])
@@ -39,4 +39,4 @@ async def test_a_project_holding_a_credential_is_refused_by_task_state_and_learn
         lesson = await client.fails("learn", {"error": "boom", "fix": "restart", "project": f"p {secret}"})
     assert task.startswith("project: ")
     assert lesson.startswith("project: ")
-    assert_nothing_leaked(mcp_server.db)
+    assert_nothing_leaked(mcp_server.target)

@@ -45,6 +45,7 @@ mcp_server.main()
 """
 
 
+@pytest.mark.one_engine("the process's stdout guard, around any store")
 def test_stray_output_from_a_tool_never_reaches_the_protocol_stream(
     mcp_process: McpHarness, start_raw: Callable[[], RawServer]
 ) -> None:
@@ -62,6 +63,7 @@ def test_stray_output_from_a_tool_never_reaches_the_protocol_stream(
     assert "Traceback" in mcp_process.stderr()  # the log, on this machine, has the whole story
 
 
+@pytest.mark.one_engine("an exception raised before the store is reached")
 async def test_an_exception_inside_a_tool_is_a_tool_error_without_paths(
     mcp_server: McpInMemory, era: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -84,6 +86,7 @@ async def test_an_exception_inside_a_tool_is_a_tool_error_without_paths(
     assert logged.levelno == logging.ERROR and logged.name == "memesh.mcp"
 
 
+@pytest.mark.sqlite_only  # a file where the database file's folder should be
 async def test_a_database_that_cannot_be_opened_makes_calls_fail_not_the_server(
     mcp_server: McpInMemory, era: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -102,6 +105,7 @@ async def test_a_database_that_cannot_be_opened_makes_calls_fail_not_the_server(
     assert str(blocker) in caplog.text
 
 
+@pytest.mark.sqlite_only  # a file where the database file's folder should be
 async def test_a_database_that_could_not_be_opened_is_tried_again_on_the_next_call(mcp_server: McpInMemory) -> None:
     blocker = mcp_server.folder / "not-yet-a-folder"
     blocker.write_text("in the way for now", encoding="utf-8")

@@ -13,7 +13,7 @@ from memesh.schema import files as schemas
 if TYPE_CHECKING:
     from tests.transports.mcp.conftest import McpInMemory
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.one_engine("tools/list: no store is read")]
 
 
 async def test_every_registry_tool_is_listed_in_order_with_its_schema_files(mcp_server: McpInMemory, era: str) -> None:

@@ -31,6 +31,7 @@ async def test_user_patterns_answers_markdown_with_the_json_alongside(mcp_server
 
 
 @pytest.mark.anyio
+@pytest.mark.one_engine("refused by the gate before any store is read")
 async def test_an_unknown_category_is_a_tool_error_naming_it(mcp_server: McpInMemory, era: str) -> None:
     async with mcp_server.connect(era) as client:
         message = await client.fails("user_patterns", {"categories": ["moods"]})

@@ -17,6 +17,7 @@ from mcp import types
 
 from memesh.adapters.project_git import project_for
 from memesh.adapters.transcripts import slug
+from tests.backends import Backend
 from tests.transports.mcp.conftest import LEGACY, McpClient, McpInMemory
 
 SECRET = "ghp_" + "k" * 36
@@ -66,9 +67,10 @@ def conversation(cwd: str) -> list[str]:
 
 
 @asynccontextmanager
-async def client(home: Path, db: Path, roots: list[Path] | None) -> AsyncIterator[McpClient]:
-    """A client offering `roots` (none: no roots capability) to a server on `db`, run from `home`."""
-    async with McpInMemory(folder=home, db=db).connect(LEGACY, roots=roots) as session:
+async def client(home: Path, db: Path, roots: list[Path] | None, backend: Backend) -> AsyncIterator[McpClient]:
+    """A client offering `roots` (none: no roots capability) to a server on `db` (on the test's engine), run from
+    `home`."""
+    async with McpInMemory(folder=home, db=db, backend=backend).connect(LEGACY, roots=roots) as session:
         yield session
 
 
@@ -113,11 +115,11 @@ RESULT = {"name": "parser-bound", "type": "decision", "observations": ["Fix the 
 
 
 async def test_a_client_offering_its_root_gets_the_visible_turns_and_stages_one_proposal(
-    home: Path, workspace: Path, tmp_path: Path
+    home: Path, workspace: Path, tmp_path: Path, backend: Backend
 ) -> None:
     path = write_transcript(home, workspace, "sess-1", conversation(str(workspace)))
     project = project_for(str(workspace))
-    async with client(home, tmp_path / "m.db", [workspace]) as session:
+    async with client(home, tmp_path / "m.db", [workspace], backend) as session:
         prepared = await ok(session, {"action": "prepare", "project": project, "kind": "transcript"})
         assert prepared["status"] == "available"
         package = prepared["package"]
@@ -145,7 +147,7 @@ async def test_a_client_offering_its_root_gets_the_visible_turns_and_stages_one_
 
 
 async def test_the_newest_session_is_chosen_and_old_or_foreign_ones_are_not(
-    home: Path, workspace: Path, tmp_path: Path
+    home: Path, workspace: Path, tmp_path: Path, backend: Backend
 ) -> None:
     cwd = str(workspace)
     write_transcript(home, workspace, "older", [_line("user", "older question", cwd)], age_days=1)
@@ -154,26 +156,26 @@ async def test_the_newest_session_is_chosen_and_old_or_foreign_ones_are_not(
     write_transcript(home, workspace, "elsewhere", [_line("user", "other folder", "/somewhere/else")])
     write_transcript(home, workspace, "no-cwd", [json.dumps({"type": "user", "message": {"content": "x"}})])
     project = project_for(cwd)
-    async with client(home, tmp_path / "m.db", [workspace]) as session:
+    async with client(home, tmp_path / "m.db", [workspace], backend) as session:
         prepared = await ok(session, {"action": "prepare", "project": project, "kind": "transcript"})
         assert prepared["package"]["sources"] == [{"role": "user", "text": "newest question"}]
 
 
 async def test_a_client_without_roots_or_with_none_matching_fails_closed(
-    home: Path, workspace: Path, tmp_path: Path
+    home: Path, workspace: Path, tmp_path: Path, backend: Backend
 ) -> None:
     write_transcript(home, workspace, "sess", conversation(str(workspace)))
     project = project_for(str(workspace))
     prepare = {"action": "prepare", "project": project, "kind": "transcript"}
-    async with client(home, tmp_path / "a.db", None) as session:
+    async with client(home, tmp_path / "a.db", None, backend) as session:
         assert (await fails(session, prepare)).startswith("workspace_unavailable")
     other = tmp_path / "other"
     other.mkdir()
-    async with client(home, tmp_path / "b.db", [other]) as session:
+    async with client(home, tmp_path / "b.db", [other], backend) as session:
         assert (await fails(session, prepare)).startswith("workspace_unavailable")
 
 
-async def test_two_roots_of_one_project_are_ambiguous(home: Path, tmp_path: Path) -> None:
+async def test_two_roots_of_one_project_are_ambiguous(home: Path, tmp_path: Path, backend: Backend) -> None:
     roots = []
     for name in ("one", "two"):
         folder = tmp_path / name / "repo"
@@ -185,6 +187,6 @@ async def test_two_roots_of_one_project_are_ambiguous(home: Path, tmp_path: Path
         roots.append(folder.resolve())
     project = project_for(str(roots[0]))
     assert project == project_for(str(roots[1]))
-    async with client(home, tmp_path / "c.db", roots) as session:
+    async with client(home, tmp_path / "c.db", roots, backend) as session:
         message = await fails(session, {"action": "prepare", "project": project, "kind": "transcript"})
         assert message.startswith("workspace_ambiguous")
