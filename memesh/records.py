@@ -8,7 +8,8 @@ class or of a subclass) runs the standard decorator on the class, in place, and 
 what `dataclasses.dataclass` makes of it: the same methods, `fields()`, `replace()`, `asdict()`, equality, hashing
 and frozenness. Nothing can reach an instance's behaviour before it exists, so only the class itself, before its
 first instance, differs: `dataclasses.fields(cls)` and `is_dataclass(cls)` need one made first (`made(cls)`), and a
-field's `field(default_factory=…)` still shows as a class attribute until then.
+field's `field(default_factory=…)` still shows as a class attribute until then. An instance made without `__init__`
+(unpickled in a process that never made one) would find its class unmade: MeMesh sends none between processes.
 
 The type checker sees the standard decorator itself (the same fields, signature and frozenness are checked), so the
 deferral is a run-time matter only. ADR 0008 has the figures.
