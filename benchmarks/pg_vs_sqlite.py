@@ -6,8 +6,8 @@ in one run.
 
 - Load: each memory stored by remember, 1,000 calls per transaction, on both engines; with --copy, PostgreSQL is
   filled instead by `memesh db copy` of the SQLite database (the same rows and ids; quicker at 100k), and the copy
-  is timed. The seeded SQLite file is kept in `--cache` (default /tmp/memesh-bench-cache, keyed by seed, count and
-  schema version) and copied from there on the next run: seeding 100k through remember takes 20+ minutes here.
+  is timed, then vacuumed and analysed (`settled`). The seeded SQLite file is kept in `--cache` (default
+  /tmp/memesh-bench-cache, keyed by seed, count and schema version) and copied from there on the next run.
 - remember: single calls on the loaded database, each its own transaction (p50/p95).
 - recall: as an agent calls it (agent_view, limit 20): 1-, 2- and 5-term queries of content words, a 2-term query
   with a project filter, a tag listing, a common and a frequent word.
@@ -110,7 +110,8 @@ def timed(call: Callable[[], object], samples: int, server: Callable[[], float |
 
 
 def round_trips(store: Store, call: Callable[[], object]) -> dict[str, int] | None:
-    """How many round trips (answers awaited) and statements one call makes on PostgreSQL (libpq's trace)."""
+    """How many round trips (answers waited for: the client sent, then read) and statements one call makes on
+    PostgreSQL (libpq's trace)."""
     if not isinstance(store, PostgresStore):
         return None
     pgconn = store.conn.raw.pgconn
@@ -123,14 +124,16 @@ def round_trips(store: Store, call: Callable[[], object]) -> dict[str, int] | No
         trace.seek(0)
         lines = trace.read().decode("utf-8", "replace").splitlines()
     waits = statements = 0
+    last = ""
     for line in lines:
         fields = line.split("\t")
         if len(fields) < 4:
             continue
         direction, message = fields[1], fields[3]
-        if direction == "B" and message == "ReadyForQuery":
+        if direction == "B" and last == "F":  # the client sent, then read: it waited for an answer
             waits += 1
-        elif direction == "F" and message == "Bind":
+        last = direction
+        if direction == "F" and message == "Bind":
             statements += 1
         elif direction == "F" and message == "Query":
             text = fields[4] if len(fields) > 4 else ""
@@ -217,6 +220,17 @@ def measure(store: Store, corpus: Corpus, count: int, samples: int) -> dict[str,
     return out
 
 
+def settled(url: str) -> None:
+    """VACUUM ANALYZE of the freshly filled PostgreSQL database: what autovacuum does on its own a minute or two
+    after a bulk load. Without it the first minutes measure a planner with no statistics of the new rows (it hashed
+    every memory to join a few hundred matches) and counter tables full of the load's dead rows, not the steady
+    state a team's server runs in."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
+
+
 def seeded(path: Path, count: int, args: argparse.Namespace) -> float | None:
     """A SQLite database of `count` memories at `path`: copied from the cache when it holds one, else loaded
     through remember (and kept in the cache). Returns the seconds the load took, or None when it came from the
@@ -259,6 +273,7 @@ def run_scale(count: int, args: argparse.Namespace, new_database: Callable[[], s
                 result["postgres_load_seconds"] = round(load(pg, Corpus(args.seed), count), 2)
             finally:
                 pg.close()
+        settled(url)
         for engine, target in (("sqlite", path), ("postgres", url)):
             store = open_store(target)
             try:
