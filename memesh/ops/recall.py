@@ -196,7 +196,6 @@ def recall(uses: RecallUses, request: RecallInput, *, ctx: CallContext) -> Resul
     else:
         ids = store.recent(filters, limit)
     candidates = store.load(ids) if loaded is None else loaded
-    store.touch(ids, iso_time(ctx.now))  # counted now; this call ranks on what was known before it
     signals = [
         scoring.Signals(e.id, e.last_accessed_at, e.access_count, e.confidence, e.recall_hits, e.recall_misses)
         for e in candidates
@@ -223,6 +222,9 @@ def recall(uses: RecallUses, request: RecallInput, *, ctx: CallContext) -> Resul
                 envelope["conflicts"] = kept
             else:
                 del envelope["conflicts"]
+    # Counted last, so that a store that sends it without waiting (PostgreSQL) has no later statement of this call
+    # waiting for it; this call ranked on what was known before it either way.
+    store.touch(ids, iso_time(ctx.now))
     return Success(envelope)
 
 
