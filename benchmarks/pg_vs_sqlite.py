@@ -373,16 +373,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-cache", dest="cache", action="store_const", const=None, help="seed every time")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     args = parser.parse_args(argv)
+    if not args.json:
+        print("SQLite and PostgreSQL through remember/recall (memesh.app.dispatch.call)")
+        print(machine_line(), flush=True)
+    runs = []
     with postgres_server(args.url) as new_database:
-        runs = [run_scale(count, args, new_database) for count in args.n if count]
+        for count in args.n:
+            if count:
+                runs.append(run_scale(count, args, new_database))
+                if not args.json:  # each count's table as soon as it is measured: a 100k run takes a while
+                    print_scale(runs[-1])
+                    sys.stdout.flush()
         locomo_figures = run_locomo(args, new_database) if args.locomo else None
     if args.json:
         emit_json({"benchmark": "pg_vs_sqlite", "runs": runs, "locomo": locomo_figures, "machine": machine()})
         return 0
-    print("SQLite and PostgreSQL through remember/recall (memesh.app.dispatch.call)")
-    print(machine_line())
-    for run in runs:
-        print_scale(run)
     if locomo_figures:
         f = locomo_figures
         print(f"\nLoCoMo ({f['questions']} headline and adversarial questions):")
