@@ -135,7 +135,7 @@ bench: $(STAMP)
 
 # SQLite and PostgreSQL side by side (a throwaway cluster): remember and recall at 10k and 100k memories, LoCoMo.
 bench-postgres: $(STAMP) postgres
-	$(BIN)/python benchmarks/pg_vs_sqlite.py --n 10000 100000 --locomo
+	$(BIN)/python benchmarks/pg_vs_sqlite.py --n 10000 100000 --copy --locomo
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache $(OPENCLAW)/node_modules $(INSPECTOR)/node_modules $(CLAUDE_CODE)/node_modules $(GEMINI_CLI)/node_modules

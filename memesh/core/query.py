@@ -48,13 +48,18 @@ def is_prefix(term: str) -> bool:
     return len(term) == 1 and is_cjk_char(term)
 
 
+def guards(terms: Sequence[str]) -> bool:
+    """Whether the noise guard looks at these terms at all (their frequencies and the memory count): not for one."""
+    return len(terms) >= 2
+
+
 def drop_noise(terms: Sequence[str], doc_freq: Mapping[str, int], indexed_rows: int) -> tuple[list[str], list[str]]:
     """Split terms into (kept, dropped): a term is noise when it appears in more than half the indexed rows.
 
     At most the first 32 survivors are kept, and the terms after the 32nd survivor are neither kept nor dropped: they
     are never looked at, so a pasted page of text costs the frequencies of its first few dozen words, not all of them.
     """
-    if indexed_rows < MIN_ROWS_FOR_NOISE_GUARD or len(terms) < 2:
+    if not guards(terms) or indexed_rows < MIN_ROWS_FOR_NOISE_GUARD:
         return list(terms[:MAX_QUERY_TERMS]), []
     ceiling = NOISE_FRACTION * indexed_rows
     kept: list[str] = []

@@ -27,7 +27,9 @@ PROJECT_TAG_PREFIX = "project:"
 class RecallStore(Protocol):
     def count(self) -> int: ...
     def doc_freq(self, terms: Sequence[str]) -> dict[str, int]: ...
+    def search_stats(self, terms: Sequence[str]) -> tuple[int, dict[str, int] | None]: ...
     def search(self, plan: fts.MatchPlan, filters: Filters, limit: int) -> list[tuple[int, float]]: ...
+    def search_rows(self, plan: fts.MatchPlan, filters: Filters, limit: int) -> list[tuple[Entity, float]]: ...
     def recent(self, filters: Filters, limit: int) -> list[int]: ...
     def load(self, ids: Sequence[int]) -> list[Entity]: ...
     def touch(self, ids: Sequence[int], when: str) -> None: ...
@@ -63,11 +65,14 @@ class LazyDocFreq(Mapping[str, int]):
 
     CHUNK = 48
 
-    def __init__(self, store: RecallStore, terms: Sequence[str]) -> None:
+    def __init__(self, store: RecallStore, terms: Sequence[str], first: Mapping[str, int] | None = None) -> None:
+        """`first`: the store's frequencies of the first chunk of terms, when it read them already."""
         self._store = store
         self._terms = list(terms)
         self._position = {term: index for index, term in enumerate(self._terms)}
         self._freq: dict[str, int] = {}
+        if first is not None:
+            self._freq.update({each: first.get(each, 0) for each in self._terms[: self.CHUNK]})
 
     def __getitem__(self, term: str) -> int:
         if term not in self._freq:
@@ -135,17 +140,30 @@ def shown(entity: Entity, relevance: float | None, source: Source = "keyword") -
     return out
 
 
+def _noise_inputs(store: RecallStore, terms: Sequence[str]) -> tuple[LazyDocFreq, int]:
+    """The frequencies and the memory count the noise guard reads; for a query it does not guard (one term), none
+    are read (the count given is 0, which it does not look at)."""
+    if not fts.guards(terms):
+        return LazyDocFreq(store, terms), 0
+    count, first = store.search_stats(terms[: LazyDocFreq.CHUNK])  # one statement where the store can
+    return LazyDocFreq(store, terms, first), count
+
+
 def _search(
     uses: RecallUses, text: str, filters: Filters, limit: int
-) -> tuple[list[tuple[int, float]], dict[int, Source]] | None:
-    """(id, score) best first and, in hybrid, which signal found each; None when the query holds nothing searchable."""
+) -> tuple[list[tuple[int, float]], dict[int, Source], list[Entity] | None] | None:
+    """(id, score) best first, in hybrid which signal found each and, where the store read them with the ranking,
+    the memories; None when the query holds nothing searchable."""
     store = uses.store
     terms = query_terms(text)  # the one split of the query: the frequencies and the plan read these terms
     if not terms:
         return None
     if uses.mode == "fts":
-        plan = fts.plan_terms(terms, LazyDocFreq(store, terms), store.count())
-        return (store.search(plan, filters, limit), {}) if plan else None
+        plan = fts.plan_terms(terms, *_noise_inputs(store, terms))
+        if plan is None:
+            return None
+        rows = store.search_rows(plan, filters, limit)  # the memories read with the ranking: one round trip
+        return [(entity.id, score) for entity, score in rows], {}, [entity for entity, _ in rows]
     from memesh.core.recall_modes import plan_broad
     from memesh.ops import recall_search
 
@@ -153,9 +171,9 @@ def _search(
     if broad is None:
         return None
     if uses.semantic is None:
-        return recall_search.broad(store, broad, filters, limit).matches, {}
+        return recall_search.broad(store, broad, filters, limit).matches, {}, None
     found = recall_search.hybrid(store, uses.semantic, text, broad, filters=filters, limit=limit)
-    return found.matches, dict(found.sources)
+    return found.matches, dict(found.sources), None
 
 
 def recall(uses: RecallUses, request: RecallInput, *, ctx: CallContext) -> Result[RecallOutput, MemeshError]:
@@ -166,18 +184,18 @@ def recall(uses: RecallUses, request: RecallInput, *, ctx: CallContext) -> Resul
     text = request.get("query") or ""
     relevance: dict[int, float] = {}
     sources: dict[int, Source] = {}
+    loaded: list[Entity] | None = None
     mode: Literal["fts", "hybrid"] = "hybrid" if uses.semantic is not None and uses.mode == "hybrid" else "fts"
     if text:  # not empty: searched, so whitespace or `???` alone finds nothing rather than listing recent memories
         searched = _search(uses, text, filters, limit)
         if searched is None:
             return Success({"entities": [], "retrieval": {"mode": mode, "truncated": False}})
-        matches, sources = searched
+        matches, sources, loaded = searched
         ids = [entity_id for entity_id, _ in matches]
         relevance = scoring.relevance(matches)
     else:
         ids = store.recent(filters, limit)
-    candidates = store.load(ids)
-    store.touch(ids, iso_time(ctx.now))  # counted now; this call ranks on what was known before it
+    candidates = store.load(ids) if loaded is None else loaded
     signals = [
         scoring.Signals(e.id, e.last_accessed_at, e.access_count, e.confidence, e.recall_hits, e.recall_misses)
         for e in candidates
@@ -204,6 +222,9 @@ def recall(uses: RecallUses, request: RecallInput, *, ctx: CallContext) -> Resul
                 envelope["conflicts"] = kept
             else:
                 del envelope["conflicts"]
+    # Counted last, so that a store that sends it without waiting (PostgreSQL) has no later statement of this call
+    # waiting for it; this call ranked on what was known before it either way.
+    store.touch(ids, iso_time(ctx.now))
     return Success(envelope)
 
 

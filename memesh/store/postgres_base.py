@@ -11,11 +11,19 @@ session generations — keeps that guarantee, on any number of machines; and ids
 a poll reading events after a position never skips one committed later with a smaller id. A writer waits at most
 `LOCK_TIMEOUT` for its turn (SQLite's busy timeout), then fails as "locked". Reads take no lock and see every
 committed write (READ COMMITTED), as SQLite's WAL readers do.
+
+Round trips. Each statement awaited is a round trip to the server, and on a busy machine each costs a wake-up of
+the server process. A write whose answer nobody reads (recall's access count) can be *sent*: its whole transaction
+goes out as one script and the caller goes on; its answer is read before the connection's next use (`settle`). The
+server runs a connection's statements in order, so the next statement here sees it done, and other connections see
+it once it commits. (A write transaction's BEGIN and lock stay a round trip of their own, taken as the transaction
+begins: sending them with its first statement would save one, but the turn would then start at that statement, not
+where the caller's `with store.transaction()` says it does.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -66,14 +74,22 @@ class PgConnection:
     that takes `?` parameters, and takes the write lock for a write run outside a transaction."""
 
     def __init__(self, raw: psycopg.Connection[tuple[Any, ...]], scope: int, shown: str = "") -> None:
-        self.raw = raw
+        self._raw = raw
         self.scope = scope
         self.shown = shown  # the URL with its password redacted
+        self._lock = f"SELECT pg_advisory_xact_lock({WRITE_LOCK}, {int(scope)})"
+        self._unread: Callable[[Exception], bool] | None = None  # a sent script's, until its answer is read
+
+    @property
+    def raw(self) -> psycopg.Connection[tuple[Any, ...]]:
+        """The psycopg connection, ready for any statement (the answer of a script sent before it read)."""
+        self.settle()
+        return self._raw
 
     def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
         if _writes(sql) and not self.in_transaction:
             with self.writing():
-                return self.raw.execute(pg_sql(sql), tuple(parameters))
+                return self._raw.execute(pg_sql(sql), tuple(parameters))
         return self.raw.execute(pg_sql(sql), tuple(parameters))
 
     def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Cursor:
@@ -93,23 +109,73 @@ class PgConnection:
         """A write transaction: begun with this database's write lock taken (one round trip for both), committed
         at the end, rolled back on any exception."""
         try:
-            self.raw.execute(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK}, {int(self.scope)})")
+            self.raw.execute(f"BEGIN; {self._lock}")
             yield
-            self.raw.execute("SELECT memesh_compact(); COMMIT")  # the counters' deltas folded in, then committed
+            self._raw.execute("SELECT memesh_compact(); COMMIT")  # the counters' deltas folded in, then committed
         except BaseException:
             if self.in_transaction:  # a broken connection has no transaction to roll back: keep the first error
                 with suppress(Exception):
-                    self.raw.execute("ROLLBACK")
+                    self._raw.execute("ROLLBACK")
             raise
+
+    def send_write(self, sql: str, refused: Callable[[Exception], bool]) -> None:
+        """Send `sql` (statements with no parameters) as a write transaction of its own, with the write lock, and
+        return without waiting for its answer; that is read before this connection's next statement. A failure
+        `refused` accepts (the database cannot take a write now) is dropped there; any other is raised there.
+
+        For a write that changes no counter the triggers keep (rows counted, index terms): its transaction commits
+        without `memesh_compact()`, which would find no deltas of its own to fold and still scan for them."""
+        from psycopg import OperationalError
+
+        self.settle()
+        if self.in_transaction:
+            raise RuntimeError("send_write runs a transaction of its own: not inside another one")
+        pgconn = self._raw.pgconn
+        pgconn.send_query(f"BEGIN; {self._lock}; {sql}; COMMIT".encode())
+        self._unread = refused
+        try:
+            while pgconn.flush():  # the whole script on its way (a few hundred bytes: nearly always at once)
+                _wait_writable(pgconn.socket)
+        except OperationalError:
+            self.settle()  # the connection broke: its answer says how
+            raise
+
+    def settle(self) -> None:
+        """Read the answer of a script `send_write` sent (waiting for it if it is still running); its transaction
+        rolled back if it failed."""
+        if self._unread is None:
+            return
+        from psycopg import errors
+        from psycopg.pq import ExecStatus, TransactionStatus
+
+        refused, self._unread = self._unread, None
+        pgconn = self._raw.pgconn
+        failure: Exception | None = None
+        while (result := pgconn.get_result()) is not None:
+            if result.status == ExecStatus.FATAL_ERROR and failure is None:
+                failure = errors.error_from_result(result, encoding=self._raw.info.encoding)
+        if pgconn.transaction_status == TransactionStatus.INERROR:  # the script stopped at its failure
+            self._raw.execute("ROLLBACK")
+        if failure is not None and not refused(failure):
+            raise failure
 
     @property
     def in_transaction(self) -> bool:
         from psycopg.pq import TransactionStatus
 
-        return self.raw.info.transaction_status != TransactionStatus.IDLE
+        self.settle()
+        return self._raw.info.transaction_status != TransactionStatus.IDLE
 
     def close(self) -> None:
-        self.raw.close()
+        with suppress(Exception):  # a write sent last: its answer read, so the server is not left mid-reply
+            self.settle()
+        self._raw.close()
+
+
+def _wait_writable(socket: int) -> None:
+    import select
+
+    select.select([], [socket], [])
 
 
 class PostgresBase(SqlBase):

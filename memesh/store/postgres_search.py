@@ -12,6 +12,10 @@ with N the memories indexed, n(p) the memories holding the phrase (whatever the 
 all columns and avgdl the mean of |D|. Each step is a float8 operation in the same order as FTS5's doubles (the sum
 too: `sum(... ORDER BY phrase)`), so equal scores tie on both engines and ties go newest first on both.
 
+Recall reads the memories it ranks with the ranking itself (`search_rows`: one statement, one round trip), and a
+memory is read whole in one statement (`load`: its observations, tags and relations as arrays), where the shared
+`Reads.load` sends four.
+
 A query term is a phrase of the tokens FTS5 makes of it (`sqlite_tokens.phrase`): nearly always one token, looked
 up by range in the postings' primary key ([t, t + U+0001) for a token, [x, x + 1) for a lone CJK character that
 matches as a prefix). A term of several tokens must match them side by side, which postings without positions
@@ -21,13 +25,14 @@ cannot tell: such a (rare) query is ranked in Python from the memories that hold
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from memesh.core.porter import stem
 from memesh.core.query import MatchPlan, Mode, is_prefix
-from memesh.model import Filters
+from memesh.model import Entity, Filters, Relation
 from memesh.store.postgres_base import PostgresBase
 from memesh.store.reads import Reads, filter_sql
-from memesh.store.sql import _chunks, _marks
+from memesh.store.sql import _chunks, _loads, _marks
 from memesh.store.sqlite_search import NAME_WEIGHT, OBSERVATION_WEIGHT, TITLE_WEIGHT
 from memesh.store.sqlite_tokens import phrase, positions
 from memesh.store.writes import index_columns
@@ -37,9 +42,11 @@ B = 0.75
 WEIGHTS = (NAME_WEIGHT, TITLE_WEIGHT, OBSERVATION_WEIGHT)
 _WEIGHTED = f"{int(NAME_WEIGHT)} * p.name_tf + {int(TITLE_WEIGHT)} * p.title_tf + {int(OBSERVATION_WEIGHT)} * p.body_tf"
 _TERM = "CASE WHEN v <= 0 THEN 1e-6::float8 ELSE v END"  # FTS5's floor for a phrase in half the memories or more
-# (phrase index, low, high) ranges → (entity id, score), best first, ties newest first. Parameters: the three
-# arrays, the filters' parameters, the number of phrases that must all occur (0: any may), the limit.
-_RANKED = f"""
+# (phrase index, low, high) ranges → the matches and their scores. Parameters: the three arrays, the number of
+# phrases that must all occur (0: any may), then each query's own. `{order}`: the phrases summed in query order, as
+# FTS5 adds them (float8 addition is not associative); empty for one phrase, whose sum has one term (the ordered
+# aggregate sorted every match: a fifth of a frequent word's server time).
+_SCORED = f"""
 WITH q(i, lo, hi) AS (SELECT * FROM unnest(?::int[], ?::text[], ?::text[])),
 stats AS (
     SELECT memesh_counter('search_docs')::float8 AS n, memesh_counter('search_tokens')::float8 AS tokens
@@ -54,18 +61,84 @@ phrases AS (
         SELECT h.i, ln(((s.n - count(*))::float8 + 0.5::float8) / (count(*)::float8 + 0.5::float8)) AS v
         FROM hits h CROSS JOIN stats s GROUP BY h.i, s.n
     ) c
-)
-SELECT h.entity_id, sum(
-    ph.idf * ((h.f * ({K1}::float8 + 1.0::float8))
-        / (h.f + {K1}::float8 * ((1::float8 - {B}::float8) + ({B}::float8 * h.d) / (s.tokens / s.n))))
-    ORDER BY h.i) AS score
-FROM hits h JOIN phrases ph ON ph.i = h.i CROSS JOIN stats s JOIN entities e ON e.id = h.entity_id
+),
+scored AS (
+    SELECT h.entity_id, sum(
+        ph.idf * ((h.f * ({K1}::float8 + 1.0::float8))
+            / (h.f + {K1}::float8 * ((1::float8 - {B}::float8) + ({B}::float8 * h.d) / (s.tokens / s.n))))
+        {{order}}) AS score
+    FROM hits h JOIN phrases ph ON ph.i = h.i CROSS JOIN stats s
+    GROUP BY h.entity_id
+    HAVING ?::int = 0 OR count(*) = ?::int
+)"""
+# The best `limit` that pass the filters, ties newest first. Then: the filters' parameters, the limit.
+_RANKED = f"""{_SCORED}
+SELECT sc.entity_id, sc.score FROM scored sc JOIN entities e ON e.id = sc.entity_id
 WHERE 1 = 1 {{where}}
-GROUP BY h.entity_id
-HAVING ? = 0 OR count(*) = ?
-ORDER BY score DESC, h.entity_id DESC
+ORDER BY sc.score DESC, sc.entity_id DESC
 LIMIT ?
 """
+# As SQLite's search does it (sqlite_search._best_matches): the best `window` matches ranked from the index alone,
+# then those that pass the filters. The planner cannot know how many memories a term matches, and joined every
+# memory (a scan of the table) to a few hundred matches; a window of the best is joined row by row. Its answer is
+# the full query's whenever the window holds `limit` that pass, or holds every match: `held` (first column, on
+# every row, with the matches' columns NULL when none passes) says how many it held. Then: the window size, the
+# filters' parameters, the limit.
+_WINDOW = f"""{_SCORED},
+top AS MATERIALIZED (SELECT entity_id, score FROM scored ORDER BY score DESC, entity_id DESC LIMIT ?),
+passing AS (
+    SELECT top.entity_id, top.score FROM top JOIN entities e ON e.id = top.entity_id
+    WHERE 1 = 1 {{where}}
+    ORDER BY top.score DESC, top.entity_id DESC
+    LIMIT ?
+)
+SELECT c.held, w.* FROM (SELECT count(*) AS held FROM top) c LEFT JOIN LATERAL ({{select}}) w ON true
+ORDER BY w.score DESC, w.entity_id DESC
+"""
+_SEARCH_WINDOW = 3  # how many times `limit` best matches are ranked before the filters are checked (as SQLite's)
+
+# A memory whole, as `Reads.load` reads it with four statements: its row, then its observations, tags and outgoing
+# relations (target name and type), each in the order of their ids. From `e`, the entities row.
+_WHOLE = """
+SELECT e.id, e.name, e.type, e.title, e.namespace, e.status, e.created_at, e.metadata, e.access_count,
+    e.last_accessed_at, e.confidence, e.recall_hits, e.recall_misses,
+    ARRAY(SELECT o.content FROM observations o WHERE o.entity_id = e.id ORDER BY o.id) AS observation_list,
+    ARRAY(SELECT t.tag FROM tags t WHERE t.entity_id = e.id ORDER BY t.id) AS tag_list,
+    ARRAY(SELECT x.name FROM relations r JOIN entities x ON x.id = r.to_entity_id
+        WHERE r.from_entity_id = e.id ORDER BY r.id) AS target_list,
+    ARRAY(SELECT r.relation_type FROM relations r JOIN entities x ON x.id = r.to_entity_id
+        WHERE r.from_entity_id = e.id ORDER BY r.id) AS kind_list"""
+_LOAD = f"{_WHOLE} FROM entities e WHERE e.id = ANY(?::bigint[])"
+# The rows `_RANKED` or `_WINDOW` chose, as ids or as the memories whole, with their scores, best first.
+_IDS_OF = "SELECT passing.entity_id, passing.score FROM passing"
+_WHOLE_OF = f"{_WHOLE}, passing.entity_id, passing.score FROM passing JOIN entities e ON e.id = passing.entity_id"
+_RANKED_ROWS = f"""WITH passing AS ({{ranked}})
+{_WHOLE_OF}
+ORDER BY passing.score DESC, passing.entity_id DESC
+"""
+
+
+def _entity(row: Any) -> Entity:
+    """The memory of one row of _WHOLE."""
+    name = str(row[1])
+    return Entity(
+        id=row[0],
+        name=name,
+        type=row[2],
+        title=row[3],
+        namespace=row[4],
+        status=row[5],
+        created_at=row[6],
+        metadata=_loads(row[7]),
+        access_count=row[8],
+        last_accessed_at=row[9],
+        confidence=row[10],
+        recall_hits=row[11],
+        recall_misses=row[12],
+        observations=list(row[13]),
+        tags=list(row[14]),
+        relations=[Relation(name, target, kind) for target, kind in zip(row[15], row[16], strict=True)],
+    )
 
 
 def _after(text: str) -> str:
@@ -89,15 +162,48 @@ class PostgresSearch(PostgresBase, Reads):
         docs = {str(term): int(count) for term, count in rows}
         return {term: docs[stemmed] for term, stemmed in stems.items() if stemmed in docs}
 
+    def search_stats(self, terms: Sequence[str]) -> tuple[int, dict[str, int] | None]:
+        """How many memories are stored and, read in the same statement, `doc_freq(terms)`: what the noise guard
+        reads, in one round trip."""
+        stems = {term: stem(term) for term in terms}
+        wanted = list(set(stems.values()))
+        row = self.conn.execute(
+            "SELECT memesh_counter('entities'), ARRAY(SELECT ARRAY[term, sum(docs)::text] FROM ("
+            "SELECT term, docs FROM search_terms WHERE term = ANY(?::text[]) "
+            "UNION ALL SELECT term, delta FROM search_term_deltas WHERE term = ANY(?::text[])) counted "
+            "GROUP BY term HAVING sum(docs) > 0)",
+            (wanted, wanted),
+        ).fetchone()
+        docs = {str(term): int(count) for term, count in row[1]}
+        return int(row[0] or 0), {term: docs[stemmed] for term, stemmed in stems.items() if stemmed in docs}
+
+    def load(self, ids: Sequence[int]) -> list[Entity]:
+        """The memories with these ids, in the order given (ids that do not exist are skipped): one statement."""
+        if not ids:
+            return []
+        by_id = {entity.id: entity for entity in map(_entity, self.conn.execute(_LOAD, (list(ids),)))}
+        return [by_id[entity_id] for entity_id in ids if entity_id in by_id]
+
     def search(self, plan: MatchPlan, filters: Filters, limit: int) -> list[tuple[int, float]]:
         """(id, BM25 score) of the matches of the plan's first mode that has any, best first, ties newest first."""
         for mode in plan.modes:
-            matches = self._ranked(plan.terms, mode, filters, limit)
+            matches = self._ranked(plan.terms, mode, filters, limit, whole=False)
             if matches:
                 return matches
         return []
 
-    def _ranked(self, terms: Sequence[str], mode: Mode, filters: Filters, limit: int) -> list[tuple[int, float]]:
+    def search_rows(self, plan: MatchPlan, filters: Filters, limit: int) -> list[tuple[Entity, float]]:
+        """`search`'s matches with their memories, read with the ranking (one statement per mode tried)."""
+        for mode in plan.modes:
+            matches = self._ranked(plan.terms, mode, filters, limit, whole=True)
+            if matches:
+                return matches
+        return []
+
+    def _ranked(
+        self, terms: Sequence[str], mode: Mode, filters: Filters, limit: int, *, whole: bool
+    ) -> list[tuple[Any, float]]:
+        """The best matches, as ids or (`whole`) as the memories themselves, with their scores."""
         phrases = [(phrase(term), is_prefix(term)) for term in terms]
         if mode == "all" and any(not tokens for tokens, _ in phrases):
             return []  # FTS5: a phrase of no tokens matches nothing, so neither does the AND of it
@@ -106,15 +212,31 @@ class PostgresSearch(PostgresBase, Reads):
             return []
         required = len(phrases) if mode == "all" else 0
         if any(len(tokens) > 1 for tokens, _ in phrases):
-            return self._ranked_in_python(phrases, required, filters, limit)
+            ranked = self._ranked_in_python(phrases, required, filters, limit)
+            if not whole:
+                return list(ranked)
+            loaded = {entity.id: entity for entity in self.load([entity_id for entity_id, _ in ranked])}
+            return [(loaded[entity_id], score) for entity_id, score in ranked if entity_id in loaded]
         lows = [tokens[0] for tokens, _ in phrases]
         highs = [_after(low) if prefix else low + "\x01" for low, (_, prefix) in zip(lows, phrases, strict=True)]
         where, params = filter_sql(filters)
-        rows = self.conn.execute(
-            _RANKED.format(where=where),
-            (list(range(len(lows))), lows, highs, *params, required, required, limit),
-        )
-        return [(int(entity_id), float(score)) for entity_id, score in rows]
+        ranges = (list(range(len(lows))), lows, highs, required, required)
+        order = "ORDER BY h.i" if len(lows) > 1 else ""
+        if filters.tag is None:  # a tag passes few of the best matches: straight to the joined query, as on SQLite
+            window = limit * _SEARCH_WINDOW
+            sql = _WINDOW.format(where=where, select=_WHOLE_OF if whole else _IDS_OF, order=order)
+            rows = self.conn.execute(sql, (*ranges, window, *params, limit)).fetchall()
+            held = int(rows[0][0])
+            found = [row[1:] for row in rows if row[-1] is not None]
+            if len(found) >= limit or held < window:
+                return [(_entity(row) if whole else int(row[0]), float(row[-1])) for row in found]
+        joined = _RANKED.format(where=where, order=order)
+        if whole:
+            rows = self.conn.execute(_RANKED_ROWS.format(ranked=joined), (*ranges, *params, limit)).fetchall()
+            return [(_entity(row), float(row[-1])) for row in rows]
+        return [
+            (int(entity_id), float(score)) for entity_id, score in self.conn.execute(joined, (*ranges, *params, limit))
+        ]
 
     # --- phrases of several tokens ---------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from memesh.model import Entity
+from memesh.model import Entity, EntityWrite
 from memesh.store.postgres_base import MIGRATION_LOCK, PostgresBase
 from memesh.store.postgres_migrations import MIGRATIONS
 from memesh.store.sql import _CHUNK, _chunks, _marks
@@ -78,6 +78,15 @@ class PostgresWrites(PostgresBase, Writes):
         done = {row[0] for row in self.conn.raw.execute("SELECT version FROM schema_migrations")}
         return any(version not in done for version, _, _ in MIGRATIONS)
 
+    def save(self, write: EntityWrite) -> int:
+        """`Writes.save` with its statements pipelined inside a transaction: those whose answers it reads (the new
+        id, the stored observations and tags) each wait for the server, the rest (observations, tags, the index) go
+        out together and are awaited once, as the save ends; a failure of any of them fails the save as before."""
+        if not self.conn.in_transaction:
+            return super().save(write)
+        with self.conn.raw.pipeline():
+            return super().save(write)
+
     def _index(
         self, entity_id: int, name: str, title: str | None, observations: Sequence[str], *, unchanged: int = 0
     ) -> None:
@@ -134,6 +143,24 @@ class PostgresWrites(PostgresBase, Writes):
             self.conn.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(max(id), 0) + 1, false) FROM {table}"
             )
+
+    def touch(self, ids: Sequence[int], when: str) -> None:
+        """Count one access for each memory a recall returned: sent as a write transaction of its own whose answer
+        is read before the connection's next statement (recall does not wait for it); inside a transaction, the
+        shared `Writes.touch`. A database that cannot take the write still answers recall (`_bookkeeping_refused`)."""
+        if not ids or self.read_only:
+            return
+        if self.conn.in_transaction:
+            super().touch(ids, when)
+            return
+        from psycopg.sql import Literal
+
+        listed = ",".join(str(int(entity_id)) for entity_id in ids)
+        self.conn.send_write(
+            f"UPDATE entities SET access_count = access_count + 1, "
+            f"last_accessed_at = {Literal(when).as_string(self.conn.raw)} WHERE id = ANY('{{{listed}}}'::bigint[])",
+            self._bookkeeping_refused,
+        )
 
     def _bookkeeping_refused(self, exc: Exception) -> bool:
         from psycopg import errors

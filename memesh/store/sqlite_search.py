@@ -6,13 +6,25 @@ from collections.abc import Sequence
 
 from memesh.core.porter import stem
 from memesh.core.query import MatchPlan, is_prefix
-from memesh.model import Filters
+from memesh.model import Entity, Filters
+from memesh.store.reads import Reads
 from memesh.store.reads import filter_sql as _filter_sql
 from memesh.store.sqlite_base import SqliteBase, _chunks, _marks
 
 
-class SqliteSearch(SqliteBase):
+class SqliteSearch(SqliteBase, Reads):
     """What recall asks for: the ids it ranks."""
+
+    def search_stats(self, terms: Sequence[str]) -> tuple[int, dict[str, int] | None]:
+        """How many memories are stored; the frequencies are left to `doc_freq`, asked only when the noise guard
+        reads one (an in-process call costs no round trip, so nothing is gained by reading them early)."""
+        return self.count(), None
+
+    def search_rows(self, plan: MatchPlan, filters: Filters, limit: int) -> list[tuple[Entity, float]]:
+        """`search`'s matches with their memories (`load`), best first."""
+        matches = self.search(plan, filters, limit)
+        loaded = {entity.id: entity for entity in self.load([entity_id for entity_id, _ in matches])}
+        return [(loaded[entity_id], score) for entity_id, score in matches if entity_id in loaded]
 
     def search(self, plan: MatchPlan, filters: Filters, limit: int) -> list[tuple[int, float]]:
         """(id, BM25 score) of the matches of the plan's first mode that has any, best first, ties newest first.

@@ -218,6 +218,65 @@ def test_a_write_outside_a_transaction_takes_the_lock_too(pg_url: str) -> None:
         other.close()
 
 
+def _accesses(store: PostgresStore, entity_id: int) -> tuple[int, str | None]:
+    row = store.conn.execute("SELECT access_count, last_accessed_at FROM entities WHERE id = ?", (entity_id,))
+    count, when = row.fetchone()
+    return int(count), when
+
+
+def test_recalls_access_count_is_sent_and_seen_by_the_next_statement_and_other_connections(pg_url: str) -> None:
+    pg, other = open_postgres(pg_url), open_postgres(pg_url)
+    try:
+        with pg.transaction():
+            ids = [pg.save(_write(name)) for name in ("a", "b", "c")]
+        pg.touch(ids[:2], "2026-01-02T03:04:05Z")
+        pg.touch(ids[:1], "2026-01-02T03:04:06Z")  # the first one's answer read before this is sent
+        assert _accesses(pg, ids[0]) == (2, "2026-01-02T03:04:06Z")
+        assert _accesses(other, ids[1]) == (1, "2026-01-02T03:04:05Z")
+        assert _accesses(other, ids[2]) == (0, None)
+        assert not pg.conn.in_transaction
+        with pg.transaction():  # inside a transaction: part of it, rolled back with it
+            pg.touch(ids[2:], "2026-01-02T03:04:07Z")
+            assert _accesses(pg, ids[2]) == (1, "2026-01-02T03:04:07Z")
+            pg.conn.execute("SELECT 1/0")
+    except psycopg.errors.DivisionByZero:
+        assert _accesses(other, ids[2]) == (0, None)
+    finally:
+        pg.close()
+        other.close()
+
+
+def test_an_access_count_the_database_refuses_still_answers_and_counts_nothing(pg_url: str) -> None:
+    pg = open_postgres(pg_url)
+    try:
+        entity_id = pg.save(_write("a"))
+        pg.conn.raw.execute("SET default_transaction_read_only = on")
+        pg.touch([entity_id], "2026-01-02T03:04:05Z")  # read-only: refused, as a full disk would be
+        assert _accesses(pg, entity_id) == (0, None)
+        assert not pg.conn.in_transaction  # the failed script's transaction was rolled back
+    finally:
+        pg.close()
+
+
+def test_an_access_count_that_fails_otherwise_fails_the_next_statement_then_the_connection_goes_on(
+    pg_url: str,
+) -> None:
+    pg, holder = open_postgres(pg_url), open_postgres(pg_url)
+    try:
+        entity_id = pg.save(_write("a"))
+        pg.conn.raw.execute("SET lock_timeout = '100ms'")
+        with holder.transaction():
+            holder.save(_write("b"))  # holding the write lock past pg's timeout
+            pg.touch([entity_id], "2026-01-02T03:04:05Z")
+            with pytest.raises(psycopg.errors.LockNotAvailable):
+                pg.count()
+        assert _accesses(pg, entity_id) == (0, None)
+        assert pg.count() == 2
+    finally:
+        pg.close()
+        holder.close()
+
+
 def test_a_schema_named_in_the_url_is_a_database_of_its_own(pg_url: str) -> None:
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("CREATE SCHEMA team_b")

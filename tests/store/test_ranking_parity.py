@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 from memesh.core.query import MatchPlan, plan_match
 from memesh.core.terms import query_terms
-from memesh.model import EntityWrite, Filters
+from memesh.model import Entity, EntityWrite, Filters
 from memesh.store.postgres import PostgresStore, open_postgres
+from memesh.store.reads import Reads
 from memesh.store.sqlite import SqliteStore, open_store
 
 _TEXT = (
@@ -59,6 +61,11 @@ def _fill(store: SqliteStore | PostgresStore, writes: list[EntityWrite]) -> None
             store.save(write)
 
 
+def _timeless(entity: Entity) -> Entity:
+    """The memory without the time it was stored (the two engines stored it at different moments)."""
+    return replace(entity, created_at="")
+
+
 def _plan(store: SqliteStore, query: str) -> MatchPlan | None:
     terms = query_terms(query)
     return plan_match(query, store.doc_freq(terms), store.count()) if terms else None
@@ -89,6 +96,14 @@ def test_both_engines_rank_every_query_alike_scores_and_ties_included(tmp_path: 
                 expected = sqlite.search(plan, chosen, limit)
                 assert pg.search(plan, chosen, limit) == expected, (query, chosen, limit)
                 compared += bool(expected)
+                if limit == 5:  # the memories read with the ranking: the same scores, the memories load() gives
+                    rows = pg.search_rows(plan, chosen, limit)
+                    assert [(entity.id, score) for entity, score in rows] == expected, (query, chosen)
+                    assert [entity for entity, _ in rows] == Reads.load(pg, [entity_id for entity_id, _ in expected])
+                    on_sqlite = sqlite.search_rows(plan, chosen, limit)
+                    assert [(_timeless(entity), score) for entity, score in on_sqlite] == [
+                        (_timeless(entity), score) for entity, score in rows
+                    ]
         assert compared > 200  # most queries found something: the comparison is not of empty lists
     finally:
         sqlite.close()
@@ -109,6 +124,28 @@ def test_memories_that_tie_come_newest_first_on_both(tmp_path: Path, pg_url: str
         expected = sqlite.search(plan, Filters(), 10)
         assert [entity_id for entity_id, _ in expected] == [6, 5, 4, 3, 2, 1]
         assert pg.search(plan, Filters(), 10) == expected
+    finally:
+        sqlite.close()
+        pg.close()
+
+
+def test_a_memory_loads_whole_in_one_statement_as_the_shared_load_reads_it(tmp_path: Path, pg_url: str) -> None:
+    writes = _corpus(seed=3, size=40)
+    sqlite, pg = open_store(tmp_path / "load.db"), open_postgres(pg_url)
+    try:
+        for store in (sqlite, pg):
+            _fill(store, writes)
+            with store.transaction():
+                for n in range(0, 40, 3):  # relations in an order that is not the targets' order
+                    store.create_relation(writes[n].name, writes[(n * 7 + 5) % 40].name, "relates_to")
+                    store.create_relation(writes[n].name, writes[(n * 11 + 1) % 40].name, "depends_on")
+                store.touch([1, 2, 3], "2026-01-02T03:04:05Z")
+        ids = [40, 3, 999, 1, 3, *range(4, 40)]  # any order, a missing id, a repeated one
+        whole = pg.load(ids)
+        assert whole == Reads.load(pg, ids)  # the shared load's four statements
+        assert [_timeless(entity) for entity in whole] == [_timeless(entity) for entity in sqlite.load(ids)]
+        assert any(entity.relations for entity in whole) and any(entity.tags for entity in whole)
+        assert pg.load([]) == []
     finally:
         sqlite.close()
         pg.close()
