@@ -151,9 +151,7 @@ def test_a_passage_finds_chinese_bigrams_as_they_are() -> None:
 
 
 def test_fusion_with_a_passage_share() -> None:
-    fused = fuse(
-        [(1, 10.0), (2, 8.0), (3, 0.0)], {}, {1: 0.0, 2: 3.0, 3: 1.5}, semantic_weight=0.0, passage_weight=0.3
-    )
+    fused = fuse([(1, 10.0), (2, 8.0), (3, 0.0)], {}, {1: 0.0, 2: 3.0, 3: 1.5}, semantic_weight=0.0, passage_weight=0.3)
     scores = {item.id: item.score for item in fused}
     assert scores[1] == pytest.approx(0.7)
     assert scores[2] == pytest.approx(0.7 * 0.8 + 0.3)
