@@ -3,33 +3,49 @@
 - `fts` (the default) is the reference's rules exactly (memesh.core.query.plan_terms); nothing here runs.
 - `broad` keeps the reference's noise guard and 32-term cap, but ORs over the query's CONTENT words only (its
   function words dropped, memesh.core.function_words) instead of trying a strict all-term match first; when that
-  finds fewer memories than asked for, the words the noise guard dropped fill the remaining places.
-- `hybrid` takes broad's keyword candidates (a bounded number of them) and fuses their BM25 score with a semantic
-  similarity computed from stored embeddings (memesh.adapters.embedding): each signal is rescaled to 0..1 over the
-  candidates, then mixed 0.7 / 0.3. The fused score is what the five-factor ranking then reads as relevance, as a
-  share of the best one exactly like a BM25 score, so a memory's access counts weigh against it as they weigh
-  against BM25.
+  finds fewer memories than asked for, the words the noise guard dropped fill the remaining places. Its best
+  keyword candidates (a bounded number) are then re-ranked with a passage signal: how much of the query (its
+  content words weighted by rarity, BM25's IDF) the best two consecutive observations of a memory hold, since a
+  question usually asks about one exchange, not about the whole memory. Each signal is rescaled to 0..1 over the
+  candidates, then mixed 0.7 keyword / 0.3 passage.
+- `hybrid` takes the same keyword candidates and fuses their BM25 score and passage score with a semantic
+  similarity computed from stored embeddings (memesh.adapters.embedding): each rescaled to 0..1 over the
+  candidates, then mixed 0.55 keyword / 0.15 passage / 0.3 semantic. The fused score is what the five-factor
+  ranking then reads as relevance, as a share of the best one exactly like a BM25 score, so a memory's access
+  counts weigh against it as they weigh against BM25.
 
 What each rule is worth on the dev data, and the rules that lost, is in docs/adr/0006-recall-modes.md.
 """
 
 from __future__ import annotations
 
+import bisect
+import functools
+import itertools
+import math
+import re
+import unicodedata
 from collections.abc import Mapping, Sequence
+from dataclasses import field
 from typing import Literal
 
 from memesh.core import function_words as fw
+from memesh.core.porter import stem
 from memesh.core.query import MatchPlan, drop_noise
-from memesh.core.terms import is_cjk_char
+from memesh.core.terms import fold, is_cjk_char
 from memesh.records import dataclass
 
 RecallMode = Literal["fts", "broad", "hybrid"]
 MODES: tuple[RecallMode, ...] = ("fts", "broad", "hybrid")
 DEFAULT_MODE: RecallMode = "fts"
 
-# How many keyword candidates hybrid re-ranks, and the semantic share of the fused score (chosen on dev data).
-HYBRID_CANDIDATES = 30
+# How many keyword candidates broad and hybrid re-rank, and the shares of the fused score (chosen on dev data).
+RERANK_CANDIDATES = 30
 SEMANTIC_WEIGHT = 0.3
+BROAD_PASSAGE_WEIGHT = 0.3
+HYBRID_PASSAGE_WEIGHT = 0.15
+# A passage is this many consecutive observations: a question and its answer are often two turns.
+PASSAGE_OBSERVATIONS = 2
 # When the keywords find fewer than `limit` memories, the newest this many are scored semantically as well, so a
 # query none of whose words occur can still find its memory by meaning, at a bounded cost.
 SEMANTIC_POOL = 200
@@ -66,12 +82,100 @@ def content_words(terms: Sequence[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Passage:
+    """What the passage signal looks for: each content word's stem (the form the index holds) with its weight, the
+    rarity of the word in the store (BM25's IDF). A word of a text holds a stem when it starts with the stem's
+    search prefix (the stem, less a final `i` that porter made of a `y`) and stems to it; CJK bigrams (and single
+    characters) are looked for as they are."""
+
+    weights: Mapping[str, float] = field(default_factory=dict)
+    prefixes: tuple[str, ...] = ()
+    unspaced: tuple[str, ...] = ()
+
+
+def idf(doc_freq: int, indexed_rows: int) -> float:
+    """BM25's inverse document frequency, always above 0."""
+    return math.log((indexed_rows - doc_freq + 0.5) / (doc_freq + 0.5) + 1)
+
+
+def _prefix(key: str) -> str:
+    return key[:-1] if len(key) > 3 and key.endswith("i") else key
+
+
+def passage_of(terms: Sequence[str], doc_freq: Mapping[str, int], indexed_rows: int) -> Passage:
+    """The passage signal of a query's kept content words (one word needs no frequency: its weight is its own)."""
+    weights: dict[str, float] = {}
+    for term in terms:
+        key = term if _is_unspaced(term) else stem(term)
+        weight = 1.0 if len(terms) == 1 else idf(doc_freq.get(term, 0), max(indexed_rows, 1))
+        weights[key] = max(weights.get(key, 0.0), weight)
+    spaced = tuple(sorted({_prefix(key) for key in weights if not _is_unspaced(key)}))
+    return Passage(weights, spaced, tuple(key for key in weights if _is_unspaced(key)))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _stem(word: str) -> str:
+    return stem(word)
+
+
+_SEPARATOR = "\x1f"  # between observations in the one text a passage search scans (stored text holds none)
+_REST_OF_WORD = re.compile(r"[^\W_]*")
+
+
+def _folded(text: str) -> str:
+    """`text` folded as the index folds it; lower case alone when it has no letter that a mark could be taken off
+    (most text: ASCII, or punctuation and emoji beside it), which is the costly part on a long text."""
+    if text.isascii() or unicodedata.is_normalized("NFD", text):
+        return text.lower()
+    return fold(text)
+
+
+def _held(observations: Sequence[str], passage: Passage) -> dict[int, set[str]]:
+    """Which of the query's stems (and CJK terms) each observation holds, by observation index (those holding none
+    left out). The observations are scanned as one text, each prefix by `str.find`, so a long memory costs a few
+    passes in C, not a pass per observation in Python."""
+    pieces = [_folded(observation) for observation in observations]
+    text = _SEPARATOR.join(pieces)
+    starts = list(itertools.accumulate((len(piece) + 1 for piece in pieces[:-1]), initial=0))
+    held: dict[int, set[str]] = {}
+    for prefix in passage.prefixes:
+        at = text.find(prefix)
+        while at >= 0:
+            if at == 0 or not text[at - 1].isalnum():
+                word = _REST_OF_WORD.match(text, at)
+                key = _stem(word.group()) if word else ""
+                if key in passage.weights:
+                    held.setdefault(bisect.bisect_right(starts, at) - 1, set()).add(key)
+            at = text.find(prefix, at + 1)
+    for term in passage.unspaced:
+        at = text.find(term)
+        while at >= 0:
+            held.setdefault(bisect.bisect_right(starts, at) - 1, set()).add(term)
+            at = text.find(term, at + 1)
+    return held
+
+
+def passage_score(observations: Sequence[str], passage: Passage, size: int = PASSAGE_OBSERVATIONS) -> float:
+    """The weight of the query's content words held by the best `size` consecutive observations (0 for none)."""
+    if not observations:
+        return 0.0
+    held = _held(observations, passage)
+    best = 0.0
+    for start in {first for index in held for first in range(max(0, index - size + 1), index + 1)}:
+        window = set().union(*(held.get(index, ()) for index in range(start, start + size)))
+        best = max(best, sum(passage.weights[key] for key in window))
+    return best
+
+
+@dataclass(frozen=True)
 class BroadPlan:
     """`first`: OR over the content words the noise guard kept. `fill`: OR over those and the ones it dropped, for
-    the places `first` leaves empty (None when the guard dropped nothing)."""
+    the places `first` leaves empty (None when the guard dropped nothing). `passage`: the kept words' passage
+    signal."""
 
     first: MatchPlan
     fill: MatchPlan | None
+    passage: Passage = field(default_factory=Passage)
 
 
 def _any_of(terms: Sequence[str], dropped: Sequence[str]) -> MatchPlan:
@@ -85,7 +189,7 @@ def plan_broad(terms: Sequence[str], doc_freq: Mapping[str, int], indexed_rows: 
         return None
     kept, dropped = drop_noise(content_words(terms), doc_freq, indexed_rows)
     fill = _any_of([*kept, *dropped], ()) if dropped else None
-    return BroadPlan(first=_any_of(kept, dropped), fill=fill)
+    return BroadPlan(first=_any_of(kept, dropped), fill=fill, passage=passage_of(kept, doc_freq, indexed_rows))
 
 
 def fill_matches(
@@ -121,27 +225,39 @@ class Fused:
     source: Source
 
 
-def fuse(keyword: Sequence[tuple[int, float]], semantic: Mapping[int, float]) -> list[Fused]:
-    """Keyword matches (id, BM25, best first) and semantic similarities (id → cosine) as one ranking, best first.
+def fuse(
+    keyword: Sequence[tuple[int, float]],
+    semantic: Mapping[int, float],
+    passage: Mapping[int, float] | None = None,
+    *,
+    semantic_weight: float = SEMANTIC_WEIGHT,
+    passage_weight: float = 0.0,
+) -> list[Fused]:
+    """Keyword matches (id, BM25, best first), semantic similarities (id → cosine) and passage scores (id → score,
+    for keyword matches) as one ranking, best first: each signal rescaled to 0..1 over the candidates, then
+    `(1 − semantic − passage) × keyword + semantic_weight × semantic + passage_weight × passage`.
 
-    A keyword match with no stored embedding (written before hybrid was on, and not reindexed) keeps its keyword
-    share as its semantic share, so it is neither helped nor hurt; a memory only the semantic pool found scores 0
-    on the keyword side. Ties keep the keyword order, then the semantic order.
+    A keyword match with no stored embedding (written before hybrid was on, and not reindexed, or broad, which has
+    none) keeps its keyword share as its semantic share, so it is neither helped nor hurt; a memory only the
+    semantic pool found scores 0 on the keyword and passage sides. Ties keep the keyword order, then the semantic
+    order.
     """
     bm25 = _unit(dict(keyword))
     similar = _unit(semantic)
+    held = _unit(passage or {})
     order: list[int] = [entity_id for entity_id, _ in keyword]
     order += sorted((key for key in semantic if key not in bm25), key=lambda key: -semantic[key])
+    keyword_weight = 1 - semantic_weight - passage_weight
     fused: list[Fused] = []
     for entity_id in order:
         kw = bm25.get(entity_id)
         sem = similar.get(entity_id)
         if kw is None:
-            fused.append(Fused(entity_id, SEMANTIC_WEIGHT * (sem or 0.0), "semantic"))
-        elif sem is None:
-            fused.append(Fused(entity_id, kw, "keyword"))
-        else:
-            fused.append(Fused(entity_id, (1 - SEMANTIC_WEIGHT) * kw + SEMANTIC_WEIGHT * sem, "both"))
+            fused.append(Fused(entity_id, semantic_weight * (sem or 0.0), "semantic"))
+            continue
+        score = keyword_weight * kw + semantic_weight * (kw if sem is None else sem)
+        score += passage_weight * held.get(entity_id, 0.0)
+        fused.append(Fused(entity_id, score, "keyword" if sem is None else "both"))
     ranked = sorted(range(len(fused)), key=lambda index: (-fused[index].score, index))
     # A score of 0 would make its relevance 0 and, for the best, divide by nothing: the floor keeps every one above.
     floor = 1e-6

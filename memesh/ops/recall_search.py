@@ -19,6 +19,7 @@ class ModeStore(Protocol):
     def search(self, plan: MatchPlan, filters: Filters, limit: int) -> list[tuple[int, float]]: ...
     def recent(self, filters: Filters, limit: int) -> list[int]: ...
     def vectors(self, ids: Sequence[int], model: str) -> dict[int, bytes]: ...
+    def observation_texts(self, ids: Sequence[int]) -> dict[int, list[str]]: ...
 
 
 class SemanticSignal(Protocol):
@@ -47,24 +48,36 @@ def broad_matches(store: ModeStore, plan: modes.BroadPlan, filters: Filters, lim
     return modes.fill_matches(first, store.search(plan.fill, filters, limit), limit)
 
 
+def passage_scores(store: ModeStore, plan: modes.BroadPlan, ids: Sequence[int]) -> dict[int, float]:
+    """How much of the query the best passage of each of these memories holds (memesh.core.recall_modes)."""
+    texts = store.observation_texts(ids)
+    return {entity_id: modes.passage_score(texts.get(entity_id, []), plan.passage) for entity_id in ids}
+
+
 def broad(store: ModeStore, plan: modes.BroadPlan, filters: Filters, limit: int) -> Found:
-    return Found(broad_matches(store, plan, filters, limit))
+    """Broad's best keyword candidates (a bounded number) re-ranked with their best passage."""
+    keyword = broad_matches(store, plan, filters, max(limit, modes.RERANK_CANDIDATES))
+    passage = passage_scores(store, plan, [entity_id for entity_id, _ in keyword])
+    fused = modes.fuse(keyword, {}, passage, semantic_weight=0.0, passage_weight=modes.BROAD_PASSAGE_WEIGHT)
+    return Found([(item.id, item.score) for item in fused[:limit]])
 
 
 def hybrid(
     store: ModeStore, semantic: SemanticSignal, query: str, plan: modes.BroadPlan, *, filters: Filters, limit: int
 ) -> Found:
-    """Broad's best keyword candidates (a bounded number) fused with their semantic similarity to the query.
+    """Broad's best keyword candidates (a bounded number) fused with their best passage and their semantic
+    similarity to the query.
 
     When the keywords find fewer than `limit` memories, the newest memories that pass the filters (a bounded pool)
     are scored by meaning too, so a query whose words occur nowhere can still find what it means.
     """
-    depth = max(limit, modes.HYBRID_CANDIDATES)
+    depth = max(limit, modes.RERANK_CANDIDATES)
     keyword = broad_matches(store, plan, filters, depth)
     pool = [entity_id for entity_id, _ in keyword]
     if len(keyword) < limit:
         known = set(pool)
         pool += [entity_id for entity_id in store.recent(filters, modes.SEMANTIC_POOL) if entity_id not in known]
     similar = semantic.similarities(query, store.vectors(pool, semantic.model))
-    fused = modes.fuse(keyword, similar)[:limit]
+    passage = passage_scores(store, plan, [entity_id for entity_id, _ in keyword])
+    fused = modes.fuse(keyword, similar, passage, passage_weight=modes.HYBRID_PASSAGE_WEIGHT)[:limit]
     return Found([(item.id, item.score) for item in fused], {item.id: item.source for item in fused})

@@ -79,6 +79,16 @@ class Reads(SqlBase):
                 by_id[entity_id].relations.append(Relation(source, target, kind))
         return [by_id[entity_id] for entity_id in ids if entity_id in by_id]
 
+    def observation_texts(self, ids: Sequence[int]) -> dict[int, list[str]]:
+        """The observations of these memories, in order, and nothing else (what recall's passage signal reads)."""
+        texts: dict[int, list[str]] = {}
+        for chunk in _chunks(list(ids)):
+            marks = _marks(chunk)
+            sql = f"SELECT entity_id, content FROM observations WHERE entity_id IN ({marks}) ORDER BY entity_id, id"
+            for entity_id, content in self.conn.execute(sql, chunk):
+                texts.setdefault(entity_id, []).append(content)
+        return texts
+
     def count(self) -> int:
         """How many memories are stored, archived included."""
         return self._counter("entities")

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from memesh.core.recall_modes import SEMANTIC_WEIGHT, content_words, fill_matches, fuse, plan_broad
+from memesh.core.recall_modes import (
+    SEMANTIC_WEIGHT,
+    content_words,
+    fill_matches,
+    fuse,
+    idf,
+    passage_of,
+    passage_score,
+    plan_broad,
+)
 from memesh.core.settings import recall_mode
 from memesh.core.terms import query_terms
 
@@ -111,6 +120,46 @@ def test_a_memory_only_meaning_found_scores_nothing_on_the_keyword_side() -> Non
 def test_every_fused_score_stays_above_zero() -> None:
     fused = fuse([(1, 3.0), (2, 1.0)], {1: 0.1, 2: 0.05})
     assert min(item.score for item in fused) > 0
+
+
+def test_a_passage_is_two_consecutive_observations_and_rare_words_weigh_more() -> None:
+    passage = passage_of(["turtles", "years"], {"turtles": 2, "years": 40}, 100)
+    turtles, years = idf(2, 100), idf(40, 100)
+    assert turtles > years > 0
+    apart = ["I have turtles.", "Lunch was fine.", "It has been three years."]
+    together = ["How long have you had the turtles?", "Three years now!"]
+    assert passage_score(apart, passage) == pytest.approx(turtles)
+    assert passage_score(together, passage) == pytest.approx(turtles + years)
+    assert passage_score(apart, passage, size=3) == pytest.approx(turtles + years)
+    assert passage_score([], passage) == 0.0
+
+
+def test_a_passage_finds_the_words_by_their_stem_folded_as_the_index_folds() -> None:
+    passage = passage_of(["painting"], {}, 10)
+    assert passage_score(["I PAINTED a lake"], passage) == pytest.approx(1.0)  # one word weighs 1
+    assert passage_score(["the painter's brush"], passage) == 0.0  # porter: painter is not paint
+    assert passage_score(["unpainted walls"], passage) == 0.0  # a word must start with the stem
+    cafe = passage_of(query_terms("Café menu?"), {"cafe": 1, "menu": 1}, 10)
+    assert passage_score(["CAFÉ", "Menu of the day"], cafe) == pytest.approx(2 * idf(1, 10))
+
+
+def test_a_passage_finds_chinese_bigrams_as_they_are() -> None:
+    passage = passage_of(query_terms("認証方式"), {}, 10)  # 認証 証方 方式, each in no memory yet
+    one = idf(0, 10)
+    assert passage_score(["我們改了認證方式"], passage) == pytest.approx(one)  # traditional 認證: only 方式 is shared
+    assert passage_score(["認証方式を変えた"], passage) == pytest.approx(3 * one)
+
+
+def test_fusion_with_a_passage_share() -> None:
+    fused = fuse([(1, 10.0), (2, 8.0), (3, 0.0)], {}, {1: 0.0, 2: 3.0, 3: 1.5}, semantic_weight=0.0, passage_weight=0.3)
+    scores = {item.id: item.score for item in fused}
+    assert scores[1] == pytest.approx(0.7)
+    assert scores[2] == pytest.approx(0.7 * 0.8 + 0.3)
+    assert scores[3] == pytest.approx(0.3 * 0.5)
+    assert [item.id for item in fused] == [2, 1, 3]
+    assert {item.source for item in fused} == {"keyword"}
+    with_meaning = fuse([(1, 10.0), (2, 5.0)], {1: 0.1, 2: 0.9}, {1: 1.0, 2: 0.0}, passage_weight=0.15)
+    assert {item.id: item.score for item in with_meaning} == pytest.approx({1: 0.55 + 0.15, 2: 0.3})
 
 
 def no_extra_missing() -> str | None:

@@ -164,3 +164,25 @@ def test_reindex_fills_the_vectors_of_memories_written_before_hybrid_was_on(
     assert sorted(embedder.texts) == ["canary first", "kubernetes rollout", "postgres vacuum"]
     stored = fresh_db.vectors([fresh_db.entity_id("a") or 0, fresh_db.entity_id("b") or 0], "counting")
     assert sorted(len(blob) for blob in stored.values()) == [4, 8]
+
+
+def test_broad_ranks_first_the_memory_whose_one_exchange_answers_the_question(
+    fresh_db: SqliteStore, ctx: CallContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The diary names the pets and the years often but never together; the chat asks and answers in two turns.
+    remember(
+        fresh_db,
+        ctx,
+        "diary",
+        "Fed the turtles; the turtles sleep a lot.",
+        "Work was busy this month.",
+        "Ten years at the same desk.",
+    )
+    remember(fresh_db, ctx, "chat", "How long have you had your turtles?", "About three years now, I think.")
+    remember(fresh_db, ctx, "move", "We moved here years ago.")
+    monkeypatch.setenv("MEMESH_RECALL_MODE", "fts")
+    assert names(recall(fresh_db, ctx, "turtles years")) == ["diary", "chat", "move"]
+    monkeypatch.setenv("MEMESH_RECALL_MODE", "broad")
+    output = recall(fresh_db, ctx, "For how many years has he had the turtles?")
+    assert names(output) == ["chat", "diary", "move"]
+    assert output["entities"][0]["match"] == {"source": "keyword", "relevance": 1.0}
