@@ -33,7 +33,10 @@ def open_as(kind: type[S], url: str) -> S:
         raise StoreError(f"cannot open the database at {redacted(url)}: {error.message}", error) from exc
     try:
         row = raw.execute(
-            "SELECT hashtext(COALESCE(current_schema(), '')), current_schema(), set_config('lock_timeout', %s, false)",
+            # jit off for this session: the ranking's row estimates (a range of postings per phrase, unknown until it
+            # runs) pass jit_above_cost at 100k memories, and compiling it took 290-350 ms of a 5-term recall's 310-420.
+            "SELECT hashtext(COALESCE(current_schema(), '')), current_schema(), set_config('lock_timeout', %s, false), "
+            "set_config('jit', 'off', false)",
             (LOCK_TIMEOUT,),
         ).fetchone()
         if row is None or row[1] is None:
