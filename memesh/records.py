@@ -34,12 +34,29 @@ def made(cls: _T) -> _T:
     with _LOCK:
         for base in reversed(cls.__mro__):
             arguments = base.__dict__.get(_ARGUMENTS)
-            if arguments is None:
-                continue
-            delattr(base, _ARGUMENTS)
-            delattr(base, "__init__")  # the stand-in: the standard decorator only writes methods the class lacks
-            dataclasses.dataclass(base, **arguments)
+            if arguments is not None:
+                _make(base, arguments)
     return cls
+
+
+def _make(cls: type, arguments: dict[str, Any]) -> None:
+    """The standard decorator on `cls`, without the class ever lacking a working `__init__`: another thread may look
+    it up at any moment (the stand-in then waits for this one). The decorator never replaces a method the class has,
+    so everything but `__init__` is made on the class itself, and `__init__` by the same decorator on a subclass with
+    no fields of its own (the same fields, defaults and `__post_init__`), then put in place in one assignment."""
+    documented = cls.__dict__.get("__doc__") is not None
+    dataclasses.dataclass(cls, **{**arguments, "init": False})
+    twin = type(cls.__name__, (cls,), {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
+    dataclasses.dataclass(twin, init=True, repr=False, eq=False, frozen=arguments.get("frozen", False))
+    init = twin.__dict__["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init  # type: ignore[misc]
+    cls.__dataclass_params__.init = True  # type: ignore[attr-defined]  # as the standard decorator records it
+    if not documented:  # the decorator wrote the stand-in's signature into the docstring: write the real one
+        import inspect
+
+        cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
+    delattr(cls, _ARGUMENTS)  # last: until here a thread that finds the stand-in waits for the lock
 
 
 def _defer(cls: _T, arguments: dict[str, Any]) -> _T:
