@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -335,13 +336,19 @@ def calls_in(era: str) -> list[dict[str, Any]]:
 
 
 def timeless(value: Any) -> Any:
-    """`value` with every timestamp (a key ending in _at) blanked, and JSON text read as the value it holds."""
+    """`value` with every timestamp (a key ending in _at) blanked, and JSON text read as the value it holds; the
+    user_patterns hour and weekday too (the two servers run seconds apart, sometimes across an hour's turn)."""
     if isinstance(value, dict):
-        return {key: "T" if key.endswith("_at") else timeless(item) for key, item in value.items()}
+        return {
+            key: "T" if key.endswith("_at") or key in ("hour", "dayNum") else timeless(item)
+            for key, item in value.items()
+        }
     if isinstance(value, list):
         return [timeless(item) for item in value]
     if isinstance(value, str) and value.startswith("{"):
         return timeless(json.loads(value))
+    if isinstance(value, str):
+        return re.sub(r"(Peak (?:hours|days): )[^\n]*", r"\1T", value)
     return value
 
 
