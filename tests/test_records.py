@@ -118,15 +118,7 @@ def test_threads_making_the_first_instances_at_once_make_the_class_once() -> Non
         start.wait()
         results.append(Shared(n))
 
-    dataclasses.dataclass = counting
-    try:
-        threads = [threading.Thread(target=make, args=(n,)) for n in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        dataclasses.dataclass = original
+    _eight_threads(make, decorator=counting)
     assert made_count == 1
     assert sorted(result.n for result in results) == list(range(8))
 
@@ -224,7 +216,16 @@ def test_threads_that_find_the_class_being_made_wait_for_it_and_each_get_a_whole
             except BaseException as exc:  # any failure is the finding
                 errors.append(exc)
 
-    dataclasses.dataclass = slow
+    _eight_threads(make, decorator=slow)
+    assert errors == []
+    assert sorted(r.n for r in results) == sorted(n * 100 + k for n in range(8) for k in range(20))
+    assert all(r.tags == [] for r in results)
+
+
+def _eight_threads(make: Any, *, decorator: Any) -> None:
+    """`make(0)` … `make(7)` on eight threads at once, `dataclasses.dataclass` replaced by `decorator` meanwhile."""
+    original = dataclasses.dataclass
+    dataclasses.dataclass = decorator
     try:
         threads = [threading.Thread(target=make, args=(n,)) for n in range(8)]
         for thread in threads:
@@ -233,6 +234,3 @@ def test_threads_that_find_the_class_being_made_wait_for_it_and_each_get_a_whole
             thread.join()
     finally:
         dataclasses.dataclass = original
-    assert errors == []
-    assert sorted(r.n for r in results) == sorted(n * 100 + k for n in range(8) for k in range(20))
-    assert all(r.tags == [] for r in results)
