@@ -31,8 +31,8 @@ from memesh.core.porter import stem
 from memesh.core.query import MatchPlan, Mode, is_prefix
 from memesh.model import Entity, Filters, Relation
 from memesh.store.postgres_base import PostgresBase
-from memesh.store.reads import Reads, filter_sql
-from memesh.store.sql import _chunks, _loads, _marks
+from memesh.store.reads import ENTITY_COLUMNS, Reads, entity_of, filter_sql
+from memesh.store.sql import _chunks, _marks
 from memesh.store.sqlite_search import NAME_WEIGHT, OBSERVATION_WEIGHT, TITLE_WEIGHT
 from memesh.store.sqlite_tokens import phrase, positions
 from memesh.store.writes import index_columns
@@ -99,9 +99,8 @@ _SEARCH_WINDOW = 3  # how many times `limit` best matches are ranked before the 
 
 # A memory whole, as `Reads.load` reads it with four statements: its row, then its observations, tags and outgoing
 # relations (target name and type), each in the order of their ids. From `e`, the entities row.
-_WHOLE = """
-SELECT e.id, e.name, e.type, e.title, e.namespace, e.status, e.created_at, e.metadata, e.access_count,
-    e.last_accessed_at, e.confidence, e.recall_hits, e.recall_misses,
+_WHOLE = f"""
+SELECT {", ".join("e." + column.strip() for column in ENTITY_COLUMNS.split(","))},
     ARRAY(SELECT o.content FROM observations o WHERE o.entity_id = e.id ORDER BY o.id) AS observation_list,
     ARRAY(SELECT t.tag FROM tags t WHERE t.entity_id = e.id ORDER BY t.id) AS tag_list,
     ARRAY(SELECT x.name FROM relations r JOIN entities x ON x.id = r.to_entity_id
@@ -120,25 +119,11 @@ ORDER BY passing.score DESC, passing.entity_id DESC
 
 def _entity(row: Any) -> Entity:
     """The memory of one row of _WHOLE."""
-    name = str(row[1])
-    return Entity(
-        id=row[0],
-        name=name,
-        type=row[2],
-        title=row[3],
-        namespace=row[4],
-        status=row[5],
-        created_at=row[6],
-        metadata=_loads(row[7]),
-        access_count=row[8],
-        last_accessed_at=row[9],
-        confidence=row[10],
-        recall_hits=row[11],
-        recall_misses=row[12],
-        observations=list(row[13]),
-        tags=list(row[14]),
-        relations=[Relation(name, target, kind) for target, kind in zip(row[15], row[16], strict=True)],
-    )
+    entity = entity_of(row)
+    entity.observations = list(row[13])
+    entity.tags = list(row[14])
+    entity.relations = [Relation(entity.name, target, kind) for target, kind in zip(row[15], row[16], strict=True)]
+    return entity
 
 
 def _after(text: str) -> str:

@@ -16,6 +16,32 @@ def key(name: str) -> str:
     return clean_key(name)
 
 
+# A memory's own columns, in the order `entity_of` reads them (PostgreSQL's one-statement load selects them first).
+ENTITY_COLUMNS = (
+    "id, name, type, title, namespace, status, created_at, metadata, access_count, last_accessed_at, confidence, "
+    "recall_hits, recall_misses"
+)
+
+
+def entity_of(row: Sequence[Any]) -> Entity:
+    """The memory of a row that starts with ENTITY_COLUMNS; observations, tags and relations still empty."""
+    return Entity(
+        id=row[0],
+        name=row[1],
+        type=row[2],
+        title=row[3],
+        namespace=row[4],
+        status=row[5],
+        created_at=row[6],
+        metadata=_loads(row[7]),
+        access_count=row[8],
+        last_accessed_at=row[9],
+        confidence=row[10],
+        recall_hits=row[11],
+        recall_misses=row[12],
+    )
+
+
 class Reads(SqlBase):
     """Every read that is not a keyword search."""
 
@@ -42,25 +68,10 @@ class Reads(SqlBase):
         for chunk in _chunks(list(ids)):
             marks = _marks(chunk)
             for row in self.conn.execute(
-                "SELECT id, name, type, title, namespace, status, created_at, metadata, access_count, "
-                f"last_accessed_at, confidence, recall_hits, recall_misses FROM entities WHERE id IN ({marks})",
+                f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id IN ({marks})",
                 chunk,
             ):
-                by_id[row[0]] = Entity(
-                    id=row[0],
-                    name=row[1],
-                    type=row[2],
-                    title=row[3],
-                    namespace=row[4],
-                    status=row[5],
-                    created_at=row[6],
-                    metadata=_loads(row[7]),
-                    access_count=row[8],
-                    last_accessed_at=row[9],
-                    confidence=row[10],
-                    recall_hits=row[11],
-                    recall_misses=row[12],
-                )
+                by_id[row[0]] = entity_of(row)
             for entity_id, content in self.conn.execute(
                 f"SELECT entity_id, content FROM observations WHERE entity_id IN ({marks}) ORDER BY entity_id, id",
                 chunk,

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from .hooks.stand_in_api import serving
+
+__all__ = ["Reply", "StandIn", "call", "serving", "text"]
 
 Part = dict[str, Any]
 
@@ -95,40 +97,3 @@ class StandIn:
         if "alt=sse" in path:
             return 200, "text/event-stream", f"data: {json.dumps(message)}\r\n\r\n".encode()
         return 200, "application/json", json.dumps(message).encode()
-
-
-@contextmanager
-def serving(stand_in: StandIn) -> Iterator[StandIn]:
-    """The stand-in listening on a free port of 127.0.0.1 until the block ends."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # the base class's name
-            pass
-
-        def _send(self, status: int, kind: str, body: bytes) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def do_GET(self) -> None:
-            self._send(404, "application/json", b"{}")
-
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                body = None
-            self._send(*stand_in.answer(self.path, body))
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    stand_in.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield stand_in
-    finally:
-        server.shutdown()
-        server.server_close()

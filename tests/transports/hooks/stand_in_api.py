@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 MODEL = "claude-stand-in"
 Block = dict[str, Any]
@@ -143,9 +143,21 @@ def _events(reply: Reply) -> bytes:
     return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
 
 
+class Answering(Protocol):
+    """A scripted API: where it listens (set by `serving`) and its answer to one POST (status, type, body)."""
+
+    url: str
+
+    def answer(self, path: str, body: Any) -> tuple[int, str, bytes]: ...
+
+
+A = TypeVar("A", bound=Answering)
+
+
 @contextmanager
-def serving(stand_in: StandIn) -> Iterator[StandIn]:
-    """The stand-in listening on a free port of 127.0.0.1 until the block ends."""
+def serving(stand_in: A) -> Iterator[A]:
+    """The stand-in (this one of the Messages API, or tests/transports/gemini_stand_in's) listening on a free port of
+    127.0.0.1 until the block ends."""
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:  # the base class's name
