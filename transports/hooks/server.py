@@ -73,7 +73,13 @@ def _read(conn: socket.socket, size: int) -> bytes:
 
 
 def _answers(path: str) -> bool:
-    """Whether a server is listening at `path` (a connection is accepted, or the backlog is full)."""
+    """Whether a server is listening at `path` (a connection is accepted, or the backlog is full).
+
+    No file, no server: checked first, because a path too long for a socket address in a folder that does not exist
+    yet (on PostgreSQL nothing else creates the MeMesh folder before the server binds) cannot take the /proc/self/fd
+    route, and `connect` would fail with "path too long" rather than "not found"."""
+    if not os.path.lexists(path):
+        return False
     target, fd = wire.address(path)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
         probe.settimeout(1.0)

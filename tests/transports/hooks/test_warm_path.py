@@ -35,17 +35,6 @@ def _socket_file(env: HookEnv) -> Path:
     return Path(wire.socket_path(*wire.served(env.env)))
 
 
-def _known_long_path_defect(request: pytest.FixtureRequest, env: HookEnv) -> None:
-    """Known defect, found when these tests first ran on PostgreSQL under pytest-xdist (whose folders are longer):
-    with MEMESH_DATABASE_URL set and a socket path too long for a socket address (the /proc/self/fd route of
-    wire.address), the hook runs cold instead of warm. SQLite takes the same route and passes; a short folder (every
-    ordinary ~/.memesh) passes on both. Marked, not skipped: the test still runs, and passes where the path is short."""
-    if env.backend.postgres and len(os.fsencode(str(_socket_file(env)))) >= wire.SUN_PATH_MAX:
-        request.applymarker(
-            pytest.mark.xfail(reason="warm path on PostgreSQL through a long socket path (see docstring)", strict=False)
-        )
-
-
 @contextmanager
 def memesh_mcp(env: HookEnv) -> Iterator[subprocess.Popen[bytes]]:
     """memesh-mcp as Claude Code keeps it for a session (stdin held open), serving hooks once its socket is up."""
@@ -123,11 +112,8 @@ def twins(tmp_path: Path, backend: Backend) -> tuple[HookEnv, HookEnv]:
     return made[0], made[1]
 
 
-def test_warm_hooks_answer_and_record_what_cold_hooks_do(
-    twins: tuple[HookEnv, HookEnv], request: pytest.FixtureRequest
-) -> None:
+def test_warm_hooks_answer_and_record_what_cold_hooks_do(twins: tuple[HookEnv, HookEnv]) -> None:
     cold, warm = twins
-    _known_long_path_defect(request, warm)
     store_py = str(cold.project_dir / "src" / "store.py")
     reply = "Moved the store to WAL mode and measured the readers; next, the retry policy for the writer. [mem:1]"
     transcript = [{"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": reply}]}}]
@@ -161,10 +147,7 @@ def test_warm_hooks_answer_and_record_what_cold_hooks_do(
     assert not _socket_file(warm).exists()  # the server removed its socket when its session ended
 
 
-def test_hooks_of_another_database_or_with_the_switch_off_run_cold(
-    hook_env: HookEnv, tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
-    _known_long_path_defect(request, hook_env)
+def test_hooks_of_another_database_or_with_the_switch_off_run_cold(hook_env: HookEnv, tmp_path: Path) -> None:
     remember(hook_env, "wal-mode", tags=[f"project:{hook_env.project}", "file:store.py"])
     payload = {"session_id": "s1", "cwd": str(hook_env.project_dir), "source": "startup"}
     other_db = hook_env.with_db(tmp_path / "other.db")
@@ -179,9 +162,8 @@ def test_hooks_of_another_database_or_with_the_switch_off_run_cold(
 
 
 def test_a_hook_of_another_engine_under_the_same_file_runs_cold_on_its_own_database(
-    hook_env: HookEnv, backend: Backend, pg_url: str, request: pytest.FixtureRequest
+    hook_env: HookEnv, backend: Backend, pg_url: str
 ) -> None:
-    _known_long_path_defect(request, hook_env)
     # MEMESH_DB_PATH names the folder of the local files on either engine, so a hook and a server can share it and
     # still hold different databases: the server on the file and a hook naming a URL, or the other way round. The
     # hook must not run in that server (it used to: both sides named the database by the file alone).
@@ -198,10 +180,7 @@ def test_a_hook_of_another_engine_under_the_same_file_runs_cold_on_its_own_datab
         assert not was_warm and other_run.returncode == 0 and "wal-mode" not in other_run.stdout
 
 
-def test_a_server_killed_while_a_hook_waits_leaves_the_hook_to_run_itself(
-    hook_env: HookEnv, request: pytest.FixtureRequest
-) -> None:
-    _known_long_path_defect(request, hook_env)
+def test_a_server_killed_while_a_hook_waits_leaves_the_hook_to_run_itself(hook_env: HookEnv) -> None:
     remember(hook_env, "wal-mode", tags=[f"project:{hook_env.project}", "file:store.py"])
     payload = {"session_id": "s1", "cwd": str(hook_env.project_dir), "source": "startup"}
     with memesh_mcp(hook_env) as mcp:
@@ -424,6 +403,22 @@ def test_a_stale_socket_is_replaced_and_a_second_server_stands_by(
         first.close()
         second.close()
     assert not Path(path).exists()
+
+
+def test_no_server_answers_at_a_long_path_in_a_folder_not_made_yet(tmp_path: Path) -> None:
+    """The probe a starting server (and this suite) uses: a socket path too long for an address, in a folder that
+    does not exist yet (a MeMesh folder on PostgreSQL before memesh-mcp binds), is no server, not "answers"; the
+    same path answers once a server listens there."""
+    deep = tmp_path.joinpath(*["d" * 40] * 3) / ".memesh"
+    path = str(deep / "hook-0123456789abcdef.sock")
+    assert len(os.fsencode(path)) >= wire.SUN_PATH_MAX
+    assert not server._answers(path)
+    deep.mkdir(parents=True)
+    assert not server._answers(path)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        _bind(listener, path)
+        listener.listen(1)
+        assert server._answers(path)
 
 
 def test_the_client_and_doctor_name_the_heartbeat_files_alike() -> None:
