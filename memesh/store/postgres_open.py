@@ -35,8 +35,11 @@ def open_as(kind: type[S], url: str) -> S:
         row = raw.execute(
             # jit off for this session: the ranking's row estimates (a range of postings per phrase, unknown until it
             # runs) pass jit_above_cost at 100k memories, and compiling it took 290-350 ms of a 5-term recall's 310-420.
+            # Generic plans for the statements psycopg prepares (those run 5 times in a session): left to choose, the
+            # server kept planning the ranking anew on every call (custom plans), ~1 ms of a 3 ms one-word recall at
+            # 100k; the ranking's statements are written so that one plan serves every term (ADR 0005).
             "SELECT hashtext(COALESCE(current_schema(), '')), current_schema(), set_config('lock_timeout', %s, false), "
-            "set_config('jit', 'off', false)",
+            "set_config('jit', 'off', false), set_config('plan_cache_mode', 'force_generic_plan', false)",
             (LOCK_TIMEOUT,),
         ).fetchone()
         if row is None or row[1] is None:

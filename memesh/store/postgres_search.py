@@ -24,6 +24,7 @@ cannot tell: such a (rare) query is ranked in Python from the memories that hold
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,15 +43,32 @@ B = 0.75
 WEIGHTS = (NAME_WEIGHT, TITLE_WEIGHT, OBSERVATION_WEIGHT)
 _WEIGHTED = f"{int(NAME_WEIGHT)} * p.name_tf + {int(TITLE_WEIGHT)} * p.title_tf + {int(OBSERVATION_WEIGHT)} * p.body_tf"
 _TERM = "CASE WHEN v <= 0 THEN 1e-6::float8 ELSE v END"  # FTS5's floor for a phrase in half the memories or more
+
+
+def _counter(name: str) -> str:
+    """memesh_counter(name) written out in the statement: the function's body, which PostgreSQL runs as a call of
+    its own (0.1 ms each) rather than inline."""
+    return (
+        f"((SELECT value FROM counters WHERE name = '{name}') "
+        f"+ COALESCE((SELECT sum(delta) FROM counter_deltas WHERE name = '{name}'), 0)::bigint)"
+    )
+
+
+_STATS = f"""stats AS (
+    SELECT {_counter("search_docs")}::float8 AS n, {_counter("search_tokens")}::float8 AS tokens
+)"""
+# A phrase's term of the score, from f (its weighted occurrences) and d (the memory's length), as float8.
+_BM25 = (
+    f"ph.idf * (({{f}} * ({K1}::float8 + 1.0::float8)) / ({{f}} + {K1}::float8 * ((1::float8 - {B}::float8) "
+    f"+ ({B}::float8 * {{d}}) / (s.tokens / s.n))))"
+)
 # (phrase index, low, high) ranges → the matches and their scores. Parameters: the three arrays, the number of
 # phrases that must all occur (0: any may), then each query's own. `{order}`: the phrases summed in query order, as
 # FTS5 adds them (float8 addition is not associative); empty for one phrase, whose sum has one term (the ordered
 # aggregate sorted every match: a fifth of a frequent word's server time).
 _SCORED = f"""
 WITH q(i, lo, hi) AS (SELECT * FROM unnest(?::int[], ?::text[], ?::text[])),
-stats AS (
-    SELECT memesh_counter('search_docs')::float8 AS n, memesh_counter('search_tokens')::float8 AS tokens
-),
+{_STATS},
 hits AS (
     SELECT q.i, p.entity_id, sum({_WEIGHTED})::float8 AS f, max(p.doc_tokens)::float8 AS d
     FROM q JOIN search_postings p ON p.term >= q.lo AND p.term < q.hi
@@ -63,18 +81,72 @@ phrases AS (
     ) c
 ),
 scored AS (
-    SELECT h.entity_id, sum(
-        ph.idf * ((h.f * ({K1}::float8 + 1.0::float8))
-            / (h.f + {K1}::float8 * ((1::float8 - {B}::float8) + ({B}::float8 * h.d) / (s.tokens / s.n))))
-        {{order}}) AS score
+    SELECT h.entity_id, sum({_BM25.format(f="h.f", d="h.d")} {{order}}) AS score
     FROM hits h JOIN phrases ph ON ph.i = h.i CROSS JOIN stats s
     GROUP BY h.entity_id
     HAVING ?::int = 0 OR count(*) = ?::int
 )"""
+# The phrases when each is one exact token (all but a lone CJK character's prefix), with n(p) from `search_terms`
+# (plus this transaction's deltas): the number of the token's postings, which is what counting the hits gave. A
+# token's postings are one per memory (the primary key), so f and |D| are the posting's own. Parameters: the phrase
+# indexes and the tokens.
+_EXACT_PHRASES = f"""
+WITH q(i, term) AS (SELECT * FROM unnest(?::int[], ?::text[])),
+{_STATS},
+phrases AS MATERIALIZED (
+    SELECT i, term, docs, {_TERM} AS idf FROM (
+        SELECT q.i, q.term, c.docs,
+            ln(((s.n - c.docs)::float8 + 0.5::float8) / (c.docs::float8 + 0.5::float8)) AS v
+        FROM q CROSS JOIN stats s CROSS JOIN LATERAL (
+            SELECT COALESCE((SELECT t.docs FROM search_terms t WHERE t.term = q.term), 0)::bigint
+                + COALESCE((SELECT sum(x.delta) FROM search_term_deltas x WHERE x.term = q.term), 0)::bigint AS docs
+        ) c
+    ) v
+)"""
+_POSTING_TERM = _BM25.format(f=f"({_WEIGHTED})::float8", d="p.doc_tokens::float8")
+
+
+@functools.cache
+def _exact_scored(count: int, every: bool) -> str:
+    """`scored` for `count` exact tokens (`every`: a memory must hold them all).
+
+    One token: each matching memory's score is its one posting's term (a sum of one term is that term), with no
+    aggregation. Several: each phrase's term picked out by a FILTER and added in query order, a missing phrase as
+    0.0 — exactly FTS5's loop, which adds every phrase's term (0 where the phrase is absent) in order from 0.0, and
+    no ordered aggregate (PostgreSQL sorts each group's rows for `sum(… ORDER BY …)`). All of them: only the memories
+    holding the rarest token are looked at, each other token's posting read by its key."""
+    if count == 1:
+        return f"""{_EXACT_PHRASES},
+scored AS (
+    SELECT p.entity_id, {_POSTING_TERM} AS score
+    FROM phrases ph JOIN search_postings p ON p.term = ph.term CROSS JOIN stats s
+)"""
+    parts = [f"sum({_POSTING_TERM}) FILTER (WHERE ph.i = {i}) AS c{i}" for i in range(count)]
+    total = "COALESCE(c0, 0::float8)"
+    for i in range(1, count):
+        total = f"({total} + COALESCE(c{i}, 0::float8))"
+    if every:
+        source = """(SELECT r.entity_id FROM search_postings r
+            WHERE r.term = (SELECT term FROM phrases ORDER BY docs, i LIMIT 1)) rare
+        CROSS JOIN phrases ph JOIN search_postings p ON p.term = ph.term AND p.entity_id = rare.entity_id"""
+        having = f"HAVING count(*) = {count}"
+    else:
+        source = "phrases ph JOIN search_postings p ON p.term = ph.term"
+        having = ""
+    return f"""{_EXACT_PHRASES},
+scored AS (
+    SELECT entity_id, {total} AS score FROM (
+        SELECT p.entity_id, {", ".join(parts)}
+        FROM {source} CROSS JOIN stats s
+        GROUP BY p.entity_id {having}
+    ) g
+)"""
+
+
 # The best `limit` that pass the filters, ties newest first. Then: the filters' parameters, the limit.
-_RANKED = f"""{_SCORED}
+_RANKED = """{scored}
 SELECT sc.entity_id, sc.score FROM scored sc JOIN entities e ON e.id = sc.entity_id
-WHERE 1 = 1 {{where}}
+WHERE 1 = 1 {where}
 ORDER BY sc.score DESC, sc.entity_id DESC
 LIMIT ?
 """
@@ -84,15 +156,15 @@ LIMIT ?
 # the full query's whenever the window holds `limit` that pass, or holds every match: `held` (first column, on
 # every row, with the matches' columns NULL when none passes) says how many it held. Then: the window size, the
 # filters' parameters, the limit.
-_WINDOW = f"""{_SCORED},
+_WINDOW = """{scored},
 top AS MATERIALIZED (SELECT entity_id, score FROM scored ORDER BY score DESC, entity_id DESC LIMIT ?),
 passing AS (
     SELECT top.entity_id, top.score FROM top JOIN entities e ON e.id = top.entity_id
-    WHERE 1 = 1 {{where}}
+    WHERE 1 = 1 {where}
     ORDER BY top.score DESC, top.entity_id DESC
     LIMIT ?
 )
-SELECT c.held, w.* FROM (SELECT count(*) AS held FROM top) c LEFT JOIN LATERAL ({{select}}) w ON true
+SELECT c.held, w.* FROM (SELECT count(*) AS held FROM top) c LEFT JOIN LATERAL ({select}) w ON true
 ORDER BY w.score DESC, w.entity_id DESC
 """
 _SEARCH_WINDOW = 3  # how many times `limit` best matches are ranked before the filters are checked (as SQLite's)
@@ -153,7 +225,7 @@ class PostgresSearch(PostgresBase, Reads):
         stems = {term: stem(term) for term in terms}
         wanted = list(set(stems.values()))
         row = self.conn.execute(
-            "SELECT memesh_counter('entities'), ARRAY(SELECT ARRAY[term, sum(docs)::text] FROM ("
+            f"SELECT {_counter('entities')}, ARRAY(SELECT ARRAY[term, sum(docs)::text] FROM ("
             "SELECT term, docs FROM search_terms WHERE term = ANY(?::text[]) "
             "UNION ALL SELECT term, delta FROM search_term_deltas WHERE term = ANY(?::text[])) counted "
             "GROUP BY term HAVING sum(docs) > 0)",
@@ -203,19 +275,25 @@ class PostgresSearch(PostgresBase, Reads):
             loaded = {entity.id: entity for entity in self.load([entity_id for entity_id, _ in ranked])}
             return [(loaded[entity_id], score) for entity_id, score in ranked if entity_id in loaded]
         lows = [tokens[0] for tokens, _ in phrases]
-        highs = [_after(low) if prefix else low + "\x01" for low, (_, prefix) in zip(lows, phrases, strict=True)]
         where, params = filter_sql(filters)
-        ranges = (list(range(len(lows))), lows, highs, required, required)
-        order = "ORDER BY h.i" if len(lows) > 1 else ""
+        order = "ORDER BY ph.i" if len(lows) > 1 else ""
+        scored: str
+        ranges: tuple[Any, ...]
+        if any(prefix for _, prefix in phrases):
+            highs = [_after(low) if prefix else low + "\x01" for low, (_, prefix) in zip(lows, phrases, strict=True)]
+            scored, ranges = _SCORED, (list(range(len(lows))), lows, highs, required, required)
+        else:
+            scored, ranges = _exact_scored(len(lows), required > 0), (list(range(len(lows))), lows)
+        scored = scored.format(order=order)
         if filters.tag is None:  # a tag passes few of the best matches: straight to the joined query, as on SQLite
             window = limit * _SEARCH_WINDOW
-            sql = _WINDOW.format(where=where, select=_WHOLE_OF if whole else _IDS_OF, order=order)
+            sql = _WINDOW.format(scored=scored, where=where, select=_WHOLE_OF if whole else _IDS_OF)
             rows = self.conn.execute(sql, (*ranges, window, *params, limit)).fetchall()
             held = int(rows[0][0])
             found = [row[1:] for row in rows if row[-1] is not None]
             if len(found) >= limit or held < window:
                 return [(_entity(row) if whole else int(row[0]), float(row[-1])) for row in found]
-        joined = _RANKED.format(where=where, order=order)
+        joined = _RANKED.format(scored=scored, where=where)
         if whole:
             rows = self.conn.execute(_RANKED_ROWS.format(ranked=joined), (*ranges, *params, limit)).fetchall()
             return [(_entity(row), float(row[-1])) for row in rows]

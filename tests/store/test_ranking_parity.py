@@ -129,6 +129,28 @@ def test_memories_that_tie_come_newest_first_on_both(tmp_path: Path, pg_url: str
         pg.close()
 
 
+def test_a_writer_ranks_its_own_uncommitted_memories_as_sqlite_does(tmp_path: Path, pg_url: str) -> None:
+    """n(p) and the counts come from the counters and this transaction's deltas, not yet folded (PostgreSQL folds
+    them at commit): inside the transaction that wrote them, the new memories rank as on SQLite."""
+    writes = _corpus(seed=5, size=120)
+    sqlite, pg = open_store(tmp_path / "open.db"), open_postgres(pg_url)
+    try:
+        _fill(sqlite, writes[:60])
+        _fill(pg, writes[:60])
+        queries = [q for q in _queries(seed=13, count=40) if _plan(sqlite, q) is not None]
+        with sqlite.transaction(), pg.transaction():
+            for write in writes[60:]:
+                sqlite.save(write)
+                pg.save(write)
+            for query in queries:
+                plan = _plan(sqlite, query)
+                assert plan is not None
+                assert pg.search(plan, Filters(), 40) == sqlite.search(plan, Filters(), 40), query
+    finally:
+        sqlite.close()
+        pg.close()
+
+
 def test_a_memory_loads_whole_in_one_statement_as_the_shared_load_reads_it(tmp_path: Path, pg_url: str) -> None:
     writes = _corpus(seed=3, size=40)
     sqlite, pg = open_store(tmp_path / "load.db"), open_postgres(pg_url)
