@@ -84,8 +84,8 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> bytes: ...
 
 
-# Memories per transaction of `fill_vectors`: a few hundred milliseconds of embedding at most, so a writer waiting
-# for the database (a hook, the MCP server) waits no longer than that.
+# Memories per batch of `fill_vectors` (embedded outside the write lock, then written in one transaction): about
+# 0.1 s of embedding for short memories, so the progress line moves and an interruption loses little.
 VECTOR_BATCH = 100
 
 
@@ -160,22 +160,31 @@ class Vectors(Reads):
     def fill_vectors(self, embedder: Embedder, progress: Callable[[int, int], None] | None = None) -> int:
         """Store `embedder`'s vectors for every memory that has none from its model; returns how many it stored.
 
-        Each batch of VECTOR_BATCH memories is one transaction of its own, whose memories are read, embedded and
-        written inside it: a memory's vectors are one row, so an interruption leaves every memory with all its
-        vectors or none, and a second run stores the rest. A memory another writer filled meanwhile (hybrid's write
-        path) is left as that writer stored it.
+        A batch of VECTOR_BATCH memories at a time: embedded first, outside any transaction, then written in one
+        transaction of its own, so a writer waiting for the database (a hook, the MCP server) waits for the rows
+        alone, never for the model. Inside it the batch is read again under the write lock: a memory whose text
+        changed meanwhile is embedded again there, and one another writer gave vectors meanwhile (hybrid's write
+        path) is left as that writer stored it. A memory's vectors are one row, so an interruption leaves every
+        memory with all its vectors or none, and a second run stores the rest.
         """
         ids = self.missing_vectors(embedder.model)
         stored = 0
         for start in range(0, len(ids), VECTOR_BATCH):
+            batch = ids[start : start + VECTOR_BATCH]
+            embedded = {
+                entity.id: (entity.observations, embedder.embed(list(entity.observations)))
+                for entity in self.load(self.missing_vectors(embedder.model, batch))
+            }
             with self.transaction():
-                still = self.missing_vectors(embedder.model, ids[start : start + VECTOR_BATCH])
-                for entity in self.load(still):
+                for entity in self.load(self.missing_vectors(embedder.model, batch)):
+                    seen, blob = embedded.get(entity.id, (None, b""))
+                    if seen != entity.observations:
+                        blob = embedder.embed(list(entity.observations))
                     self.conn.execute(
                         "INSERT INTO entity_vectors (entity_id, model, vectors) VALUES (?, ?, ?) "
                         "ON CONFLICT(entity_id) DO UPDATE SET model = excluded.model, vectors = excluded.vectors "
                         "WHERE entity_vectors.model <> excluded.model",
-                        (entity.id, embedder.model, embedder.embed(list(entity.observations))),
+                        (entity.id, embedder.model, blob),
                     )
                     stored += 1
             if progress is not None:

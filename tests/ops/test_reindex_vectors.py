@@ -3,7 +3,7 @@ batches an interruption cannot leave half-written, and is refused outside hybrid
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -20,14 +20,21 @@ from tests.calls import call
 
 
 class Embedder:
-    """One 4-byte vector per text; `fail_on` makes the embedding of that text raise (a crash midway)."""
+    """One 4-byte vector per text (its length); `fail_on` makes the embedding of that text raise (a crash midway),
+    and `on_text(text)` runs before a text is embedded (another writer acting meanwhile)."""
 
-    def __init__(self, model: str = "counting", fail_on: str | None = None) -> None:
+    def __init__(
+        self, model: str = "counting", fail_on: str | None = None, on_text: Callable[[str], None] | None = None
+    ) -> None:
         self.model = model
         self.fail_on = fail_on
+        self.on_text = on_text
         self.texts: list[str] = []
 
     def embed(self, texts: Sequence[str]) -> bytes:
+        for text in texts:
+            if self.on_text is not None:
+                self.on_text(text)
         if self.fail_on in texts:
             raise RuntimeError("interrupted")
         self.texts += texts
@@ -105,6 +112,49 @@ def test_an_interruption_leaves_no_half_written_memory_and_a_second_run_stores_t
     assert sorted(rerun.texts) == ["c first", "c second", "d first", "d second"]
     assert steps == [(2, 2)]
     assert len(rows(fresh_db)) == 4 and rows(fresh_db) | kept == rows(fresh_db)
+
+
+def rewrite_while_embedding(store: SqliteStore, seen: str, old: str, new: str) -> Callable[[str], None]:
+    """Another writer changing one observation from `old` to `new` as soon as `seen` is being embedded (once)."""
+    done: list[bool] = []
+
+    def act(text: str) -> None:
+        if text == seen and not done:
+            done.append(True)
+            with store.transaction():
+                store.conn.execute("UPDATE observations SET content = ? WHERE content = ?", (new, old))
+
+    return act
+
+
+def test_a_memory_changed_while_its_batch_was_embedded_is_embedded_again_as_it_now_reads(
+    fresh_db: SqliteStore, ctx: CallContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("c", "d"):
+        remember(fresh_db, ctx, name, f"{name} first", f"{name} second")
+    embedder = Embedder(on_text=rewrite_while_embedding(fresh_db, "d first", "d second", "d changed"))
+    assert fresh_db.fill_vectors(embedder) == 2
+    # d was embedded as it read before (outside the write lock), then again as it reads now, under it.
+    assert embedder.texts == ["c first", "c second", "d first", "d second", "d first", "d changed"]
+    stored = rows(fresh_db)
+    assert stored[fresh_db.entity_id("d") or 0] == ("counting", bytes([7]) * 4 + bytes([9]) * 4)
+    assert stored[fresh_db.entity_id("c") or 0] == ("counting", bytes([7]) * 4 + bytes([8]) * 4)
+
+
+def test_a_batch_interrupted_inside_its_transaction_is_written_not_at_all(
+    fresh_db: SqliteStore, ctx: CallContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("a", "b", "c", "d"):
+        remember(fresh_db, ctx, name, f"{name} first", f"{name} second")
+    monkeypatch.setattr(writes, "VECTOR_BATCH", 2)
+    # d changes while its batch is embedded, and embedding it again under the write lock fails: c, written first in
+    # that transaction, is rolled back with it.
+    changing = rewrite_while_embedding(fresh_db, "d first", "d second", "d changed")
+    with pytest.raises(RuntimeError, match="interrupted"):
+        fresh_db.fill_vectors(Embedder(fail_on="d changed", on_text=changing))
+    assert sorted(rows(fresh_db)) == sorted([fresh_db.entity_id("a") or 0, fresh_db.entity_id("b") or 0])
+    assert fresh_db.fill_vectors(Embedder()) == 2
+    assert len(rows(fresh_db)) == 4
 
 
 def test_vectors_outside_hybrid_are_refused_saying_why(

@@ -90,10 +90,8 @@ def test_vectors_fill_exactly_the_missing_ones_and_a_second_run_embeds_none(
     assert "vacuum" not in found(cli, "database maintenance")  # no word of the query is in it, and no vectors
     assert cli.ok("reindex", "--vectors", "--json").json() == {"entities": 3, "embedded": 2}
     rows = vector_rows(backend, memesh_env)
-    assert sorted(rows.values()) == sorted(
-        [(embedding.MODEL, 2 * embedding.DIMENSIONS), (embedding.MODEL, embedding.DIMENSIONS)]
-        + list(written_in_hybrid.values())
-    )
+    filled = [(embedding.MODEL, 2 * embedding.DIMENSIONS), (embedding.MODEL, embedding.DIMENSIONS)]
+    assert sorted(rows.values()) == sorted([*filled, *written_in_hybrid.values()])
     assert {entity_id: rows[entity_id] for entity_id in written_in_hybrid} == written_in_hybrid
     assert cli.ok("reindex", "--vectors", "--json").json() == {"entities": 3, "embedded": 0}
     assert cli.ok("reindex", "--vectors").out == "Every memory already has vectors (3 entities).\n"
