@@ -2,10 +2,20 @@
 # Regenerate with `python tools/codegen.py` after changing the schema.
 
 from __future__ import annotations
+from typing import NotRequired
 from typing_extensions import TypedDict
 
 
 class ReindexInput(TypedDict, closed=True):
     """
-    `memesh reindex --fts`: rebuild the keyword (FTS5) index from the stored memories; it takes nothing else.
+    `memesh reindex`: which of the indexes recall uses to rebuild from the stored memories. Nothing given is `--fts` alone, as before `vectors` existed.
+    """
+
+    fts: NotRequired[bool]
+    """
+    Rebuild the keyword index (default true): keywords only, whatever the recall mode; nothing is embedded and no vector is touched.
+    """
+    vectors: NotRequired[bool]
+    """
+    Store hybrid recall's vectors for every memory that has none from the current model (default false). Refused (operation.failed, `reason` not-hybrid or semantic-extra-missing) when hybrid is not in effect.
     """

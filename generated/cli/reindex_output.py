@@ -2,12 +2,17 @@
 # Regenerate with `python tools/codegen.py` after changing the schema.
 
 from __future__ import annotations
+from typing import NotRequired
 from typing_extensions import TypedDict
 
 
 class ReindexOutput(TypedDict, closed=True):
     """
-    How many memories the rebuilt keyword index holds.
+    How many memories there are (all of them in the keyword index, when it was rebuilt), and with `vectors` how many had vectors stored.
     """
 
     entities: int
+    embedded: NotRequired[int]
+    """
+    With `vectors` only: the memories whose vectors were stored now (0 when every memory already had them).
+    """

@@ -297,6 +297,15 @@ class Resources:
         """What the store embeds new memories with: the semantic signal, in hybrid only."""
         return self.semantic()
 
+    def vector_model(self) -> str | None:
+        """The model whose vectors hybrid recall reads, when hybrid is in effect (the model is not loaded), else
+        None: what doctor counts the memories without vectors against."""
+        if self.recall_mode().value != "hybrid":
+            return None
+        from memesh.adapters.embedding import MODEL
+
+        return MODEL
+
     def close(self) -> None:
         """Close what was opened here (a later use opens it again)."""
         if self._pool is not None:

@@ -108,12 +108,13 @@ def briefing(stored: Mapping[str, Any], env: str | None) -> Effective:
 
 @dataclass(frozen=True)
 class RecallModeSetting:
-    """The recall mode in effect, the one asked for (they differ when hybrid answers as broad), and the
-    `config list` text that says where it came from."""
+    """The recall mode in effect, the one asked for (they differ when hybrid answers as broad), the
+    `config list` text that says where it came from, and (hybrid answering as broad) why the extra cannot run."""
 
     value: str
     requested: str
     row: str
+    missing: str | None = None
 
 
 def recall_mode(
@@ -132,7 +133,8 @@ def recall_mode(
         return RecallModeSetting(DEFAULT_RECALL_MODE, DEFAULT_RECALL_MODE, row)
     missing = semantic_missing() if asked == "hybrid" else None
     if missing is not None:
-        return RecallModeSetting("broad", asked, f"broad (hybrid from {where}, but {missing}: answering as broad)")
+        row = f"broad (hybrid from {where}, but {missing}: answering as broad)"
+        return RecallModeSetting("broad", asked, row, missing)
     return RecallModeSetting(asked, asked, f"{asked} ({where})")
 
 

@@ -35,6 +35,7 @@ class DoctorStore(Protocol):
     def missing_migrations(self) -> list[int]: ...
     def index_matches(self) -> tuple[int, int]: ...
     def created_between(self, types: list[str], start: str, end: str) -> dict[str, int]: ...
+    def missing_vectors(self, model: str) -> list[int]: ...
     def close(self) -> None: ...
 
 
@@ -53,6 +54,7 @@ class DoctorResources(Protocol):
     def claude_settings(self) -> ClaudeSettingsFile: ...
     def plugin_caches(self) -> list[plugin_cache.Installed]: ...
     def refresh_plugin_cache(self, commands: list[list[str]]) -> str | None: ...
+    def vector_model(self) -> str | None: ...
 
 
 def _check(check_id: str, title: str, status: str, detail: str, **extra: Any) -> dict[str, Any]:
@@ -95,6 +97,21 @@ def _database(store: DoctorStore | None, reason: str, shown: str) -> dict[str, A
         return _check("database", "Database", "fail", f"{'; '.join(problems)} ({store.where()})")
     detail = f"{entities} memories; integrity ok; keyword index whole ({store.where()})"
     return _check("database", "Database", "pass", detail)
+
+
+def _vectors(store: DoctorStore, model: str, entities: int) -> dict[str, Any]:
+    """Hybrid only: how many memories recall can find by meaning, and the command that stores the rest."""
+    try:
+        missing = len(store.missing_vectors(model))
+    except Exception as exc:  # a damaged database: the database check says why; doctor does not fail with it
+        return _check("vectors", "Hybrid vectors", "warn", f"could not count the memories without vectors: {exc}")
+    if missing:
+        detail = (
+            f"{missing} of {entities} memories have no vectors from {model} (recall finds them by keywords only) — "
+            "run `memesh reindex --vectors`"
+        )
+        return _check("vectors", "Hybrid vectors", "warn", detail)
+    return _check("vectors", "Hybrid vectors", "pass", f"all {entities} memories have vectors from {model}")
 
 
 def _config(config_file: ConfigFile) -> dict[str, Any]:
@@ -182,7 +199,11 @@ def _suite(uses: DoctorResources, now: datetime) -> dict[str, Any]:
     try:
         database = _database(store, reason, uses.database_shown())
         counts: dict[str, tuple[int, int]] = {}
+        vectors: list[dict[str, Any]] = []
         if store is not None:
+            model = uses.vector_model()
+            if model is not None:
+                vectors.append(_vectors(store, model, store.index_matches()[0]))
             week, fortnight, end = (sqlite_time(now - timedelta(days=d)) for d in (7, 14, -1))
             last7 = store.created_between(list(capture_liveness.CAPTURE_TYPES), week, end)
             prev7 = store.created_between(list(capture_liveness.CAPTURE_TYPES), fortnight, week)
@@ -198,6 +219,7 @@ def _suite(uses: DoctorResources, now: datetime) -> dict[str, Any]:
         _install(uses),
         *_plugin_caches(uses),
         database,
+        *vectors,
         _config(uses.config_file),
         _hooks(uses.claude_settings, records, now, uses.plugin_caches()),
         _check("capture-liveness", "Capture liveness", liveness_status, line),

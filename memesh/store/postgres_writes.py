@@ -87,15 +87,12 @@ class PostgresWrites(PostgresBase, Writes):
         with self.conn.raw.pipeline():
             return super().save(write)
 
-    def _index(
-        self, entity_id: int, name: str, title: str | None, observations: Sequence[str], *, unchanged: int = 0
-    ) -> None:
+    def _index_keywords(self, entity_id: int, name: str, title: str | None, observations: Sequence[str]) -> None:
         counts = term_counts(*index_columns(name, title, observations))
         self.conn.execute(
             "SELECT memesh_index(?, ?::text[], ?::int[], ?::int[], ?::int[])",
             (entity_id, *([row[column] for row in counts] for column in range(4))),
         )
-        self._embed_observations(entity_id, observations, unchanged)
 
     def _unindex(self, ids: Sequence[int]) -> None:
         for chunk in _chunks(list(ids)):
@@ -110,7 +107,8 @@ class PostgresWrites(PostgresBase, Writes):
     def rebuild_index(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Rebuild the keyword index from the stored rows, in one transaction; returns how many memories it holds.
 
-        Memories are untouched: only the postings are emptied and written again."""
+        Memories are untouched: only the postings are emptied and written again. Nothing is embedded and no vector
+        is touched."""
         with self.transaction():
             self.conn.execute("TRUNCATE search_postings, search_docs, search_terms, search_term_deltas")
             self.conn.execute("DELETE FROM counter_deltas WHERE name IN ('search_docs', 'search_tokens')")
@@ -127,14 +125,12 @@ class PostgresWrites(PostgresBase, Writes):
         return len(ids)
 
     def index_loaded(self, entities: Sequence[Entity]) -> None:
-        """Index these memories, none of which is in the index yet (a fill, a copy)."""
+        """Index these memories' keywords, none of which is in the index yet (a fill, a copy)."""
         batch = _Batch()
         for entity in entities:
             batch.add(entity.id, entity.name, entity.title, entity.observations)
         if batch.docs[0]:
             self._write(batch)
-        for entity in entities:  # in hybrid, the vectors of a fill or a copy too (nothing otherwise)
-            self._embed_observations(entity.id, entity.observations, 0)
 
     def after_copy(self) -> None:
         """The postings of the rows a copy wrote, and each identity moved past the ids they brought."""

@@ -43,15 +43,12 @@ class SqliteWrites(SqliteBase, Writes):
                     (version, name, datetime.now(UTC).isoformat()),
                 )
 
-    def _index(
-        self, entity_id: int, name: str, title: str | None, observations: Sequence[str], *, unchanged: int = 0
-    ) -> None:
+    def _index_keywords(self, entity_id: int, name: str, title: str | None, observations: Sequence[str]) -> None:
         self.conn.execute("DELETE FROM entities_fts WHERE rowid = ?", (entity_id,))
         self.conn.execute(
             "INSERT INTO entities_fts (rowid, name, title, observations) VALUES (?, ?, ?, ?)",
             (entity_id, *index_columns(name, title, observations)),
         )
-        self._embed_observations(entity_id, observations, unchanged)
 
     def _unindex(self, ids: Sequence[int]) -> None:
         self.conn.execute(f"DELETE FROM entities_fts WHERE rowid IN ({_marks(ids)})", ids)
@@ -60,7 +57,7 @@ class SqliteWrites(SqliteBase, Writes):
         """Rebuild the keyword index from the stored rows, in one transaction; returns how many memories it holds.
 
         Memories are untouched: only the index is dropped and written again, so a corrupted or emptied index
-        comes back exactly as the rows say it should be.
+        comes back exactly as the rows say it should be. Nothing is embedded and no vector is touched.
         """
         with self.transaction():
             for statement in (*FTS_DROP, *FTS_TABLES):

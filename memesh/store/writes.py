@@ -69,7 +69,8 @@ def cleaned(write: EntityWrite) -> EntityWrite:
 # model named beside it (memesh.adapters.embedding). Vectors are written by the same `_index` call that rewrites the
 # keyword index, so in the same transaction as the row, and only while the store has an embedder (recall mode
 # `hybrid` with the semantic extra installed): in any other mode the write path does nothing more than before.
-# `memesh reindex` fills the vectors of memories written before (`missing_vectors`, `store_vectors`). They live in
+# `memesh reindex --vectors` fills the vectors of memories written before (`fill_vectors`); `memesh reindex --fts`
+# rebuilds the keyword index alone (`_fill_index` never embeds), as the spec says it does. They live in
 # this module, shared by both engines (their SQL is the same through the store's `?` translation; `bytes()` takes
 # a PostgreSQL bytea's memoryview as well as SQLite's bytes), so that the default `fts` start-up imports nothing more.
 
@@ -81,6 +82,11 @@ class Embedder(Protocol):
     def model(self) -> str: ...
 
     def embed(self, texts: Sequence[str]) -> bytes: ...
+
+
+# Memories per batch of `fill_vectors` (embedded outside the write lock, then written in one transaction): about
+# 0.1 s of embedding for short memories, so the progress line moves and an interruption loses little.
+VECTOR_BATCH = 100
 
 
 class Vectors(Reads):
@@ -136,14 +142,54 @@ class Vectors(Reads):
             (entity_id, model, blob),
         )
 
-    def missing_vectors(self, model: str) -> list[int]:
-        """The memories with no vectors from `model` (written before hybrid was on, or under another model)."""
-        rows = self.conn.execute(
+    def missing_vectors(self, model: str, among: Sequence[int] | None = None) -> list[int]:
+        """The memories with no vectors from `model` (written before hybrid was on, or under another model), in id
+        order; with `among`, only those of these ids (that still exist)."""
+        sql = (
             "SELECT e.id FROM entities e LEFT JOIN entity_vectors v ON v.entity_id = e.id AND v.model = ? "
-            "WHERE v.entity_id IS NULL ORDER BY e.id",
-            (model,),
+            "WHERE v.entity_id IS NULL"
         )
-        return [int(row[0]) for row in rows]
+        if among is None:
+            return [int(row[0]) for row in self.conn.execute(f"{sql} ORDER BY e.id", (model,))]
+        found: list[int] = []
+        for chunk in _chunks(list(among)):
+            rows = self.conn.execute(f"{sql} AND e.id IN ({_marks(chunk)}) ORDER BY e.id", (model, *chunk))
+            found += [int(row[0]) for row in rows]
+        return found
+
+    def fill_vectors(self, embedder: Embedder, progress: Callable[[int, int], None] | None = None) -> int:
+        """Store `embedder`'s vectors for every memory that has none from its model; returns how many it stored.
+
+        A batch of VECTOR_BATCH memories at a time: embedded first, outside any transaction, then written in one
+        transaction of its own, so a writer waiting for the database (a hook, the MCP server) waits for the rows
+        alone, never for the model. Inside it the batch is read again under the write lock: a memory whose text
+        changed meanwhile is embedded again there, and one another writer gave vectors meanwhile (hybrid's write
+        path) is left as that writer stored it. A memory's vectors are one row, so an interruption leaves every
+        memory with all its vectors or none, and a second run stores the rest.
+        """
+        ids = self.missing_vectors(embedder.model)
+        stored = 0
+        for start in range(0, len(ids), VECTOR_BATCH):
+            batch = ids[start : start + VECTOR_BATCH]
+            embedded = {
+                entity.id: (entity.observations, embedder.embed(list(entity.observations)))
+                for entity in self.load(self.missing_vectors(embedder.model, batch))
+            }
+            with self.transaction():
+                for entity in self.load(self.missing_vectors(embedder.model, batch)):
+                    seen, blob = embedded.get(entity.id, (None, b""))
+                    if seen != entity.observations:
+                        blob = embedder.embed(list(entity.observations))
+                    self.conn.execute(
+                        "INSERT INTO entity_vectors (entity_id, model, vectors) VALUES (?, ?, ?) "
+                        "ON CONFLICT(entity_id) DO UPDATE SET model = excluded.model, vectors = excluded.vectors "
+                        "WHERE entity_vectors.model <> excluded.model",
+                        (entity.id, embedder.model, blob),
+                    )
+                    stored += 1
+            if progress is not None:
+                progress(min(start + VECTOR_BATCH, len(ids)), len(ids))
+        return stored
 
 
 class Writes(Vectors):
@@ -160,8 +206,13 @@ class Writes(Vectors):
     def _index(
         self, entity_id: int, name: str, title: str | None, observations: Sequence[str], *, unchanged: int = 0
     ) -> None:
-        """Make the keyword index's entry for this memory hold exactly this text (and, where the engine keeps them,
-        its vectors); the first `unchanged` observations are the ones already stored."""
+        """Make the keyword index's entry for this memory hold exactly this text and, while the store has an
+        embedder (hybrid), its vectors; the first `unchanged` observations are the ones already stored."""
+        self._index_keywords(entity_id, name, title, observations)
+        self._embed_observations(entity_id, observations, unchanged)
+
+    def _index_keywords(self, entity_id: int, name: str, title: str | None, observations: Sequence[str]) -> None:
+        """Make the keyword index's entry for this memory hold exactly this text (the engine's own index)."""
         raise NotImplementedError
 
     def _bookkeeping_refused(self, exc: Exception) -> bool:
@@ -289,11 +340,12 @@ class Writes(Vectors):
         return True
 
     def _fill_index(self, progress: Callable[[int, int], None] | None = None) -> int:
-        """Index every stored memory into the (empty) keyword index; returns how many it holds."""
+        """Index every stored memory into the (empty) keyword index; returns how many it holds. Keywords only: the
+        vectors are `fill_vectors`'s (a copy brings its own, and a migration's refill leaves them as they are)."""
         ids = [row[0] for row in self.conn.execute("SELECT id FROM entities ORDER BY id")]
         for done, chunk in enumerate(_chunks(ids), start=1):
             for entity in self.load(chunk):
-                self._index(entity.id, entity.name, entity.title, entity.observations)
+                self._index_keywords(entity.id, entity.name, entity.title, entity.observations)
             if progress is not None:
                 progress(min(done * _CHUNK, len(ids)), len(ids))
         return len(ids)

@@ -146,7 +146,7 @@ def test_hybrid_finds_by_meaning_what_no_word_of_the_query_matches(
     assert output["entities"][0]["match"]["source"] == "semantic"
 
 
-def test_reindex_fills_the_vectors_of_memories_written_before_hybrid_was_on(
+def test_reindex_vectors_fills_the_vectors_of_memories_written_before_hybrid_was_on(
     fresh_db: SqliteStore, ctx: CallContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from memesh.app import dispatch
@@ -159,7 +159,8 @@ def test_reindex_fills_the_vectors_of_memories_written_before_hybrid_was_on(
     monkeypatch.setattr(Resources, "write_embedder", lambda self: embedder)
     steps: list[tuple[int, int]] = []
     resources = Resources.over(fresh_db).watched(lambda done, total: steps.append((done, total)))
-    assert dispatch.run(REINDEX, resources, {}, ctx).unwrap() == {"entities": 2}
+    request = {"fts": False, "vectors": True}
+    assert dispatch.run(REINDEX, resources, request, ctx).unwrap() == {"entities": 2, "embedded": 2}
     assert steps[-1] == (2, 2)
     assert sorted(embedder.texts) == ["canary first", "kubernetes rollout", "postgres vacuum"]
     stored = fresh_db.vectors([fresh_db.entity_id("a") or 0, fresh_db.entity_id("b") or 0], "counting")

@@ -59,7 +59,8 @@ REINDEX = Op(
     output_schema="cli/reindex.output",
     load=_reindex,
     uses=themselves,
-    summary="Rebuild the keyword index from the stored memories",
+    summary="Rebuild the keyword index from the stored memories, or store hybrid recall's missing vectors, or both",
+    errors=(ErrorCode.OPERATION_FAILED,),
 )
 
 # The import tool's merge, for the owner's own file: its answer is the tool's.

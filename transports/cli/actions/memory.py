@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from returns.result import Failure, Result, Success
 
@@ -21,6 +21,9 @@ from memesh.context import CallContext, session_from_environment
 from memesh.errors import MemeshError
 from memesh.transports.cli import render
 from memesh.transports.cli.exits import FAILED, OK, dumps, fail, usage
+
+if TYPE_CHECKING:
+    from memesh.generated.cli.reindex_output import ReindexOutput
 
 SOURCE_HOST = "cli"
 T = TypeVar("T")
@@ -261,22 +264,35 @@ def pin(name: str, *, pinned: bool, as_json: bool) -> int:
     return report(result, as_json=as_json, text=lambda _: said)
 
 
-def reindex(*, fts: bool, as_json: bool) -> int:
-    """`memesh reindex --fts`: rebuild the keyword index, with the progress line when a person is watching stderr."""
-    if not fts:
-        return usage("say which index to rebuild: memesh reindex --fts (the keyword index is the only one)")
+def reindex(*, fts: bool, vectors: bool, as_json: bool) -> int:
+    """`memesh reindex --fts / --vectors`: rebuild the keyword index, store hybrid's missing vectors, or both, with
+    the progress line when a person is watching stderr."""
+    if not (fts or vectors):
+        return usage(
+            "say which index to rebuild: memesh reindex --fts (the keyword index), "
+            "memesh reindex --vectors (hybrid recall's vectors), or both"
+        )
     from memesh.app.operations.maintenance import REINDEX
     from memesh.transports.cli.progress import Progress
 
     progress = Progress().counting("Reindexing")  # shown only on a terminal's stderr, erased before the answer
     resources = cli_resources().watched(progress.step)
     try:
-        result = run_op(REINDEX, {}, resources=resources)
+        result = run_op(REINDEX, {"fts": fts, "vectors": vectors}, resources=resources)
     finally:
         resources.close()
         progress.clear()
-    return report(
-        result,
-        as_json=as_json,
-        text=lambda output: f"Keyword index rebuilt ({output['entities']} entities).",
-    )
+    return report(result, as_json=as_json, text=lambda output: _reindexed(output, fts=fts))
+
+
+def _reindexed(output: ReindexOutput, *, fts: bool) -> str:
+    """What `memesh reindex` says it did: the keyword index rebuilt, then (with --vectors) the vectors stored."""
+    lines = [f"Keyword index rebuilt ({output['entities']} entities)."] if fts else []
+    if "embedded" in output:
+        embedded = output["embedded"]
+        lines.append(
+            f"Vectors stored for {embedded} of {output['entities']} memories."
+            if embedded
+            else f"Every memory already has vectors ({output['entities']} entities)."
+        )
+    return "\n".join(lines)

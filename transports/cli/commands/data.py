@@ -110,16 +110,22 @@ def import_(
         )
 
 
-def reindex(*, fts: Switch = False, json_: Switch = False) -> int:
-    """Rebuild the keyword (FTS5) index from the stored memories; the memories themselves are untouched.
+def reindex(*, fts: Switch = False, vectors: Switch = False, json_: Switch = False) -> int:
+    """Rebuild an index recall uses from the stored memories; the memories themselves are untouched.
+
+    --fts rebuilds the keyword index, and only it, in every recall mode. --vectors stores hybrid recall's vectors
+    for the memories that have none (written before hybrid was on, or under another model); it needs recall mode
+    hybrid and the semantic extra. Give one or both.
 
     Parameters
     ----------
     fts
-        Rebuild the keyword index (required: it is the one index there is).
+        Rebuild the keyword (FTS) index: no embeddings are computed and no vectors are touched.
+    vectors
+        Store hybrid's vectors for every memory missing them (a second run stores none); exit 1 outside hybrid.
     json_
-        Print {"entities": N} as JSON.
+        Print {"entities": N} as JSON ({"entities": N, "embedded": M} with --vectors).
     """
     from memesh.transports.cli.actions import memory
 
-    return memory.reindex(fts=fts, as_json=json_)
+    return memory.reindex(fts=fts, vectors=vectors, as_json=json_)
