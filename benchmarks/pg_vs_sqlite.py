@@ -37,7 +37,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +142,7 @@ def round_trips(store: Store, call: Callable[[], object]) -> dict[str, int] | No
 
 
 @contextlib.contextmanager
-def postgres_server(url: str | None) -> Iterator[Callable[[], str]]:
+def postgres_server(url: str | None, settings: Sequence[str] = ()) -> Iterator[Callable[[], str]]:
     """A function giving the URL of a new empty database per call: on `url`'s server, or a throwaway cluster's."""
     import psycopg
 
@@ -155,7 +155,7 @@ def postgres_server(url: str | None) -> Iterator[Callable[[], str]]:
         bindir = tools.binaries()
         if bindir is None:
             raise SystemExit("PostgreSQL is not installed: apt-get install -y postgresql, or pass --url")
-        cluster = tools.Cluster(bindir, template=False)
+        cluster = tools.Cluster(bindir, template=False, settings=settings)
         try:
             yield lambda: str(cluster.new_database(migrated=False))
         finally:
@@ -371,13 +371,22 @@ def main(argv: list[str] | None = None) -> int:
         help=f"folder keeping the seeded SQLite databases between runs (default {DEFAULT_CACHE})",
     )
     parser.add_argument("--no-cache", dest="cache", action="store_const", const=None, help="seed every time")
+    parser.add_argument(
+        "--pg-setting",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a server setting of the throwaway cluster (repeatable), e.g. shared_buffers=512MB (default 128MB)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     args = parser.parse_args(argv)
     if not args.json:
         print("SQLite and PostgreSQL through remember/recall (memesh.app.dispatch.call)")
         print(machine_line(), flush=True)
+        settings = ", ".join(args.pg_setting) or "none (shared_buffers=128MB)"
+        print(f"PostgreSQL settings beyond tools/pg_cluster.py's: {settings}", flush=True)
     runs = []
-    with postgres_server(args.url) as new_database:
+    with postgres_server(args.url, args.pg_setting) as new_database:
         for count in args.n:
             if count:
                 runs.append(run_scale(count, args, new_database))
@@ -386,7 +395,15 @@ def main(argv: list[str] | None = None) -> int:
                     sys.stdout.flush()
         locomo_figures = run_locomo(args, new_database) if args.locomo else None
     if args.json:
-        emit_json({"benchmark": "pg_vs_sqlite", "runs": runs, "locomo": locomo_figures, "machine": machine()})
+        emit_json(
+            {
+                "benchmark": "pg_vs_sqlite",
+                "pg_settings": args.pg_setting,
+                "runs": runs,
+                "locomo": locomo_figures,
+                "machine": machine(),
+            }
+        )
         return 0
     if locomo_figures:
         f = locomo_figures

@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -38,7 +39,7 @@ def binaries() -> Path | None:
 class Cluster:
     """A PostgreSQL cluster in a temporary folder, reached by its unix socket only; stopped and removed at exit."""
 
-    def __init__(self, bindir: Path, *, template: bool = True) -> None:
+    def __init__(self, bindir: Path, *, template: bool = True, settings: Sequence[str] = ()) -> None:
         self.bindir = bindir
         self.folder = Path(tempfile.mkdtemp(prefix="memesh-pg-"))
         self.data = self.folder / "data"
@@ -51,7 +52,7 @@ class Cluster:
         options = (
             f"-c listen_addresses='' -c unix_socket_directories={self.folder} -c fsync=off "
             "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c shared_buffers=128MB"
-        )
+        ) + "".join(f" -c {setting}" for setting in settings)  # a benchmark's NAME=VALUE, after (so over) these
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-o", options, "start")
         atexit.register(self.stop)
         self._counter = itertools.count()

@@ -241,6 +241,19 @@ class PostgresSearch(PostgresBase, Reads):
         by_id = {entity.id: entity for entity in map(_entity, self.conn.execute(_LOAD, (list(ids),)))}
         return [by_id[entity_id] for entity_id in ids if entity_id in by_id]
 
+    def recent_rows(self, filters: Filters, limit: int) -> list[Entity]:
+        """The newest memories that pass the filters, whole, in one statement (`Reads.recent` then `load`)."""
+        if filters.tag is not None:  # the tag's own index, newest first, as `Reads.recent` walks it
+            where, params = filter_sql(Filters(namespace=filters.namespace, include_archived=filters.include_archived))
+            sql = (
+                f"{_WHOLE} FROM tags t JOIN entities e ON e.id = t.entity_id "
+                f"WHERE t.tag = ? {where} ORDER BY t.entity_id DESC LIMIT ?"
+            )
+            return [_entity(row) for row in self.conn.execute(sql, (filters.tag, *params, limit))]
+        where, params = filter_sql(filters)
+        sql = f"{_WHOLE} FROM entities e WHERE 1 = 1 {where} ORDER BY e.id DESC LIMIT ?"
+        return [_entity(row) for row in self.conn.execute(sql, (*params, limit))]
+
     def search(self, plan: MatchPlan, filters: Filters, limit: int) -> list[tuple[int, float]]:
         """(id, BM25 score) of the matches of the plan's first mode that has any, best first, ties newest first."""
         for mode in plan.modes:

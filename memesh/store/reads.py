@@ -165,6 +165,10 @@ class Reads(SqlBase):
         sql = f"SELECT e.id FROM entities e WHERE 1 = 1 {where} ORDER BY e.id DESC LIMIT ?"
         return [row[0] for row in self.conn.execute(sql, (*params, limit))]
 
+    def recent_rows(self, filters: Filters, limit: int) -> list[Entity]:
+        """`recent`'s memories, loaded (an engine may read them with the choice: PostgreSQL does, in one statement)."""
+        return self.load(self.recent(filters, limit))
+
 
 def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
     """The `AND …` clauses (over `e`, the entities row) and their parameters that keep what passes `filters`."""

@@ -171,3 +171,25 @@ def test_a_memory_loads_whole_in_one_statement_as_the_shared_load_reads_it(tmp_p
     finally:
         sqlite.close()
         pg.close()
+
+
+def test_the_newest_memories_read_whole_in_one_statement_as_recent_then_load(tmp_path: Path, pg_url: str) -> None:
+    """recall without a query: PostgreSQL reads the newest memories whole with the choice (one statement), exactly
+    what the shared `recent` then `load` give, on every filter, the tag's index walk included."""
+    pg = open_postgres(pg_url)
+    try:
+        _fill(pg, _corpus(seed=9, size=80))
+        for chosen in (
+            Filters(),
+            Filters(include_archived=True),
+            Filters(namespace="team"),
+            Filters(tag="auth"),
+            Filters(tag="project:a", namespace="personal", include_archived=True),
+            Filters(tag="no-such-tag"),
+        ):
+            for limit in (1, 7, 200):
+                expected = Reads.load(pg, Reads.recent(pg, chosen, limit))
+                assert pg.recent_rows(chosen, limit) == expected, (chosen, limit)
+                assert expected or chosen.tag == "no-such-tag"
+    finally:
+        pg.close()
