@@ -86,6 +86,7 @@ class WordLlama:
     """Embeds texts and compares a query with stored memories. Build it with `load()` (one per process)."""
 
     model = MODEL
+    dimensions = DIMENSIONS  # one int8 per dimension: the bytes of one text's vector
 
     def __init__(self, folder: Path) -> None:
         from tokenizers import Tokenizer

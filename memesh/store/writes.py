@@ -81,6 +81,11 @@ class Embedder(Protocol):
     @property
     def model(self) -> str: ...
 
+    @property
+    def dimensions(self) -> int:
+        """The bytes of one text's vector in what `embed` returns."""
+        ...
+
     def embed(self, texts: Sequence[str]) -> bytes: ...
 
 
@@ -129,8 +134,9 @@ class Vectors(Reads):
             row = self.conn.execute(
                 "SELECT vectors FROM entity_vectors WHERE entity_id = ? AND model = ?", (entity_id, embedder.model)
             ).fetchone()
-            # The stored blob is the stored observations' vectors when it splits into that many equal rows.
-            if row is not None and row[0] and len(row[0]) % unchanged == 0:
+            # The stored blob is the stored observations' vectors when it holds exactly that many; otherwise it
+            # was left by writes made outside hybrid (no vectors kept then) and every vector is computed anew.
+            if row is not None and row[0] and len(row[0]) == unchanged * embedder.dimensions:
                 kept = bytes(row[0])
         new = observations[unchanged:] if kept else observations
         self.store_vectors(entity_id, embedder.model, kept + embedder.embed(list(new)))
@@ -142,18 +148,25 @@ class Vectors(Reads):
             (entity_id, model, blob),
         )
 
-    def missing_vectors(self, model: str, among: Sequence[int] | None = None) -> list[int]:
+    def missing_vectors(self, model: str, among: Sequence[int] | None = None, *, size: int | None = None) -> list[int]:
         """The memories with no vectors from `model` (written before hybrid was on, or under another model), in id
-        order; with `among`, only those of these ids (that still exist)."""
+        order; with `size` (the bytes of one vector) also those whose vectors do not number their observations
+        (changed while recall was not hybrid, when writes keep no vectors); with `among`, only those of these ids
+        (that still exist)."""
         sql = (
             "SELECT e.id FROM entities e LEFT JOIN entity_vectors v ON v.entity_id = e.id AND v.model = ? "
-            "WHERE v.entity_id IS NULL"
+            "WHERE (v.entity_id IS NULL"
         )
+        params: tuple[Any, ...] = (model,)
+        if size is not None:
+            sql += " OR length(v.vectors) != ? * (SELECT count(*) FROM observations o WHERE o.entity_id = e.id)"
+            params += (size,)
+        sql += ")"
         if among is None:
-            return [int(row[0]) for row in self.conn.execute(f"{sql} ORDER BY e.id", (model,))]
+            return [int(row[0]) for row in self.conn.execute(f"{sql} ORDER BY e.id", params)]
         found: list[int] = []
         for chunk in _chunks(list(among)):
-            rows = self.conn.execute(f"{sql} AND e.id IN ({_marks(chunk)}) ORDER BY e.id", (model, *chunk))
+            rows = self.conn.execute(f"{sql} AND e.id IN ({_marks(chunk)}) ORDER BY e.id", (*params, *chunk))
             found += [int(row[0]) for row in rows]
         return found
 
@@ -167,23 +180,24 @@ class Vectors(Reads):
         path) is left as that writer stored it. A memory's vectors are one row, so an interruption leaves every
         memory with all its vectors or none, and a second run stores the rest.
         """
-        ids = self.missing_vectors(embedder.model)
+        ids = self.missing_vectors(embedder.model, size=embedder.dimensions)
         stored = 0
         for start in range(0, len(ids), VECTOR_BATCH):
             batch = ids[start : start + VECTOR_BATCH]
             embedded = {
                 entity.id: (entity.observations, embedder.embed(list(entity.observations)))
-                for entity in self.load(self.missing_vectors(embedder.model, batch))
+                for entity in self.load(self.missing_vectors(embedder.model, batch, size=embedder.dimensions))
             }
             with self.transaction():
-                for entity in self.load(self.missing_vectors(embedder.model, batch)):
+                for entity in self.load(self.missing_vectors(embedder.model, batch, size=embedder.dimensions)):
                     seen, blob = embedded.get(entity.id, (None, b""))
                     if seen != entity.observations:
                         blob = embedder.embed(list(entity.observations))
                     self.conn.execute(
                         "INSERT INTO entity_vectors (entity_id, model, vectors) VALUES (?, ?, ?) "
                         "ON CONFLICT(entity_id) DO UPDATE SET model = excluded.model, vectors = excluded.vectors "
-                        "WHERE entity_vectors.model <> excluded.model",
+                        "WHERE entity_vectors.model <> excluded.model "
+                        "OR length(entity_vectors.vectors) <> length(excluded.vectors)",
                         (entity.id, embedder.model, blob),
                     )
                     stored += 1

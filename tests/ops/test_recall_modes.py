@@ -97,6 +97,7 @@ class CountingEmbedder:
     """One 4-byte vector per text, counting the texts it was asked for."""
 
     model = "counting"
+    dimensions = 4
 
     def __init__(self) -> None:
         self.texts: list[str] = []

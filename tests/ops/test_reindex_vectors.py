@@ -27,6 +27,7 @@ class Embedder:
         self, model: str = "counting", fail_on: str | None = None, on_text: Callable[[str], None] | None = None
     ) -> None:
         self.model = model
+        self.dimensions = 4
         self.fail_on = fail_on
         self.on_text = on_text
         self.texts: list[str] = []
@@ -181,3 +182,32 @@ def test_vectors_outside_hybrid_are_refused_saying_why(
 def test_neither_index_is_a_bad_body(fresh_db: SqliteStore, ctx: CallContext) -> None:
     assert reindex(fresh_db, ctx, {"fts": False, "vectors": False}).failure().code == ErrorCode.BAD_BODY
     assert reindex(fresh_db, ctx, {"fts": False}).failure().code == ErrorCode.BAD_BODY
+
+
+def test_a_memory_changed_while_recall_was_not_hybrid_is_embedded_again(
+    fresh_db: SqliteStore, ctx: CallContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Writes outside hybrid keep no vectors, so a memory appended to then holds vectors for fewer observations than
+    it has: --vectors counts it as missing, and an append back in hybrid computes every vector anew rather than
+    keeping a prefix that belongs to other observations."""
+    embedder = Embedder()
+    mode: list[Embedder | None] = [embedder]
+    monkeypatch.setattr(Resources, "write_embedder", lambda self: mode[0])
+    remember(fresh_db, ctx, "kept", "one line")
+    remember(fresh_db, ctx, "grown", "first line")
+    remember(fresh_db, ctx, "appended-later", "alpha")
+    mode[0] = None  # recall switched to fts: writes keep no vectors now
+    remember(fresh_db, ctx, "grown", "a second line, written in fts")
+    remember(fresh_db, ctx, "appended-later", "beta, written in fts")
+    kept, grown, later = (fresh_db.entity_id(name) or 0 for name in ("kept", "grown", "appended-later"))
+    assert len(rows(fresh_db)[grown][1]) == 4  # one vector for two observations
+    mode[0] = embedder  # back to hybrid
+    embedder.texts.clear()
+    remember(fresh_db, ctx, "appended-later", "gamma, in hybrid")
+    assert embedder.texts == ["alpha", "beta, written in fts", "gamma, in hybrid"]  # all three, not a stale prefix
+    assert len(rows(fresh_db)[later][1]) == 12
+    embedder.texts.clear()
+    assert reindex(fresh_db, ctx, {"vectors": True}).unwrap() == {"entities": 3, "embedded": 1}
+    assert embedder.texts == ["first line", "a second line, written in fts"]
+    assert len(rows(fresh_db)[grown][1]) == 8 and len(rows(fresh_db)[kept][1]) == 4
+    assert reindex(fresh_db, ctx, {"vectors": True}).unwrap() == {"entities": 3, "embedded": 0}
