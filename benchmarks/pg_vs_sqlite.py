@@ -303,8 +303,10 @@ def run_locomo(args: argparse.Namespace, new_database: Callable[[], str]) -> dic
     }
     pairs = list(zip(by_engine["sqlite"], by_engine["postgres"], strict=True))
     same = sum(a["returned_sessions"][:5] == b["returned_sessions"][:5] for a, b in pairs)
+    # Over the distinct sessions of each top 5 (two memories of one session name it twice).
     overlap = [
-        len(set(a["returned_sessions"][:5]) & set(b["returned_sessions"][:5])) / max(1, len(a["returned_sessions"][:5]))
+        len(set(a["returned_sessions"][:5]) & set(b["returned_sessions"][:5]))
+        / max(1, len(set(a["returned_sessions"][:5])))
         for a, b in pairs
     ]
     return {
