@@ -6,8 +6,9 @@
   finds fewer memories than asked for, the words the noise guard dropped fill the remaining places. Its best
   keyword candidates (a bounded number) are then re-ranked with a passage signal: how much of the query (its
   content words weighted by rarity, BM25's IDF) the best two consecutive observations of a memory hold, since a
-  question usually asks about one exchange, not about the whole memory. Each signal is rescaled to 0..1 over the
-  candidates, then mixed 0.7 keyword / 0.3 passage.
+  question usually asks about one exchange, not about the whole memory; a word weighs its rarity among the memories
+  plus its rarity among the candidates' observations (a word said in every turn points at none). Each signal is
+  rescaled to 0..1 over the candidates, then mixed 0.7 keyword / 0.3 passage.
 - `hybrid` takes the same keyword candidates and fuses their BM25 score and passage score with a semantic
   similarity computed from stored embeddings (memesh.adapters.embedding): each rescaled to 0..1 over the
   candidates, then mixed 0.55 keyword / 0.15 passage / 0.3 semantic. The fused score is what the five-factor
@@ -25,6 +26,7 @@ import itertools
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import field
 from typing import Literal
@@ -46,6 +48,10 @@ BROAD_PASSAGE_WEIGHT = 0.3
 HYBRID_PASSAGE_WEIGHT = 0.15
 # A passage is this many consecutive observations: a question and its answer are often two turns.
 PASSAGE_OBSERVATIONS = 2
+# A word's weight in the passage signal is its rarity among the memories (the store's IDF) plus this share of its
+# rarity among the observations of the candidates read (the same IDF over those observations): a passage is a turn or
+# two, and a word in every turn of one long memory is rare among memories but says little about which turn answers.
+TURN_RARITY_WEIGHT = 1.0
 # When the keywords find fewer than `limit` memories, the newest this many are scored semantically as well, so a
 # query none of whose words occur can still find its memory by meaning, at a bounded cost.
 SEMANTIC_POOL = 200
@@ -155,16 +161,37 @@ def _held(observations: Sequence[str], passage: Passage) -> dict[int, set[str]]:
     return held
 
 
-def passage_score(observations: Sequence[str], passage: Passage, size: int = PASSAGE_OBSERVATIONS) -> float:
-    """The weight of the query's content words held by the best `size` consecutive observations (0 for none)."""
-    if not observations:
-        return 0.0
-    held = _held(observations, passage)
+def _best_window(held: Mapping[int, set[str]], weights: Mapping[str, float], size: int) -> float:
     best = 0.0
     for start in {first for index in held for first in range(max(0, index - size + 1), index + 1)}:
         window = set().union(*(held.get(index, ()) for index in range(start, start + size)))
-        best = max(best, sum(passage.weights[key] for key in window))
+        best = max(best, sum(weights[key] for key in window))
     return best
+
+
+def passage_score(observations: Sequence[str], passage: Passage, size: int = PASSAGE_OBSERVATIONS) -> float:
+    """The weight of the query's content words held by the best `size` consecutive observations (0 for none), each
+    word weighed by the passage's own weights."""
+    if not observations:
+        return 0.0
+    return _best_window(_held(observations, passage), passage.weights, size)
+
+
+def passage_scores(
+    texts: Mapping[int, Sequence[str]], passage: Passage, size: int = PASSAGE_OBSERVATIONS
+) -> dict[int, float]:
+    """The passage score of each candidate (id → its observations), each word weighed by its rarity among the
+    memories (the passage's weight) plus TURN_RARITY_WEIGHT × its rarity among all these candidates' observations.
+
+    A word said in many of the candidates' turns tells little about which turn answers, even when few memories hold
+    it; one the candidates say once or twice points at the turn. The count is taken over the text already read for
+    the signal, so it costs no store access. With one query word every window that holds it still scores the same.
+    """
+    held = {entity_id: _held(observations, passage) for entity_id, observations in texts.items()}
+    read = max(1, sum(len(observations) for observations in texts.values()))
+    turns = Counter(key for found in held.values() for keys in found.values() for key in keys)
+    weights = {key: weight + TURN_RARITY_WEIGHT * idf(turns[key], read) for key, weight in passage.weights.items()}
+    return {entity_id: _best_window(found, weights, size) for entity_id, found in held.items()}
 
 
 @dataclass(frozen=True)

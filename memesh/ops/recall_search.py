@@ -51,7 +51,7 @@ def broad_matches(store: ModeStore, plan: modes.BroadPlan, filters: Filters, lim
 def passage_scores(store: ModeStore, plan: modes.BroadPlan, ids: Sequence[int]) -> dict[int, float]:
     """How much of the query the best passage of each of these memories holds (memesh.core.recall_modes)."""
     texts = store.observation_texts(ids)
-    return {entity_id: modes.passage_score(texts.get(entity_id, []), plan.passage) for entity_id in ids}
+    return modes.passage_scores({entity_id: texts.get(entity_id, []) for entity_id in ids}, plan.passage)
 
 
 def broad(store: ModeStore, plan: modes.BroadPlan, filters: Filters, limit: int) -> Found:

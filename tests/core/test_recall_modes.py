@@ -6,12 +6,14 @@ import pytest
 
 from memesh.core.recall_modes import (
     SEMANTIC_WEIGHT,
+    TURN_RARITY_WEIGHT,
     content_words,
     fill_matches,
     fuse,
     idf,
     passage_of,
     passage_score,
+    passage_scores,
     plan_broad,
 )
 from memesh.core.settings import recall_mode
@@ -148,6 +150,25 @@ def test_a_passage_finds_chinese_bigrams_as_they_are() -> None:
     one = idf(0, 10)
     assert passage_score(["我們改了認證方式"], passage) == pytest.approx(one)  # traditional 認證: only 方式 is shared
     assert passage_score(["認証方式を変えた"], passage) == pytest.approx(3 * one)
+
+
+def test_a_word_said_in_many_of_the_candidates_turns_weighs_less_than_one_said_once() -> None:
+    # Both words are in one memory of ten (the same rarity among memories), but the kids come up in every turn of
+    # the chat, the painting in one turn of the other memory: that turn is the one a question points at.
+    passage = passage_of(["kids", "painting"], {"kids": 1, "painting": 1}, 10)
+    texts = {1: ["The kids are loud", "kids again", "Were the kids fine?"], 2: ["My painting is done", "Thanks"]}
+    among_memories = idf(1, 10)
+    scores = passage_scores(texts, passage)
+    assert scores[1] == pytest.approx(among_memories + TURN_RARITY_WEIGHT * idf(3, 5))  # 3 of the 5 observations
+    assert scores[2] == pytest.approx(among_memories + TURN_RARITY_WEIGHT * idf(1, 5))
+    assert scores[2] > scores[1]
+    assert passage_score(texts[1], passage) == passage_score(texts[2], passage) == pytest.approx(among_memories)
+
+
+def test_with_one_query_word_every_passage_that_holds_it_scores_the_same() -> None:
+    passage = passage_of(["turtles"], {}, 10)
+    scores = passage_scores({1: ["turtles", "turtles again"], 2: ["no pets"], 3: ["my turtles"], 4: []}, passage)
+    assert scores[1] == scores[3] > scores[2] == scores[4] == 0.0
 
 
 def test_fusion_with_a_passage_share() -> None:

@@ -188,3 +188,33 @@ def test_broad_ranks_first_the_memory_whose_one_exchange_answers_the_question(
     output = recall(fresh_db, ctx, "For how many years has he had the turtles?")
     assert names(output) == ["chat", "diary", "move"]
     assert output["entities"][0]["match"] == {"source": "keyword", "relevance": 1.0}
+
+
+def test_broad_weighs_a_word_said_in_every_turn_less_than_one_said_once(
+    fresh_db: SqliteStore, ctx: CallContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two memories each hold "kids" and two hold "painting": the same rarity among memories. But the kids come up in
+    # most turns, the painting in two: a turn that names the painting says more about the question than one more
+    # turn about the kids, though BM25 likes the memory that repeats "kids" four times.
+    remember(
+        fresh_db,
+        ctx,
+        "kids-day",
+        "The kids are loud today",
+        "The kids slept late",
+        "The kids played outside",
+        "The kids ate pasta",
+    )
+    remember(fresh_db, ctx, "art", "My painting is finished", "Thanks for asking")
+    remember(
+        fresh_db,
+        ctx,
+        "weekend",
+        "We went hiking on Saturday with friends",
+        "The kids stayed with grandma",
+        "Lunch was at noon",
+        "Sunday was quiet",
+        "I started a painting in the evening",
+    )
+    monkeypatch.setenv("MEMESH_RECALL_MODE", "broad")
+    assert names(recall(fresh_db, ctx, "Did the kids like the painting?")) == ["weekend", "kids-day", "art"]
