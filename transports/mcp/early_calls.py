@@ -38,7 +38,10 @@ class Workers:
         wake.acquire()
         slot: list[Callable[[], None]] = []
         while True:
-            job()
+            try:  # noqa: SIM105 (contextlib is one more import before the first answer)
+                job()
+            except Exception:  # a job answers its own failures; what escapes one must not end the worker
+                pass
             with self._lock:
                 self._idle.append((wake, slot))
             wake.acquire()
@@ -100,10 +103,14 @@ class EarlyCalls:
             result = caller.wire_call(name, params.get("arguments"), self._context(caller, client_name))
             answer = self._dumps({"jsonrpc": "2.0", "id": message["id"], "result": {**result, **wrapping}}).encode()
         except Exception as exc:  # what the SDK's handler answers when a call raises there
-            from memesh.transports.mcp import calls
+            try:
+                from memesh.transports.mcp import calls
 
-            failed = {**calls.unexpected_failure(name, exc), **wrapping}
-            answer = self._dumps({"jsonrpc": "2.0", "id": message["id"], "result": failed}).encode()
+                failed = {**calls.unexpected_failure(name, exc), **wrapping}
+                answer = self._dumps({"jsonrpc": "2.0", "id": message["id"], "result": failed}).encode()
+            except Exception:  # even the failure's answer could not be made: JSON-RPC's own, so the call is answered
+                internal = {"code": -32603, "message": "Internal error"}
+                answer = self._dumps({"jsonrpc": "2.0", "id": message["id"], "error": internal}).encode()
         with self._lock:
             try:
                 if message["id"] not in self._cancelled:  # a cancelled request gets no reply, as from the SDK

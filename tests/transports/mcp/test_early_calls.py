@@ -234,6 +234,52 @@ def test_a_call_cancelled_while_it_runs_gets_no_answer_and_the_front_keeps_readi
     assert CANCEL not in passed_on
 
 
+def _answer_within(session: FrontSession, seconds: float = 30) -> dict[str, Any]:
+    """The next answer, read on a thread of its own: a call left unanswered fails the test instead of hanging it."""
+    box: list[dict[str, Any]] = []
+    reader = threading.Thread(target=lambda: box.append(session.answer()), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    assert box, f"no answer within {seconds} s"
+    return box[0]
+
+
+@pytest.mark.usefixtures("memesh_env")
+def test_a_call_whose_failure_cannot_even_be_reported_is_still_answered_and_the_next_one_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A call that raises is answered as the SDK's handler answers it; if making that answer fails too, JSON-RPC's
+    internal error answers it, so the client is never left waiting and end of input never waits forever; the
+    worker thread lives on for the next call."""
+    from memesh.app import dispatch
+    from memesh.transports.mcp import calls
+
+    real = dispatch.call
+
+    def failing(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "remember":
+            raise RuntimeError("boom")
+        return real(name, *args, **kwargs)
+
+    def unreportable(name: str, exc: BaseException) -> Any:
+        raise TypeError("cannot report")
+
+    monkeypatch.setattr(dispatch, "call", failing)
+    monkeypatch.setattr(calls, "unexpected_failure", unreportable)
+    session = FrontSession()
+    session.send(request("initialize", INITIALIZE))
+    session.send(INITIALIZED)
+    assert session.answer()["id"] == 1
+    session.send(REMEMBER)
+    internal = {"jsonrpc": "2.0", "id": 3, "error": {"code": -32603, "message": "Internal error"}}
+    assert _answer_within(session) == internal
+    session.send(call("recall", {"query": "anything"}, request_id=4))
+    answered = _answer_within(session)
+    assert answered["id"] == 4 and "structuredContent" in answered["result"]
+    rest, _ = session.end()
+    assert rest == []
+
+
 @pytest.mark.usefixtures("memesh_env")
 def test_a_cancellation_of_a_request_the_front_did_not_answer_goes_to_the_sdk() -> None:
     cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}}
