@@ -208,13 +208,15 @@ def recall(uses: RecallUses, request: RecallInput, *, ctx: CallContext) -> Resul
     if text:
         ranked = exact_matches_first(ranked, text)
     ranked = ranked[:limit]
+    # Asked right after the memories were read: a store that read their conflicts with them (PostgreSQL) answers
+    # without another statement.
+    pairs = store.conflicts([e.name for e in ranked])
     if ctx.caller_session and ranked:  # a later [mem:id] citation in this session credits what recall returned
         store.record_session_memories(ctx.caller_session, [e.id for e in ranked], "recalled", iso_time(ctx.now))
     envelope: RecallOutput = {
         "entities": [shown(e, relevance.get(e.id) if text else None, sources.get(e.id, "keyword")) for e in ranked],
         "retrieval": {"mode": mode, "truncated": len(ranked) == limit},
     }
-    pairs = store.conflicts([e.name for e in ranked])
     if pairs:
         envelope["conflicts"] = conflict_lines(pairs, [e.name for e in ranked])
     if ctx.agent_view:

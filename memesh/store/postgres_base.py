@@ -79,20 +79,26 @@ class PgConnection:
         self.shown = shown  # the URL with its password redacted
         self._lock = f"SELECT pg_advisory_xact_lock({WRITE_LOCK}, {int(scope)})"
         self._unread: Callable[[Exception], bool] | None = None  # a sent script's, until its answer is read
+        # Counts every use of the connection (each statement, and each hand-out of the raw connection, which may
+        # run any): a reader can tell that nothing ran since its own statement (PostgresSearch's conflicts).
+        self.uses = 0
 
     @property
     def raw(self) -> psycopg.Connection[tuple[Any, ...]]:
         """The psycopg connection, ready for any statement (the answer of a script sent before it read)."""
+        self.uses += 1
         self.settle()
         return self._raw
 
     def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
+        self.uses += 1
         if _writes(sql) and not self.in_transaction:
             with self.writing():
                 return self._raw.execute(pg_sql(sql), tuple(parameters))
         return self.raw.execute(pg_sql(sql), tuple(parameters))
 
     def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Cursor:
+        self.uses += 1
         rows = [tuple(row) for row in parameters]
         cursor = self.raw.cursor()
         if not rows:
@@ -127,6 +133,7 @@ class PgConnection:
         without `memesh_compact()`, which would find no deltas of its own to fold and still scan for them."""
         from psycopg import OperationalError
 
+        self.uses += 1
         self.settle()
         if self.in_transaction:
             raise RuntimeError("send_write runs a transaction of its own: not inside another one")

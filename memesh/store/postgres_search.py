@@ -31,6 +31,7 @@ from typing import Any
 from memesh.core.porter import stem
 from memesh.core.query import MatchPlan, Mode, is_prefix
 from memesh.model import Entity, Filters, Relation
+from memesh.records import dataclass
 from memesh.store.postgres_base import PostgresBase
 from memesh.store.reads import ENTITY_COLUMNS, Reads, entity_of, filter_sql
 from memesh.store.sql import _chunks, _marks
@@ -170,7 +171,9 @@ ORDER BY w.score DESC, w.entity_id DESC
 _SEARCH_WINDOW = 3  # how many times `limit` best matches are ranked before the filters are checked (as SQLite's)
 
 # A memory whole, as `Reads.load` reads it with four statements: its row, then its observations, tags and outgoing
-# relations (target name and type), each in the order of their ids. From `e`, the entities row.
+# relations (target name and type), each in the order of their ids; then the contradicts relations between two of
+# the memories the statement returns (`{chosen}`: their ids), as `Reads.conflicts` lists them — (source, target),
+# oldest first — the same on every row (computed once: it does not depend on the row). From `e`, the entities row.
 _WHOLE = f"""
 SELECT {", ".join("e." + column.strip() for column in ENTITY_COLUMNS.split(","))},
     ARRAY(SELECT o.content FROM observations o WHERE o.entity_id = e.id ORDER BY o.id) AS observation_list,
@@ -178,15 +181,39 @@ SELECT {", ".join("e." + column.strip() for column in ENTITY_COLUMNS.split(","))
     ARRAY(SELECT x.name FROM relations r JOIN entities x ON x.id = r.to_entity_id
         WHERE r.from_entity_id = e.id ORDER BY r.id) AS target_list,
     ARRAY(SELECT r.relation_type FROM relations r JOIN entities x ON x.id = r.to_entity_id
-        WHERE r.from_entity_id = e.id ORDER BY r.id) AS kind_list"""
-_LOAD = f"{_WHOLE} FROM entities e WHERE e.id = ANY(?::bigint[])"
+        WHERE r.from_entity_id = e.id ORDER BY r.id) AS kind_list,
+    ARRAY(SELECT ARRAY[f.name, t.name] FROM relations r JOIN entities f ON f.id = r.from_entity_id
+        JOIN entities t ON t.id = r.to_entity_id WHERE r.relation_type = 'contradicts'
+        AND r.from_entity_id IN ({{chosen}}) AND r.to_entity_id IN ({{chosen}}) ORDER BY r.id) AS conflict_list"""
+_CLASH = 17  # the column of conflict_list
+# The memories with these ids (a parameter), each once.
+_LOAD = f"""WITH chosen AS (SELECT DISTINCT unnest(?::bigint[]) AS entity_id)
+{_WHOLE.format(chosen="SELECT entity_id FROM chosen")} FROM chosen JOIN entities e ON e.id = chosen.entity_id"""
 # The rows `_RANKED` or `_WINDOW` chose, as ids or as the memories whole, with their scores, best first.
 _IDS_OF = "SELECT passing.entity_id, passing.score FROM passing"
-_WHOLE_OF = f"{_WHOLE}, passing.entity_id, passing.score FROM passing JOIN entities e ON e.id = passing.entity_id"
+_WHOLE_OF = (
+    f"{_WHOLE.format(chosen='SELECT entity_id FROM passing')}, passing.entity_id, passing.score "
+    "FROM passing JOIN entities e ON e.id = passing.entity_id"
+)
 _RANKED_ROWS = f"""WITH passing AS ({{ranked}})
 {_WHOLE_OF}
 ORDER BY passing.score DESC, passing.entity_id DESC
 """
+# The newest memories that pass the filters, whole (`{newest}`: their ids, newest first, limited).
+_RECENT_ROWS = f"""WITH passing AS ({{newest}})
+{_WHOLE.format(chosen="SELECT entity_id FROM passing")} FROM passing JOIN entities e ON e.id = passing.entity_id
+ORDER BY passing.entity_id DESC
+"""
+
+
+@dataclass(frozen=True)
+class _Preloaded:
+    """The contradicts relations among the memories a statement read whole, and the connection's use count right
+    after it: `conflicts` for some of those memories, asked before anything else ran, is answered from these."""
+
+    uses: int
+    names: frozenset[str]
+    pairs: tuple[tuple[str, str], ...]
 
 
 def _entity(row: Any) -> Entity:
@@ -238,21 +265,43 @@ class PostgresSearch(PostgresBase, Reads):
         """The memories with these ids, in the order given (ids that do not exist are skipped): one statement."""
         if not ids:
             return []
-        by_id = {entity.id: entity for entity in map(_entity, self.conn.execute(_LOAD, (list(ids),)))}
+        by_id = {entity.id: entity for entity in self._whole(self.conn.execute(_LOAD, (list(ids),)).fetchall())}
         return [by_id[entity_id] for entity_id in ids if entity_id in by_id]
 
     def recent_rows(self, filters: Filters, limit: int) -> list[Entity]:
         """The newest memories that pass the filters, whole, in one statement (`Reads.recent` then `load`)."""
         if filters.tag is not None:  # the tag's own index, newest first, as `Reads.recent` walks it
             where, params = filter_sql(Filters(namespace=filters.namespace, include_archived=filters.include_archived))
-            sql = (
-                f"{_WHOLE} FROM tags t JOIN entities e ON e.id = t.entity_id "
+            newest = (
+                "SELECT e.id AS entity_id FROM tags t JOIN entities e ON e.id = t.entity_id "
                 f"WHERE t.tag = ? {where} ORDER BY t.entity_id DESC LIMIT ?"
             )
-            return [_entity(row) for row in self.conn.execute(sql, (filters.tag, *params, limit))]
-        where, params = filter_sql(filters)
-        sql = f"{_WHOLE} FROM entities e WHERE 1 = 1 {where} ORDER BY e.id DESC LIMIT ?"
-        return [_entity(row) for row in self.conn.execute(sql, (*params, limit))]
+            params = [filters.tag, *params]
+        else:
+            where, params = filter_sql(filters)
+            newest = f"SELECT e.id AS entity_id FROM entities e WHERE 1 = 1 {where} ORDER BY e.id DESC LIMIT ?"
+        rows = self.conn.execute(_RECENT_ROWS.format(newest=newest), (*params, limit)).fetchall()
+        return self._whole(rows)
+
+    def conflicts(self, names: Sequence[str]) -> list[tuple[str, str]]:
+        """As `Reads.conflicts`; answered from the statement that read these memories whole when nothing ran since
+        (recall asks right after reading them: one round trip fewer)."""
+        preloaded, self._preloaded = self._preloaded, None
+        if len(names) < 2:
+            return []
+        wanted = set(names)
+        if preloaded is not None and preloaded.uses == self.conn.uses and wanted <= preloaded.names:
+            return [(source, target) for source, target in preloaded.pairs if source in wanted and target in wanted]
+        return super().conflicts(names)
+
+    _preloaded: _Preloaded | None = None
+
+    def _whole(self, rows: Sequence[Any]) -> list[Entity]:
+        """The memories of rows of `_WHOLE`, noting the conflicts they carry for `conflicts`."""
+        entities = [_entity(row) for row in rows]
+        pairs = tuple((str(pair[0]), str(pair[1])) for pair in rows[0][_CLASH]) if rows else ()
+        self._preloaded = _Preloaded(self.conn.uses, frozenset(entity.name for entity in entities), pairs)
+        return entities
 
     def search(self, plan: MatchPlan, filters: Filters, limit: int) -> list[tuple[int, float]]:
         """(id, BM25 score) of the matches of the plan's first mode that has any, best first, ties newest first."""
@@ -305,11 +354,13 @@ class PostgresSearch(PostgresBase, Reads):
             held = int(rows[0][0])
             found = [row[1:] for row in rows if row[-1] is not None]
             if len(found) >= limit or held < window:
-                return [(_entity(row) if whole else int(row[0]), float(row[-1])) for row in found]
+                if whole:
+                    return list(zip(self._whole(found), [float(row[-1]) for row in found], strict=True))
+                return [(int(row[0]), float(row[-1])) for row in found]
         joined = _RANKED.format(scored=scored, where=where)
         if whole:
             rows = self.conn.execute(_RANKED_ROWS.format(ranked=joined), (*ranges, *params, limit)).fetchall()
-            return [(_entity(row), float(row[-1])) for row in rows]
+            return list(zip(self._whole(rows), [float(row[-1]) for row in rows], strict=True))
         return [
             (int(entity_id), float(score)) for entity_id, score in self.conn.execute(joined, (*ranges, *params, limit))
         ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -193,3 +194,59 @@ def test_the_newest_memories_read_whole_in_one_statement_as_recent_then_load(tmp
                 assert expected or chosen.tag == "no-such-tag"
     finally:
         pg.close()
+
+
+def test_conflicts_read_with_the_memories_are_the_shared_querys_and_never_stale(tmp_path: Path, pg_url: str) -> None:
+    """PostgreSQL reads the contradicts relations among the memories it reads whole in the same statement, and
+    answers `conflicts` for some of them from that when nothing ran since: the same pairs in the same order (oldest
+    relation first) as `Reads.conflicts` asked of another connection; with any statement in between, the query."""
+    names = [f"claim-{n}" for n in range(8)]
+    writes = [
+        EntityWrite(None, name, "fact", None, "personal", "active", {}, (f"shared word {name}",), ("t:x",))
+        for name in names
+    ]
+    pg, other = open_postgres(pg_url), open_postgres(pg_url)
+    try:
+        _fill(pg, writes)
+        with pg.transaction():
+            for source, target, kind in (
+                (3, 0, "contradicts"),
+                (0, 1, "contradicts"),
+                (5, 4, "contradicts"),
+                (1, 3, "contradicts"),
+                (2, 6, "relates_to"),
+                (7, 0, "contradicts"),
+            ):
+                pg.create_relation(names[source], names[target], kind)
+        planner = open_store(tmp_path / "plan.db")
+        plan = _plan(planner, "shared word")
+        planner.close()
+        assert plan is not None
+        readers: dict[str, Callable[[], list[Entity]]] = {
+            "load": lambda: pg.load([pg.entity_id(name) or 0 for name in names[:6]]),
+            "search_rows": lambda: [entity for entity, _ in pg.search_rows(plan, Filters(), 8)],
+            "recent_rows": lambda: pg.recent_rows(Filters(), 8),
+            "recent_rows by tag": lambda: pg.recent_rows(Filters(tag="t:x"), 5),
+        }
+        for reader, read in readers.items():
+            loaded = [entity.name for entity in read()]
+            for asked in (loaded, loaded[:4], loaded[::2], loaded[:1], [*loaded[:3], "claim-none"]):
+                expected = Reads.conflicts(other, asked)
+                read()
+                uses = pg.conn.uses
+                assert pg.conflicts(asked) == expected, (reader, asked)
+                subset = set(asked) <= set(loaded)
+                assert (pg.conn.uses == uses) is (subset or len(asked) < 2), (reader, asked)  # no statement
+                read()
+                pg.count()  # a statement in between: the conflicts are asked of the database again
+                assert pg.conflicts(asked) == expected, (reader, asked)
+        assert Reads.conflicts(other, names) == [
+            ("claim-3", "claim-0"),
+            ("claim-0", "claim-1"),
+            ("claim-5", "claim-4"),
+            ("claim-1", "claim-3"),
+            ("claim-7", "claim-0"),
+        ]
+    finally:
+        pg.close()
+        other.close()
