@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from memesh.store.sql import POSTGRES, Cursor, SqlBase
 
@@ -96,6 +96,17 @@ class PgConnection:
             with self.writing():
                 return self._raw.execute(pg_sql(sql), tuple(parameters))
         return self.raw.execute(pg_sql(sql), tuple(parameters))
+
+    def execute_planned_for(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
+        """Run a read with its parameters written into it as literals, so the server plans it for these values: the
+        sessions' generic plans (`plan_cache_mode`) apply to every statement sent with parameters, the unnamed one
+        included, and a statement whose best plan depends on its values must not get one."""
+        from psycopg import ClientCursor
+
+        self.uses += 1
+        cursor = ClientCursor(self.raw)
+        cursor.execute(pg_sql(sql), tuple(parameters))
+        return cast("Cursor", cursor)
 
     def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Cursor:
         self.uses += 1
