@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from memesh.model import ACTIVE, Entity, Filters, Relation
+from memesh.model import ACTIVE, NAMESPACES, Entity, Filters, Relation
 from memesh.store.sql import SqlBase, _chunks, _loads, _marks
 
 
@@ -176,7 +176,11 @@ def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
     params: list[Any] = []
     if not filters.include_archived:
         clauses.append(f"AND e.status = '{ACTIVE}'")
-    if filters.namespace is not None:
+    if filters.namespace in NAMESPACES:
+        # One of the three names, written in: a planner sees which (PostgreSQL's generic plans would otherwise plan
+        # for the average namespace, and a namespace few memories hold was scanned for; see ADR 0005).
+        clauses.append(f"AND e.namespace = '{filters.namespace}'")
+    elif filters.namespace is not None:
         clauses.append("AND e.namespace = ?")
         params.append(filters.namespace)
     if filters.tag is not None:
