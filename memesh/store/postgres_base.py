@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from memesh.store.sql import POSTGRES, Cursor, SqlBase
 
@@ -79,8 +79,9 @@ class PgConnection:
         self.shown = shown  # the URL with its password redacted
         self._lock = f"SELECT pg_advisory_xact_lock({WRITE_LOCK}, {int(scope)})"
         self._unread: Callable[[Exception], bool] | None = None  # a sent script's, until its answer is read
-        # Counts every use of the connection (each statement, and each hand-out of the raw connection, which may
-        # run any): a reader can tell that nothing ran since its own statement (PostgresSearch's conflicts).
+        # Counts every use of the connection — each hand-out of the raw connection (every statement goes through
+        # it) and each script sent — so a reader can tell that nothing ran since its own statement (PostgresSearch's
+        # conflicts).
         self.uses = 0
 
     @property
@@ -91,25 +92,12 @@ class PgConnection:
         return self._raw
 
     def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
-        self.uses += 1
         if _writes(sql) and not self.in_transaction:
             with self.writing():
                 return self._raw.execute(pg_sql(sql), tuple(parameters))
         return self.raw.execute(pg_sql(sql), tuple(parameters))
 
-    def execute_planned_for(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
-        """Run a read with its parameters written into it as literals, so the server plans it for these values: the
-        sessions' generic plans (`plan_cache_mode`) apply to every statement sent with parameters, the unnamed one
-        included, and a statement whose best plan depends on its values must not get one."""
-        from psycopg import ClientCursor
-
-        self.uses += 1
-        cursor = ClientCursor(self.raw)
-        cursor.execute(pg_sql(sql), tuple(parameters))
-        return cast("Cursor", cursor)
-
     def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Cursor:
-        self.uses += 1
         rows = [tuple(row) for row in parameters]
         cursor = self.raw.cursor()
         if not rows:

@@ -270,16 +270,7 @@ class PostgresSearch(PostgresBase, Reads):
 
     def recent_rows(self, filters: Filters, limit: int) -> list[Entity]:
         """The newest memories that pass the filters, whole, in one statement (`Reads.recent` then `load`)."""
-        if filters.tag is not None:  # the tag's own index, newest first, as `Reads.recent` walks it
-            where, params = filter_sql(Filters(namespace=filters.namespace, include_archived=filters.include_archived))
-            newest = (
-                "SELECT e.id AS entity_id FROM tags t JOIN entities e ON e.id = t.entity_id "
-                f"WHERE t.tag = ? {where} ORDER BY t.entity_id DESC LIMIT ?"
-            )
-            params = [filters.tag, *params]
-        else:
-            where, params = filter_sql(filters)
-            newest = f"SELECT e.id AS entity_id FROM entities e WHERE 1 = 1 {where} ORDER BY e.id DESC LIMIT ?"
+        newest, params = self.newest_sql(filters)
         rows = self.conn.execute(_RECENT_ROWS.format(newest=newest), (*params, limit)).fetchall()
         return self._whole(rows)
 
@@ -358,15 +349,11 @@ class PostgresSearch(PostgresBase, Reads):
                     return list(zip(self._whole(found), [float(row[-1]) for row in found], strict=True))
                 return [(int(row[0]), float(row[-1])) for row in found]
         joined = _RANKED.format(scored=scored, where=where)
-        # After the window fell short (few of the best matches pass: a namespace or status few memories have), the
-        # join's best plan depends on the filter's values: planned for them, not a generic plan, which hashed a third
-        # of the memories for a namespace holding none (34 against 1.5 ms of server CPU at 100k). With a tag (the
-        # joined query straight away) the generic plan was as good (ADR 0005).
-        execute = self.conn.execute if filters.tag is not None else self.conn.execute_planned_for
         if whole:
-            rows = execute(_RANKED_ROWS.format(ranked=joined), (*ranges, *params, limit)).fetchall()
+            rows = self.conn.execute(_RANKED_ROWS.format(ranked=joined), (*ranges, *params, limit)).fetchall()
             return list(zip(self._whole(rows), [float(row[-1]) for row in rows], strict=True))
-        return [(int(entity_id), float(score)) for entity_id, score in execute(joined, (*ranges, *params, limit))]
+        rows = self.conn.execute(joined, (*ranges, *params, limit)).fetchall()
+        return [(int(entity_id), float(score)) for entity_id, score in rows]
 
     # --- phrases of several tokens ---------------------------------------------------------------------------
 

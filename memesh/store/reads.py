@@ -153,17 +153,22 @@ class Reads(SqlBase):
 
     def recent(self, filters: Filters, limit: int) -> list[int]:
         """The newest memories (by id) that pass the filters."""
+        sql, params = self.newest_sql(filters)
+        return [row[0] for row in self.conn.execute(sql, (*params, limit))]
+
+    def newest_sql(self, filters: Filters) -> tuple[str, list[Any]]:
+        """The statement `recent` runs (the ids as `entity_id`, newest first; its last parameter, the limit, is the
+        caller's), and its other parameters."""
         if filters.tag is not None:
             # Walk the tag's own index newest first (a rare tag would otherwise scan every memory for it).
             where, params = filter_sql(Filters(namespace=filters.namespace, include_archived=filters.include_archived))
             sql = (
-                f"SELECT e.id FROM tags t {self.dialect.cross_join} entities e ON e.id = t.entity_id "
+                f"SELECT e.id AS entity_id FROM tags t {self.dialect.cross_join} entities e ON e.id = t.entity_id "
                 f"WHERE t.tag = ? {where} ORDER BY t.entity_id DESC LIMIT ?"
             )
-            return [row[0] for row in self.conn.execute(sql, (filters.tag, *params, limit))]
+            return sql, [filters.tag, *params]
         where, params = filter_sql(filters)
-        sql = f"SELECT e.id FROM entities e WHERE 1 = 1 {where} ORDER BY e.id DESC LIMIT ?"
-        return [row[0] for row in self.conn.execute(sql, (*params, limit))]
+        return f"SELECT e.id AS entity_id FROM entities e WHERE 1 = 1 {where} ORDER BY e.id DESC LIMIT ?", params
 
     def recent_rows(self, filters: Filters, limit: int) -> list[Entity]:
         """`recent`'s memories, loaded (an engine may read them with the choice: PostgreSQL does, in one statement)."""

@@ -95,12 +95,17 @@ def test_vectors_replace_another_models_and_leave_the_current_ones(
     assert reindex(fresh_db, ctx, {"fts": False, "vectors": True}).unwrap() == {"entities": 3, "embedded": 0}
 
 
+def four_in_batches_of_two(store: SqliteStore, ctx: CallContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memories a, b, c, d of two observations each, filled two memories per batch."""
+    for name in ("a", "b", "c", "d"):
+        remember(store, ctx, name, f"{name} first", f"{name} second")
+    monkeypatch.setattr(writes, "VECTOR_BATCH", 2)
+
+
 def test_an_interruption_leaves_no_half_written_memory_and_a_second_run_stores_the_rest(
     fresh_db: SqliteStore, ctx: CallContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in ("a", "b", "c", "d"):
-        remember(fresh_db, ctx, name, f"{name} first", f"{name} second")
-    monkeypatch.setattr(writes, "VECTOR_BATCH", 2)
+    four_in_batches_of_two(fresh_db, ctx, monkeypatch)
     with pytest.raises(RuntimeError, match="interrupted"):
         fresh_db.fill_vectors(Embedder(fail_on="d second"))
     kept = rows(fresh_db)
@@ -145,9 +150,7 @@ def test_a_memory_changed_while_its_batch_was_embedded_is_embedded_again_as_it_n
 def test_a_batch_interrupted_inside_its_transaction_is_written_not_at_all(
     fresh_db: SqliteStore, ctx: CallContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in ("a", "b", "c", "d"):
-        remember(fresh_db, ctx, name, f"{name} first", f"{name} second")
-    monkeypatch.setattr(writes, "VECTOR_BATCH", 2)
+    four_in_batches_of_two(fresh_db, ctx, monkeypatch)
     # d changes while its batch is embedded, and embedding it again under the write lock fails: c, written first in
     # that transaction, is rolled back with it.
     changing = rewrite_while_embedding(fresh_db, "d first", "d second", "d changed")
