@@ -25,6 +25,9 @@ class ErrorCode(StrEnum):
     OPERATION_FAILED = "operation.failed"
     PERMISSION_DENIED = "operation.permission-denied"
     INTERNAL = "server.internal"
+    # The database cannot serve now (cannot be reached, refused the connection, restarting, its schema behind this
+    # MeMesh): data["store"] says why. Issue 39: PostgreSQL's connection-level failures; SQLite's keep INTERNAL.
+    STORE_UNAVAILABLE = "store.unavailable"
     # The message tool's delivery codes (spec: message). Bare snake_case, as the spec spells them.
     RECIPIENT_UNAVAILABLE = "recipient_unavailable"
     ROUTER_UNREACHABLE = "router_unreachable"
@@ -49,7 +52,9 @@ class MemeshError:
 
     @property
     def unavailable(self) -> bool:
-        """Whether this is a database that cannot serve now (locked, damaged, full, …), not a bug."""
+        """Whether this is a database that cannot serve now (unreachable, locked, damaged, full, …), not a bug."""
+        if self.code is ErrorCode.STORE_UNAVAILABLE:
+            return True
         return self.code is ErrorCode.INTERNAL and self.data.get("store") in STORE_UNAVAILABLE
 
     @classmethod

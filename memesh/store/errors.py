@@ -93,6 +93,18 @@ def translate(exc: BaseException) -> MemeshError | None:
     return None
 
 
+def schema_behind(pending: list[int]) -> StoreError:
+    """The refusal for a role that may not migrate a schema this MeMesh needs migrated: it names the fix. Nothing
+    works on a schema behind the code (a missing table or column fails every call), so it is unavailable, not a
+    refusal of one call (store.unavailable, 503), until the owner migrates."""
+    needs = f"migration {pending[0]}" if len(pending) == 1 else f"migrations {pending[0]}-{pending[-1]}"
+    message = (
+        f"the database's schema is behind this MeMesh (it needs {needs}) and this database role may not change it: "
+        "its owner runs `memesh db migrate` (the same MeMesh version), then this works as it is"
+    )
+    return StoreError(message, MemeshError(ErrorCode.STORE_UNAVAILABLE, message, {"store": "schema-behind"}))
+
+
 def why(exc: BaseException) -> str:
     """What went wrong, without a path: the translated message, an OSError's strerror, or the type's name."""
     error = translate(exc)
@@ -104,10 +116,32 @@ def why(exc: BaseException) -> str:
 
 
 _UNREACHABLE = (
-    "the database server cannot be reached, or refused the connection (check that it runs, and the address, "
-    "database name and credentials in the URL: MEMESH_DATABASE_URL, or `database` in config.json)"
+    "the database server cannot be reached (check that it runs, and the address and port in the URL: "
+    "MEMESH_DATABASE_URL, or `database` in config.json); the next call connects again"
 )
-# By SQLSTATE, then by its class (the first two characters).
+_RESTARTING = "the database server is restarting or shutting down; the next call connects again"
+_BUSY = "the database server has no free connection now; the next call connects again"
+_AUTH_FAILED = (
+    "the database refused the credentials (check the password: ~/.pgpass, PGPASSWORD or the URL); "
+    "the next call connects again"
+)
+_NOT_ALLOWED = "the database server does not accept this role from this host (its pg_hba.conf); ask its owner"
+_TLS_REFUSED = (
+    "the database server's TLS certificate was not accepted (check sslrootcert: the root certificate that signed "
+    "the server's, and that the URL's host is the certificate's name)"
+)
+_TLS_REQUIRED = "the database server accepts only TLS connections: set sslmode=verify-full (or require) in the URL"
+_NO_DATABASE = "the database the URL names does not exist; check the URL, or ask its owner to create it"
+_TIMEOUT = "the database did not answer within the call's time budget; try again"
+
+
+def _unavailable(kind: str, message: str) -> tuple[str, ErrorCode, str]:
+    return (kind, ErrorCode.STORE_UNAVAILABLE, message)
+
+
+# By SQLSTATE, then by its class (the first two characters). A connection that cannot serve (broken, refused,
+# restarting, full) is store.unavailable with a reason in data["store"]; a statement's failure keeps the spec's codes,
+# the same as SQLite's (locked, read-only, disk full, damaged: server.internal or operation.failed).
 _BY_SQLSTATE: dict[str, tuple[str, ErrorCode, str]] = {
     "55P03": ("locked", ErrorCode.INTERNAL, "the database is locked by another writer (waited 30 s); try again"),
     "40P01": ("locked", ErrorCode.INTERNAL, "the database broke a deadlock between two writers; try again"),
@@ -121,31 +155,64 @@ _BY_SQLSTATE: dict[str, tuple[str, ErrorCode, str]] = {
     "42501": (
         "read-only",
         ErrorCode.OPERATION_FAILED,
-        "the database role may not do this here (reads work where it may read); ask the database's owner",
+        "the database role may not do this here (a read-only member: recall and reads work); ask the database's owner",
     ),
-    "3D000": ("cannot-open", ErrorCode.INTERNAL, "the database the URL names does not exist; check the URL"),
-    "28P01": ("cannot-open", ErrorCode.INTERNAL, "the database refused the credentials in the URL"),
-    "28000": ("cannot-open", ErrorCode.INTERNAL, "the database refused this role or host; check the URL"),
-    "53300": ("cannot-open", ErrorCode.INTERNAL, "the database server has no free connection now; try again"),
-    "57P01": ("cannot-open", ErrorCode.INTERNAL, "the database server is shutting down; try again when it is up"),
-    "57P02": ("cannot-open", ErrorCode.INTERNAL, "the database server restarted; try again"),
-    "57P03": ("cannot-open", ErrorCode.INTERNAL, "the database server is starting up; try again in a moment"),
+    "3D000": _unavailable("no-database", _NO_DATABASE),
+    "28P01": _unavailable("auth-failed", _AUTH_FAILED),
+    "28000": _unavailable("auth-failed", _NOT_ALLOWED),
+    "53300": _unavailable("server-busy", _BUSY),
+    "57P01": _unavailable("server-restarting", _RESTARTING),
+    "57P02": _unavailable("server-restarting", _RESTARTING),
+    "57P03": _unavailable("server-restarting", _RESTARTING),
+    "57014": _unavailable("timeout", _TIMEOUT),
     "XX001": ("corrupt", ErrorCode.INTERNAL, "the database server reports damaged data; restore it from a backup"),
     "XX002": ("corrupt", ErrorCode.INTERNAL, "the database server reports a damaged index; reindex it (REINDEX)"),
 }
 _BY_CLASS: dict[str, tuple[str, ErrorCode, str]] = {
-    "08": ("cannot-open", ErrorCode.INTERNAL, _UNREACHABLE),
-    "53": ("cannot-open", ErrorCode.INTERNAL, "the database server is out of resources now; try again"),
-    "57": ("cannot-open", ErrorCode.INTERNAL, "the database server stopped this session; try again"),
+    "08": _unavailable("unreachable", _UNREACHABLE),
+    "28": _unavailable("auth-failed", _AUTH_FAILED),
+    "53": _unavailable("server-busy", "the database server is out of resources now; try again"),
+    "57": _unavailable("server-restarting", _RESTARTING),
 }
+
+# What libpq reports when a connection cannot be made or breaks. A failed connect carries no SQLSTATE (libpq gives
+# only its message, the server's FATAL line inside it), so here alone a failure is told by its text: libpq's and the
+# server's own English wording (PostgreSQL 15's), matched on fragments that name no host. Anything not matched is
+# "unreachable", which is what it was before. A server whose lc_messages is not English answers in its language:
+# its refusals then read as unreachable too, which is still a connection failure (store.unavailable).
+_CONNECT_TEXTS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (("no encryption",), "tls-required", _TLS_REQUIRED),  # pg_hba: hostssl lines only, and the client asked none
+    (("password authentication failed", "no password supplied", "authentication failed", "scram"), "auth-failed",
+     _AUTH_FAILED),
+    (("no pg_hba.conf entry", "pg_hba.conf rejects"), "auth-failed", _NOT_ALLOWED),
+    (("root certificate", "certificate verify failed", "server certificate for", "ssl error", "sslrootcert",
+      "does not support ssl", "certificate"), "tls-refused", _TLS_REFUSED),
+    (('role "',), "auth-failed", _AUTH_FAILED),  # `FATAL: role "x" does not exist` (28000)
+    (('database "',), "no-database", _NO_DATABASE),  # `FATAL: database "x" does not exist` (3D000)
+    (("too many clients", "connection slots are reserved"), "server-busy", _BUSY),
+    (("starting up", "shutting down", "in recovery mode", "not yet accepting connections", "administrator command"),
+     "server-restarting", _RESTARTING),
+)  # fmt: skip
+
+
+def _connect_failure(exc: BaseException) -> tuple[str, ErrorCode, str]:
+    """The reason a connection could not be made or broke, from libpq's text (see _CONNECT_TEXTS)."""
+    pgconn = getattr(exc, "pgconn", None)
+    if pgconn is not None and getattr(pgconn, "needs_password", False):  # libpq's own flag: a password was asked
+        return _unavailable("auth-failed", _AUTH_FAILED)
+    text = str(exc).lower()
+    for fragments, kind, message in _CONNECT_TEXTS:
+        if any(fragment in text for fragment in fragments):
+            return _unavailable(kind, message)
+    return _unavailable("unreachable", _UNREACHABLE)
 
 
 def translate_postgres(exc: BaseException | None, *, kind: str | None = None, detail: str = "") -> MemeshError:
     """The spec's error for a PostgreSQL failure (a psycopg error, psycopg missing, or a `kind` with its `detail`),
-    with a message that names no host or password: libpq's own texts name the server, so they are never passed on,
-    only the server's primary message for failures of a statement."""
+    with a message that names no host, user or password: libpq's own texts name the server, so they are never passed
+    on, only the server's primary message for failures of a statement."""
     if kind is not None:
-        return _error(kind, ErrorCode.INTERNAL, f"cannot use the database: {detail}")
+        return _error(kind, ErrorCode.STORE_UNAVAILABLE, f"cannot use the database: {detail}")
     if isinstance(exc, ImportError):
         message = "a PostgreSQL database URL needs the postgres extra: pip install 'memesh[postgres]'"
         return _error("cannot-open", ErrorCode.INTERNAL, message)
@@ -154,8 +221,14 @@ def translate_postgres(exc: BaseException | None, *, kind: str | None = None, de
         return _error(*_BY_SQLSTATE[sqlstate])
     if sqlstate[:2] in _BY_CLASS:
         return _error(*_BY_CLASS[sqlstate[:2]])
-    if not sqlstate:  # raised by the client (no server answered, or the connection broke): libpq names the host
-        return _error("cannot-open", ErrorCode.INTERNAL, _UNREACHABLE)
+    psycopg = sys.modules.get("psycopg")
+    if not sqlstate and psycopg is not None and isinstance(exc, psycopg.OperationalError):
+        # Raised by the client with no answer from a server: the connect failed, or the connection broke.
+        return _error(*_connect_failure(exc))
+    if not sqlstate:
+        # Raised by the client about what this call sent (a NUL byte in a text, a value it cannot adapt): a bug or a
+        # value to refuse earlier, never "cannot be reached". Its text may quote the value, so only its type is shown.
+        return _error("database", ErrorCode.INTERNAL, f"the database client refused a value ({type(exc).__name__})")
     diag = getattr(exc, "diag", None)
     primary = getattr(diag, "message_primary", None) or type(exc).__name__
     return _error("database", ErrorCode.INTERNAL, f"database error {sqlstate}: {primary}")

@@ -109,6 +109,8 @@ class Reads(SqlBase):
     ) -> list[int]:
         """Newest first, optionally one type, after the newest `offset`; for listings that are not searches (no
         access is counted)."""
+        if unstorable(entity_type):
+            return []
         clauses, params = [], []
         if entity_type is not None:
             clauses.append("type = ?")
@@ -125,6 +127,8 @@ class Reads(SqlBase):
 
     def ids_with_tag(self, tag: str) -> list[int]:
         """Every memory carrying exactly this tag, archived included, oldest first."""
+        if unstorable(tag):
+            return []
         return [
             row[0] for row in self.conn.execute("SELECT entity_id FROM tags WHERE tag = ? ORDER BY entity_id", (tag,))
         ]
@@ -159,7 +163,7 @@ class Reads(SqlBase):
     def newest_sql(self, filters: Filters) -> tuple[str, list[Any]]:
         """The statement `recent` runs (the ids as `entity_id`, newest first; its last parameter, the limit, is the
         caller's), and its other parameters."""
-        if filters.tag is not None:
+        if filters.tag is not None and not unstorable(filters.tag):
             # Walk the tag's own index newest first (a rare tag would otherwise scan every memory for it).
             where, params = filter_sql(Filters(namespace=filters.namespace, include_archived=filters.include_archived))
             sql = (
@@ -175,8 +179,17 @@ class Reads(SqlBase):
         return self.load(self.recent(filters, limit))
 
 
+def unstorable(value: str | None) -> bool:
+    """Whether `value` holds a NUL, which no stored text does (every write strips controls: `clean_text`), so a
+    filter on it matches nothing. Said before the statement: PostgreSQL's text cannot carry a NUL at all (psycopg
+    refuses the parameter), where SQLite compares it and finds nothing; both engines answer "none"."""
+    return value is not None and "\x00" in value
+
+
 def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
     """The `AND …` clauses (over `e`, the entities row) and their parameters that keep what passes `filters`."""
+    if unstorable(filters.tag) or unstorable(filters.namespace):
+        return "AND 1 = 0", []
     clauses: list[str] = []
     params: list[Any] = []
     if not filters.include_archived:

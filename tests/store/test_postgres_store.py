@@ -307,7 +307,7 @@ def test_a_server_that_does_not_answer_is_unavailable_and_named_only_redacted(tm
     with pytest.raises(StoreError) as caught:
         open_postgres(url)
     error = caught.value.error
-    assert error.code is ErrorCode.INTERNAL and error.data["store"] == "cannot-open" and error.unavailable
+    assert error.code is ErrorCode.STORE_UNAVAILABLE and error.data["store"] == "unreachable" and error.unavailable
     assert "s3cret" not in str(caught.value) and str(tmp_path) not in error.message
     assert "s3cret" not in error.message
 
@@ -315,7 +315,8 @@ def test_a_server_that_does_not_answer_is_unavailable_and_named_only_redacted(tm
 def test_a_database_that_does_not_exist_cannot_be_opened(pg_url: str) -> None:
     with pytest.raises(StoreError) as caught:
         open_postgres(pg_url.replace("/t", "/nope_t", 1))
-    assert caught.value.error.data["store"] == "cannot-open" and caught.value.error.unavailable
+    assert caught.value.error.data["store"] == "no-database" and caught.value.error.unavailable
+    assert caught.value.error.code is ErrorCode.STORE_UNAVAILABLE
     assert "nope_t" not in caught.value.error.message  # libpq's text names the server: never passed on
 
 

@@ -21,6 +21,7 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.OPERATION_FAILED: 400,
     ErrorCode.PERMISSION_DENIED: 500,
     ErrorCode.INTERNAL: 500,
+    ErrorCode.STORE_UNAVAILABLE: 503,
     # message delivery: the session is not there (409), the local router is down (503), the envelope can never
     # fit (413), the delivery belongs to another session (403), the owner's quota is full (507), a key reused (409).
     ErrorCode.RECIPIENT_UNAVAILABLE: 409,
@@ -77,11 +78,14 @@ def success(data: Any) -> dict[str, Any]:
 
 
 def failure(error: MemeshError, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """`{success: false, errorCode, error}`, with the legacy `code` where one existed and any extra fields."""
+    """`{success: false, errorCode, error}`, with the legacy `code` where one existed, a database failure's reason
+    (`store`) and any extra fields."""
     body: dict[str, Any] = {"success": False, "errorCode": str(error.code)}
     if error.code in LEGACY_CODE:
         body["code"] = LEGACY_CODE[error.code]
     body["error"] = error.message
+    if isinstance(error.data.get("store"), str):  # why a database failed (unreachable, auth-failed, …): additive
+        body["store"] = error.data["store"]
     body.update(extra or {})
     return body
 

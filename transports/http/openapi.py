@@ -30,6 +30,7 @@ ALWAYS = (
     ErrorCode.AUTH_CROSS_ORIGIN,
     ErrorCode.ROUTE_NOT_FOUND,
     ErrorCode.INTERNAL,
+    ErrorCode.STORE_UNAVAILABLE,
 )
 WITH_BODY = (ErrorCode.BAD_BODY, ErrorCode.PAYLOAD_TOO_LARGE)
 
@@ -98,6 +99,12 @@ def _failure_schema(codes: list[ErrorCode]) -> dict[str, Any]:
             "success": {"const": False},
             "errorCode": {"enum": sorted(str(code) for code in codes)},
             "error": {"type": "string", "minLength": 1},
+            "store": {
+                "type": "string",
+                "description": "A database failure's stable reason: unreachable, auth-failed, tls-refused, "
+                "tls-required, no-database, server-busy, server-restarting, timeout, schema-behind, locked, "
+                "read-only, disk-full, corrupt, …",
+            },
         },
         "required": ["success", "errorCode", "error"],
     }

@@ -69,6 +69,7 @@ DELIVERY: dict[ErrorCode, Delivery] = {
     ErrorCode.OPERATION_FAILED: Delivery.TOOL_ERROR,
     ErrorCode.PERMISSION_DENIED: Delivery.TOOL_ERROR,
     ErrorCode.INTERNAL: Delivery.TOOL_ERROR,
+    ErrorCode.STORE_UNAVAILABLE: Delivery.TOOL_ERROR,
     ErrorCode.RECIPIENT_UNAVAILABLE: Delivery.TOOL_ERROR,
     ErrorCode.ROUTER_UNREACHABLE: Delivery.TOOL_ERROR,
     ErrorCode.NATIVE_MESSAGE_TOO_LARGE: Delivery.TOOL_ERROR,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from memesh.errors import ErrorCode, MemeshError
-from memesh.transports.http.errors import HTTP_STATUS, failure, success
+from memesh.transports.http.errors import HTTP_STATUS, failure, status_for, success
 
 
 def test_every_error_code_has_an_http_status() -> None:
@@ -33,3 +33,10 @@ def test_route_not_found_keeps_the_legacy_code_field() -> None:
 def test_success_envelope_wraps_the_data() -> None:
     data: dict[str, Any] = {"a": 1}
     assert success(data) == {"success": True, "data": data}
+
+
+def test_an_unavailable_database_answers_503_with_its_reason_beside_the_code() -> None:
+    error = MemeshError(ErrorCode.STORE_UNAVAILABLE, "the database server cannot be reached", {"store": "unreachable"})
+    assert status_for(error) == 503 and error.unavailable
+    body = failure(error)
+    assert (body["errorCode"], body["store"]) == ("store.unavailable", "unreachable")
