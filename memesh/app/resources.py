@@ -136,13 +136,14 @@ class Resources:
 
     # --- database: any database by what a person typed, beside the configured one (memesh db copy) ---
 
-    def open_at(self, target: str) -> Store:
-        """The database at a SQLite file's path or a postgresql:// URL, opened and migrated (StoreError if not)."""
+    def open_at(self, target: str | None) -> Store:
+        """The database at a SQLite file's path or a postgresql:// URL (None: the configured one), opened and
+        migrated (StoreError if not)."""
         from memesh.store.open import open_store
 
         return open_store(target)
 
-    def described(self, target: str) -> str:
+    def described(self, target: str | None) -> str:
         """`target` as a person may be shown it: the file's path, or the URL with its password redacted."""
         from memesh.store.open import described
 
@@ -327,9 +328,12 @@ class Resources:
         the file (the person at this machine is told which one), so --json prints a failure body for it too."""
 
         def naming_the_file(exc: StoreError) -> StoreError:
-            from memesh.errors import MemeshError
+            from memesh.errors import ErrorCode, MemeshError
             from memesh.store.errors import StoreError
 
+            if exc.error.code is ErrorCode.STORE_UNAVAILABLE:  # its code and reason kept: a script branches on them
+                message = f"memesh cannot open its database: {exc.error.message}"
+                return StoreError(str(exc), MemeshError(exc.error.code, message, exc.error.data))
             return StoreError(str(exc), MemeshError.failed(f"memesh cannot open its database: {exc}"))
 
         return cls(db_path=db_path, on_open_failure=naming_the_file)

@@ -25,6 +25,17 @@ class Health(SqlBase):
         applied = {row[0] for row in self.conn.execute("SELECT version FROM schema_migrations")}
         return sorted({version for version, _, _ in self.migrations} - applied)
 
+    def recorded_version(self) -> int:
+        """The newest migration the database has recorded (0: none)."""
+        row = self.conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()
+        return int(row[0]) if row else 0
+
+    def newer_migrations(self) -> list[int]:
+        """Migrations the database has recorded that this version does not know (a newer MeMesh migrated it)."""
+        known = {version for version, _, _ in self.migrations}
+        recorded = [row[0] for row in self.conn.execute("SELECT version FROM schema_migrations")]
+        return sorted(version for version in recorded if version not in known)
+
     def created_between(self, types: Sequence[str], start: str, end: str) -> dict[str, int]:
         """How many memories of each type were created in [start, end) (SQLite time strings)."""
         counts = dict.fromkeys(types, 0)

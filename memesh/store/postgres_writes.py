@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memesh.model import Entity, EntityWrite
+from memesh.store.errors import schema_behind
 from memesh.store.postgres_base import MIGRATION_LOCK, PostgresBase
 from memesh.store.postgres_migrations import MIGRATIONS
 from memesh.store.sql import _CHUNK, _chunks, _marks
@@ -49,34 +50,59 @@ class _Batch:
 class PostgresWrites(PostgresBase, Writes):
     """The schema's migrations and the postings; every other write is the shared one."""
 
-    def migrate(self) -> None:
-        """Apply the migrations this database has not recorded, each once, under the migration lock."""
-        if not self._unapplied():
-            return
-        raw = self.conn.raw
-        with raw.transaction():
-            raw.execute("SELECT pg_advisory_xact_lock(%s, %s)", (MIGRATION_LOCK, self.conn.scope))
-            raw.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations "
-                '(version INTEGER PRIMARY KEY, name TEXT COLLATE "C" NOT NULL, applied_at TEXT COLLATE "C" NOT NULL)'
-            )
-            done = {row[0] for row in raw.execute("SELECT version FROM schema_migrations")}
-            for version, name, sql in MIGRATIONS:
-                if version in done:
-                    continue
-                if sql.strip():
-                    raw.execute(sql)  # no parameters: one script of many statements
-                raw.execute(
-                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (%s, %s, %s)",
-                    (version, name, datetime.now(UTC).isoformat()),
-                )
+    def migrate(self) -> list[tuple[int, str]]:
+        """Apply the migrations this database has not recorded, each once, under the migration lock; the (version,
+        name) of each applied. A role that may not change the schema (a team's member) is refused with what to do
+        (`schema_behind`), and nothing is applied: the migrations run in one transaction, all or none."""
+        from psycopg import errors
 
-    def _unapplied(self) -> bool:
+        pending = self._unapplied()
+        if not pending:
+            self.migrated = []
+            return []
+        if not self._may_migrate():
+            raise schema_behind(pending)
+        raw = self.conn.raw
+        applied: list[tuple[int, str]] = []
+        try:
+            with raw.transaction():
+                raw.execute("SELECT pg_advisory_xact_lock(%s, %s)", (MIGRATION_LOCK, self.conn.scope))
+                raw.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+                    'name TEXT COLLATE "C" NOT NULL, applied_at TEXT COLLATE "C" NOT NULL)'
+                )
+                done = {row[0] for row in raw.execute("SELECT version FROM schema_migrations")}
+                for version, name, sql in MIGRATIONS:
+                    if version in done:
+                        continue
+                    if sql.strip():
+                        raw.execute(sql)  # no parameters: one script of many statements
+                    raw.execute(
+                        "INSERT INTO schema_migrations (version, name, applied_at) VALUES (%s, %s, %s)",
+                        (version, name, datetime.now(UTC).isoformat()),
+                    )
+                    applied.append((version, name))
+        except errors.InsufficientPrivilege as exc:  # a table of the schema not this role's own: rolled back whole
+            raise schema_behind(pending) from exc
+        self.migrated = applied
+        return applied
+
+    def _unapplied(self) -> list[int]:
+        """The versions this MeMesh knows that the database has not recorded (every one when it has no record)."""
         row = self.conn.raw.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
         if not row or not row[0]:
-            return True
+            return [version for version, _, _ in MIGRATIONS]
         done = {row[0] for row in self.conn.raw.execute("SELECT version FROM schema_migrations")}
-        return any(version not in done for version, _, _ in MIGRATIONS)
+        return [version for version, _, _ in MIGRATIONS if version not in done]
+
+    def _may_migrate(self) -> bool:
+        """Whether this role may change the schema: CREATE in it, and (once migrated) a member of the role that owns
+        its tables. Asked of the catalog rather than tried, so a member's open never takes the migration lock."""
+        row = self.conn.raw.execute(
+            "SELECT has_schema_privilege(current_schema(), 'CREATE') AND COALESCE((SELECT pg_has_role(c.relowner, "
+            "'USAGE') FROM pg_class c WHERE c.oid = to_regclass('schema_migrations')), true)"
+        ).fetchone()
+        return bool(row and row[0])
 
     def save(self, write: EntityWrite) -> int:
         """`Writes.save` with its statements pipelined inside a transaction: those whose answers it reads (the new

@@ -111,7 +111,7 @@ def _open_read_only(kind: type[S], target: Path) -> S | None:
     return None
 
 
-def _while_busy(step: Callable[[], None]) -> None:
+def _while_busy(step: Callable[[], object]) -> None:
     """Run an idempotent set-up step, retrying while another process holds a lock it needs.
 
     Switching a database into WAL (and the first read of a file another process is just creating) can answer

@@ -19,7 +19,8 @@ __all__ = ["SqliteWrites", "UncleanName", "clean_text", "cleaned"]
 class SqliteWrites(SqliteBase, Writes):
     """The schema's migrations and the FTS5 index; every other write is the shared one."""
 
-    def migrate(self) -> None:
+    def migrate(self) -> list[tuple[int, str]]:
+        applied: list[tuple[int, str]] = []
         with self.transaction():
             self.conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations "
@@ -42,6 +43,9 @@ class SqliteWrites(SqliteBase, Writes):
                     "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                     (version, name, datetime.now(UTC).isoformat()),
                 )
+                applied.append((version, name))
+        self.migrated = applied
+        return applied
 
     def _index_keywords(self, entity_id: int, name: str, title: str | None, observations: Sequence[str]) -> None:
         self.conn.execute("DELETE FROM entities_fts WHERE rowid = ?", (entity_id,))

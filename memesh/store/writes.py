@@ -209,8 +209,11 @@ class Vectors(Reads):
 class Writes(Vectors):
     """Every change to the stored memories; the engine's `_index` keeps its keyword index in step with them."""
 
-    def migrate(self) -> None:
-        """Bring the schema up to date: the engine's numbered migrations, each applied once."""
+    # What `migrate` applied when this store was opened (`memesh db migrate` reports it): (version, name) each.
+    migrated: list[tuple[int, str]] = []  # noqa: RUF012 (replaced whole by `migrate`, never changed in place)
+
+    def migrate(self) -> list[tuple[int, str]]:
+        """Bring the schema up to date: the engine's numbered migrations, each applied once; those it applied."""
         raise NotImplementedError
 
     def rebuild_index(self, progress: Callable[[int, int], None] | None = None) -> int:
