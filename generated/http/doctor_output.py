@@ -18,6 +18,10 @@ class Check(TypedDict, closed=True):
     """
     POST /v1/doctor/fix with this id applies the check's repair.
     """
+    reason: NotRequired[str]
+    """
+    database only: a stable reason beside the detail. A database that will not open gives its failure's (unreachable, auth-failed, tls-refused, tls-required, no-database, server-busy, server-restarting, schema-behind, …); read-only for a role that may read but not write; schema-ahead for a schema a newer MeMesh migrated.
+    """
 
 
 class Type(TypedDict, closed=True):

@@ -33,6 +33,8 @@ class DoctorStore(Protocol):
     def where(self) -> str: ...
     def integrity(self) -> str: ...
     def missing_migrations(self) -> list[int]: ...
+    def newer_migrations(self) -> list[int]: ...
+    def unwritable(self) -> list[str]: ...
     def index_matches(self) -> tuple[int, int]: ...
     def created_between(self, types: list[str], start: str, end: str) -> dict[str, int]: ...
     def missing_vectors(self, model: str) -> list[int]: ...
@@ -80,9 +82,14 @@ def _plugin_caches(uses: DoctorResources) -> list[dict[str, Any]]:
     return checks
 
 
-def _database(store: DoctorStore | None, reason: str, shown: str) -> dict[str, Any]:
+def _database(store: DoctorStore | None, failure: tuple[str, str | None], shown: str) -> dict[str, Any]:
+    """The Database row: a database that will not open, with its reason (unreachable, auth-failed, tls-refused,
+    schema-behind, …); a damaged one; else what it holds, with a role that may read but not write, or a schema a
+    newer MeMesh migrated, told as warnings."""
     if store is None:
-        return _check("database", "Database", "fail", f"cannot open the database ({shown}): {reason}")
+        message, reason = failure
+        extra = {"reason": reason} if reason else {}
+        return _check("database", "Database", "fail", f"cannot open the database ({shown}): {message}", **extra)
     problems = []
     verdict = store.integrity()
     if verdict != "ok":
@@ -96,6 +103,18 @@ def _database(store: DoctorStore | None, reason: str, shown: str) -> dict[str, A
     if problems:
         return _check("database", "Database", "fail", f"{'; '.join(problems)} ({store.where()})")
     detail = f"{entities} memories; integrity ok; keyword index whole ({store.where()})"
+    unwritable = store.unwritable()
+    if unwritable:
+        named = ", ".join(unwritable[:5]) + (f" and {len(unwritable) - 5} more" if len(unwritable) > 5 else "")
+        detail += (
+            f"; read-only for this role (it may not write {named}): recall and reads work, remember is refused — "
+            "the database's owner grants INSERT, UPDATE, DELETE (README: roles and privileges)"
+        )
+        return _check("database", "Database", "warn", detail, reason="read-only")
+    newer = store.newer_migrations()
+    if newer:
+        detail += f"; migrated by a newer MeMesh (migrations {newer} unknown here): upgrade MeMesh"
+        return _check("database", "Database", "warn", detail, reason="schema-ahead")
     return _check("database", "Database", "pass", detail)
 
 
@@ -177,10 +196,17 @@ def _hooks(
     )
 
 
+# A database URL's user (`postgresql://alice@…`, `postgresql://alice:***@…`, `?user=alice`): the README promises
+# doctor hides it with the password, since its answer can leave the machine (GET /v1/doctor).
+_URL_USER = re.compile(r"(postgres(?:ql)?://)[^@/\s?#]+@")
+_URL_USER_PARAMETER = re.compile(r"(postgres(?:ql)?://[^\s]*?[?&]user=)[^&\s)]+")
+
+
 def _scrub(value: Any) -> Any:
-    """Every string with secrets and home folders redacted: the result can leave the machine (GET /v1/doctor)."""
+    """Every string with secrets, database users and home folders redacted: the result can leave the machine
+    (GET /v1/doctor)."""
     if isinstance(value, str):
-        return redact_user_paths(redact(value))
+        return redact_user_paths(redact(_URL_USER_PARAMETER.sub(r"\1***", _URL_USER.sub(r"\1***@", value))))
     if isinstance(value, list):
         return [_scrub(item) for item in value]
     if isinstance(value, dict):
@@ -191,13 +217,14 @@ def _scrub(value: Any) -> Any:
 def _suite(uses: DoctorResources, now: datetime) -> dict[str, Any]:
     records = uses.hook_records()
     store: DoctorStore | None = None
-    reason = ""
+    failure: tuple[str, str | None] = ("", None)
     try:
         store = uses.open_store()
     except Exception as exc:  # doctor reports a database it cannot open; it does not fail with it
-        reason = getattr(exc, "reason", type(exc).__name__)
+        kind = getattr(getattr(exc, "error", None), "data", {}).get("store")
+        failure = (getattr(exc, "reason", type(exc).__name__), kind if isinstance(kind, str) else None)
     try:
-        database = _database(store, reason, uses.database_shown())
+        database = _database(store, failure, uses.database_shown())
         counts: dict[str, tuple[int, int]] = {}
         vectors: list[dict[str, Any]] = []
         if store is not None:

@@ -46,6 +46,19 @@ class PostgresHealth(PostgresBase, Health):
         row = self.conn.execute("SELECT (SELECT count(*) FROM entities), (SELECT count(*) FROM search_docs)").fetchone()
         return int(row[0]), int(row[1])
 
+    def unwritable(self) -> list[str]:
+        """The schema's tables and sequences this role may not write (all of them for a read-only member), asked of
+        the catalog: doctor tells a role that can read but not write without writing anything. One privilege at a
+        time, since has_table_privilege with several answers whether ANY is held."""
+        rows = self.conn.execute(
+            "SELECT c.relname FROM pg_class c "
+            "WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND ("
+            "(c.relkind = 'r' AND NOT (has_table_privilege(c.oid, 'INSERT') AND has_table_privilege(c.oid, 'UPDATE') "
+            "AND has_table_privilege(c.oid, 'DELETE'))) "
+            "OR (c.relkind = 'S' AND NOT has_sequence_privilege(c.oid, 'USAGE'))) ORDER BY c.relname"
+        ).fetchall()
+        return [str(row[0]) for row in rows]
+
 
 class PostgresMessages(PostgresBase, Messages):
     def _storage_pages(self) -> dict[str, int]:

@@ -20,3 +20,7 @@ class SqliteHealth(SqliteBase, Health):
         entities = self.conn.execute("SELECT count(*) FROM entities").fetchone()[0]
         indexed = self.conn.execute("SELECT count(*) FROM entities_fts").fetchone()[0]
         return int(entities), int(indexed)
+
+    def unwritable(self) -> list[str]:
+        """Nothing, or the whole file when it was opened read-only (its permissions refuse writes)."""
+        return ["the database file"] if self.read_only else []
