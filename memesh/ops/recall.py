@@ -36,6 +36,7 @@ class RecallStore(Protocol):
     def touch(self, ids: Sequence[int], when: str) -> None: ...
     def conflicts(self, names: Sequence[str]) -> list[tuple[str, str]]: ...
     def record_session_memories(self, session_id: str, ids: Sequence[int], source: str, when: str) -> None: ...
+    def database_failure(self, exc: BaseException) -> MemeshError | None: ...
     def vectors(self, ids: Sequence[int], model: str) -> dict[int, bytes]: ...
     def observation_texts(self, ids: Sequence[int]) -> dict[int, list[str]]: ...
 
@@ -212,7 +213,14 @@ def recall(uses: RecallUses, request: RecallInput, *, ctx: CallContext) -> Resul
     # without another statement.
     pairs = store.conflicts([e.name for e in ranked])
     if ctx.caller_session and ranked:  # a later [mem:id] citation in this session credits what recall returned
-        store.record_session_memories(ctx.caller_session, [e.id for e in ranked], "recalled", iso_time(ctx.now))
+        try:
+            store.record_session_memories(ctx.caller_session, [e.id for e in ranked], "recalled", iso_time(ctx.now))
+        except Exception as exc:
+            # Bookkeeping, as the access count is: a database this role may only read (a team's read-only member,
+            # a read-only file) or a full disk still answers recall, without the citation credit.
+            refused = store.database_failure(exc)
+            if refused is None or refused.data.get("store") not in ("read-only", "disk-full"):
+                raise
     envelope: RecallOutput = {
         "entities": [shown(e, relevance.get(e.id) if text else None, sources.get(e.id, "keyword")) for e in ranked],
         "retrieval": {"mode": mode, "truncated": len(ranked) == limit},

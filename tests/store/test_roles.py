@@ -4,6 +4,7 @@ writes; a member facing a schema behind its MeMesh is refused with the fix named
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -120,8 +121,9 @@ def test_the_owner_migrates_and_a_member_and_a_read_only_member_work_as_the_read
 
     auditor = open_postgres(team.url("auditor"))
     try:
-        for _ in range(2):  # the access count is refused each time, and recall still answers
-            found = call("recall", auditor, {"query": "pg"}, ctx)
+        in_session = dataclasses.replace(ctx, caller_session="auditor-session")  # citation credit: refused too
+        for context in (ctx, ctx, in_session):  # the access count is refused each time, and recall still answers
+            found = call("recall", auditor, {"query": "pg"}, context)
             assert [entity["name"] for entity in found.unwrap()["entities"]] == ["team-decision"]
         refused = call("remember", auditor, {"name": "auditor-note", "type": "note", "observations": ["x"]}, ctx)
         match refused:
