@@ -20,7 +20,7 @@ class Check(TypedDict, closed=True):
     """
     reason: NotRequired[str]
     """
-    database only: a stable reason beside the detail. A database that will not open gives its failure's (unreachable, auth-failed, tls-refused, tls-required, no-database, server-busy, server-restarting, schema-behind, …); read-only for a role that may read but not write; schema-ahead for a schema a newer MeMesh migrated.
+    database only: a stable reason beside the detail. A database that will not open gives its failure's (unreachable, auth-failed, tls-refused, tls-required, no-database, server-busy, server-restarting, not-granted, schema-behind, …); read-only for a role that may read but not write; schema-ahead for a schema a newer MeMesh migrated.
     """
 
 

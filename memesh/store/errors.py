@@ -105,6 +105,15 @@ def schema_behind(pending: list[int]) -> StoreError:
     return StoreError(message, MemeshError(ErrorCode.STORE_UNAVAILABLE, message, {"store": "schema-behind"}))
 
 
+def not_granted() -> StoreError:
+    """The refusal for a role that may not even read MeMesh's tables: the owner has not granted it anything yet."""
+    message = (
+        "this database role may not read MeMesh's tables: the database's owner grants it SELECT (and INSERT, UPDATE, "
+        "DELETE to write) on them (README: roles and privileges)"
+    )
+    return StoreError(message, MemeshError(ErrorCode.STORE_UNAVAILABLE, message, {"store": "not-granted"}))
+
+
 def why(exc: BaseException) -> str:
     """What went wrong, without a path: the translated message, an OSError's strerror, or the type's name."""
     error = translate(exc)
@@ -182,6 +191,8 @@ _BY_CLASS: dict[str, tuple[str, ErrorCode, str]] = {
 # its refusals then read as unreachable too, which is still a connection failure (store.unavailable).
 _CONNECT_TEXTS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("no encryption",), "tls-required", _TLS_REQUIRED),  # pg_hba: hostssl lines only, and the client asked none
+    # Before `role "` below: a role past its CONNECTION LIMIT reads `too many connections for role "x"`.
+    (("too many clients", "too many connections", "connection slots are reserved"), "server-busy", _BUSY),
     (("password authentication failed", "no password supplied", "authentication failed", "scram"), "auth-failed",
      _AUTH_FAILED),
     (("no pg_hba.conf entry", "pg_hba.conf rejects"), "auth-failed", _NOT_ALLOWED),
@@ -189,7 +200,6 @@ _CONNECT_TEXTS: tuple[tuple[tuple[str, ...], str, str], ...] = (
       "does not support ssl", "certificate"), "tls-refused", _TLS_REFUSED),
     (('role "',), "auth-failed", _AUTH_FAILED),  # `FATAL: role "x" does not exist` (28000)
     (('database "',), "no-database", _NO_DATABASE),  # `FATAL: database "x" does not exist` (3D000)
-    (("too many clients", "connection slots are reserved"), "server-busy", _BUSY),
     (("starting up", "shutting down", "in recovery mode", "not yet accepting connections", "administrator command"),
      "server-restarting", _RESTARTING),
 )  # fmt: skip

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memesh.model import Entity, EntityWrite
-from memesh.store.errors import schema_behind
+from memesh.store.errors import not_granted, schema_behind
 from memesh.store.postgres_base import MIGRATION_LOCK, PostgresBase
 from memesh.store.postgres_migrations import MIGRATIONS
 from memesh.store.sql import _CHUNK, _chunks, _marks
@@ -89,10 +89,15 @@ class PostgresWrites(PostgresBase, Writes):
 
     def _unapplied(self) -> list[int]:
         """The versions this MeMesh knows that the database has not recorded (every one when it has no record)."""
+        from psycopg import errors
+
         row = self.conn.raw.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
         if not row or not row[0]:
             return [version for version, _, _ in MIGRATIONS]
-        done = {row[0] for row in self.conn.raw.execute("SELECT version FROM schema_migrations")}
+        try:
+            done = {row[0] for row in self.conn.raw.execute("SELECT version FROM schema_migrations")}
+        except errors.InsufficientPrivilege as exc:  # granted nothing: every call would fail the same way
+            raise not_granted() from exc
         return [version for version, _, _ in MIGRATIONS if version not in done]
 
     def _may_migrate(self) -> bool:

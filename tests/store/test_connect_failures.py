@@ -81,6 +81,29 @@ def test_a_connect_that_fails_is_unavailable_with_its_reason(
     assert error.unavailable
 
 
+def test_a_role_past_its_connection_limit_is_told_the_server_is_busy(server: TlsServer) -> None:
+    server.sql("postgres", "ALTER ROLE alice CONNECTION LIMIT 1")
+    try:
+        first = open_postgres(server.url("alice", PASSWORD, "team"))
+        try:
+            error = _refusal(server.url("alice", PASSWORD, "team")).error
+            assert (error.code, error.data["store"]) == (ErrorCode.STORE_UNAVAILABLE, "server-busy")
+        finally:
+            first.close()
+    finally:
+        server.sql("postgres", "ALTER ROLE alice CONNECTION LIMIT -1")
+
+
+def test_a_role_granted_nothing_is_told_to_ask_the_owner_for_the_grants(server: TlsServer) -> None:
+    open_postgres(server.url("alice", PASSWORD, "team")).close()  # migrated by its owner
+    server.sql("postgres", "CREATE ROLE bob LOGIN PASSWORD 'bob-Pw'")
+    try:
+        error = _refusal(server.url("bob", "bob-Pw", "team")).error
+        assert (error.code, error.data["store"]) == (ErrorCode.STORE_UNAVAILABLE, "not-granted")
+    finally:
+        server.sql("postgres", "DROP ROLE bob")
+
+
 def test_doctor_names_each_connect_failure_by_its_reason_and_never_the_user(server: TlsServer, tmp_path: Path) -> None:
     cases = {
         "auth-failed": server.url("alice", "wrong-Pw", "team"),
