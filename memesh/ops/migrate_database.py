@@ -20,6 +20,7 @@ from memesh.generated.cli.migrate_database_output import MigrateDatabaseOutput
 class MigratedStore(Protocol):
     migrated: list[tuple[int, str]]
 
+    def missing_migrations(self) -> list[int]: ...
     def newer_migrations(self) -> list[int]: ...
     def recorded_version(self) -> int: ...
     def close(self) -> None: ...
@@ -36,7 +37,8 @@ def migrate_database(
     databases: Databases, request: MigrateDatabaseInput, *, ctx: CallContext
 ) -> Result[MigrateDatabaseOutput, MemeshError]:
     """The migrations applied (none when the schema was up to date); Failure with the database's own error when it
-    will not open, store.unavailable `schema-behind` when this role may not change the schema."""
+    will not open, store.unavailable `schema-behind` when this role may not change the schema, operation.failed
+    `read-only` when a file opened read-only still lacks some."""
     target = request.get("database")
     try:
         store = databases.open_at(target)
@@ -46,6 +48,15 @@ def migrate_database(
             raise
         return Failure(error)
     try:
+        missing = store.missing_migrations()
+        if missing:  # a file opened read-only (its permissions refuse writes): it opened, but nothing was applied
+            return Failure(
+                MemeshError.failed(
+                    f"the database is read-only here: migrations {missing} could not be applied; check its permissions",
+                    store="read-only",
+                    missing=missing,
+                )
+            )
         return Success(
             {
                 "database": databases.described(target),

@@ -102,8 +102,8 @@ def _failure_schema(codes: list[ErrorCode]) -> dict[str, Any]:
             "store": {
                 "type": "string",
                 "description": "A database failure's stable reason: unreachable, auth-failed, tls-refused, "
-                "tls-required, no-database, server-busy, server-restarting, timeout, not-granted, schema-behind, locked, "
-                "read-only, disk-full, corrupt, …",
+                "tls-required, no-database, server-busy, server-restarting, timeout, not-granted, schema-behind, "
+                "locked, read-only, disk-full, corrupt, …",
             },
         },
         "required": ["success", "errorCode", "error"],
