@@ -7,6 +7,7 @@ refuse a password or a certificate; the tests of connect-time failures and of ro
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -56,6 +57,7 @@ class TlsServer:
             "-c password_encryption=scram-sha-256 -c fsync=off -c synchronous_commit=off -c max_connections=40"
         )
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-o", options, "start")
+        atexit.register(self.stop)  # a run that dies before its fixture's teardown leaves no server behind
 
     def _certificates(self) -> None:
         for name, cn in (("server", "localhost"), ("other", "other")):
