@@ -17,16 +17,16 @@ import pytest
 from tests.backends import _pg_cluster, engines
 
 
-def own_cluster() -> Any:
-    """A migrated-template cluster listening on 127.0.0.1 (skipped where PostgreSQL is not installed or not asked
-    for); the caller stops it."""
+def own_cluster(settings: tuple[str, ...] = ()) -> Any:
+    """A migrated-template cluster listening on 127.0.0.1, with `settings` (NAME=VALUE) over the suite's (skipped
+    where PostgreSQL is not installed or not asked for); the caller stops it."""
     if "postgres" not in engines():
         pytest.skip("PostgreSQL is not among MEMESH_TEST_BACKENDS")
     tools = _pg_cluster()
     bindir = tools.binaries()
     if bindir is None:
         pytest.skip("PostgreSQL is not installed")
-    return tools.Cluster(bindir, tcp=True)
+    return tools.Cluster(bindir, tcp=True, settings=settings)
 
 
 def terminate_memesh(admin_url: str) -> int:
