@@ -145,6 +145,7 @@ def test_serve_answers_within_10_s_of_a_restart_under_traffic_and_keeps_every_ac
         cluster.restart(mode)
         back = time.monotonic()
         wait_for(lambda: _recall(reader).status_code == 200, within=10, step=0.1)
+        assert [_recall(reader).status_code for _ in range(20)] == [200] * 20  # on every worker thread, not one
         count = len(writer.acknowledged)
         wait_for(lambda: len(writer.acknowledged) > count + 5, within=10)  # the writer is answered again too
         assert time.monotonic() - back < 10
