@@ -13,6 +13,7 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
+from memesh.app.resources import Resources
 from memesh.store import postgres_link
 from memesh.store.errors import StoreError, translate
 from memesh.store.postgres import PostgresStore, open_postgres
@@ -260,9 +261,12 @@ def test_sessions_get_the_budgets_where_the_url_sets_none_and_keep_the_urls_own(
         found = row.fetchone()
         return str(found[0]), str(found[1])
 
+    hooked = Resources(db_path=url).hooks.full_store()  # a hook reading messages opens the whole store
+    assert hooked is not None
     for opened, expected in (
         (open_postgres(url), ("30s", "40s")),
         (open_postgres_hooks(url), ("5s", "6s")),
+        (hooked, ("5s", "6s")),
         (open_postgres(url + "?options=-c%20statement_timeout%3D2min"), ("30s", "2min")),
     ):
         try:
