@@ -18,6 +18,7 @@ process would stop that holder from ever reading its own answer.
 
 from __future__ import annotations
 
+import math
 import select
 from time import monotonic
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -78,8 +79,7 @@ def idle_and_dead(raw: psycopg.Connection[tuple[Any, ...]]) -> bool:
     if pgconn.transaction_status != TransactionStatus.IDLE:
         return False  # mid-statement or in a transaction: its own statement will tell
     try:
-        readable, _, _ = select.select([pgconn.socket], [], [], 0)
-        if readable:
+        if _ready(pgconn.socket, select.POLLIN, 0):
             pgconn.consume_input()  # end of file marks the connection BAD
     except (OSError, psycopg.OperationalError):
         return True
@@ -101,7 +101,7 @@ def answers(pgconn: PGconn, within: float | None) -> list[PGresult]:
                 pgconn.finish()
                 raise AnswerTimeout(f"no answer from the database within {within:g} s")
             try:
-                select.select([pgconn.socket], [], [], left)
+                _ready(pgconn.socket, select.POLLIN, left)
             except OSError as exc:
                 raise OperationalError(f"the connection's socket failed: {exc.strerror}") from None
             pgconn.consume_input()
@@ -113,10 +113,18 @@ def answers(pgconn: PGconn, within: float | None) -> list[PGresult]:
 
 def wait_writable(pgconn: PGconn, within: float | None) -> None:
     """Until `pgconn`'s socket takes more of a query being sent; AnswerTimeout (closed) after `within` seconds."""
-    _, writable, _ = select.select([], [pgconn.socket], [], within)
-    if not writable:
+    if not _ready(pgconn.socket, select.POLLOUT, within):
         pgconn.finish()
         raise AnswerTimeout(f"the database took no data for {within:g} s")
+
+
+def _ready(socket: int, events: int, within: float | None) -> bool:
+    """Whether `socket` is ready for `events` (or failed: the next read or write says how) within `within` seconds
+    (None: however long it takes), the GIL released meanwhile. poll, not select: a server with many open files
+    has sockets past select's 1024."""
+    poller = select.poll()
+    poller.register(socket, events)
+    return bool(poller.poll(None if within is None else max(0, math.ceil(within * 1000))))
 
 
 def seconds(setting: str) -> float | None:
