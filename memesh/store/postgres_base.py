@@ -187,9 +187,10 @@ class PgConnection:
         from psycopg import Error
 
         begin = f"BEGIN; {self._lock}"
+        raw = self.raw  # outside the retry: a new connection that will not open is not tried twice
         try:
             try:
-                self.raw.execute(begin)
+                raw.execute(begin)
             except Error as exc:
                 if not self._retry(exc):
                     raise

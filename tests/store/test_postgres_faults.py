@@ -275,3 +275,23 @@ def test_sessions_get_the_budgets_where_the_url_sets_none_and_keep_the_urls_own(
             opened.close()
     given = conninfo_to_dict(_with_defaults(url + "?keepalives_idle=30"))
     assert (given["connect_timeout"], given["keepalives_idle"], given["tcp_user_timeout"]) == ("5", "30", "10000")
+
+
+def test_a_write_after_the_connection_broke_tries_one_new_connection_when_none_will_open(
+    cluster: Any, url: str
+) -> None:
+    database = conninfo_to_dict(url)["dbname"]
+    with proxy_to(cluster.port) as proxy:
+        store = open_postgres(f"postgresql://memesh@127.0.0.1:{proxy.port}/{database}?connect_timeout=2")
+        try:
+            _terminated(cluster, store)
+            proxy.pause()
+            started = time.monotonic()
+            with pytest.raises(psycopg.OperationalError):
+                store.set_meta("k", "v")
+            assert time.monotonic() - started < 3.5  # one connect_timeout (2 s), not one per attempt
+            proxy.resume()
+            store.set_meta("k", "v")
+            assert store.get_meta("k") == "v"
+        finally:
+            store.close()
