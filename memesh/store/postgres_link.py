@@ -35,7 +35,7 @@ RV = TypeVar("RV")
 # the server cancels answers 57014 well within it.
 ANSWER_MARGIN_S = 1.0
 # Exceptions that mean the connection itself broke (not a statement's failure): the server ended the session
-# (admin shutdown, crash shutdown, cannot connect now) or the link failed (class 08).
+# (admin shutdown, crash shutdown, cannot connect now, idle session timeout) or the link failed (class 08).
 _BROKEN_SQLSTATES = frozenset({"57P01", "57P02", "57P03", "57P05"})
 
 
