@@ -65,8 +65,10 @@ class PostgresWrites(PostgresBase, Writes):
         raw = self.conn.raw
         applied: list[tuple[int, str]] = []
         try:
-            with raw.transaction():
+            # A migration may rewrite every row (minutes at scale): the per-statement budget is for calls, not for it.
+            with self.conn.unbounded(), raw.transaction():
                 raw.execute("SELECT pg_advisory_xact_lock(%s, %s)", (MIGRATION_LOCK, self.conn.scope))
+                raw.execute("SET LOCAL statement_timeout = 0")
                 raw.execute(
                     "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
                     'name TEXT COLLATE "C" NOT NULL, applied_at TEXT COLLATE "C" NOT NULL)'
