@@ -137,10 +137,21 @@ class Resources:
     # --- database: any database by what a person typed, beside the configured one (memesh db copy) ---
 
     def open_at(self, target: str) -> Store:
-        """The database at a SQLite file's path or a postgresql:// URL, opened and migrated (StoreError if not)."""
-        from memesh.store.open import open_store
+        """The database at a SQLite file's path or a postgresql:// URL, opened and migrated (StoreError if not).
+        A file the TypeScript MeMesh wrote is not adopted in place: an adopted private copy of it is opened."""
+        from memesh.store.open import chosen, open_store
 
+        where = chosen(target)
+        if isinstance(where, Path) and (copy := self.original_database(where)) is not None:
+            return copy
         return open_store(target)
+
+    def original_database(self, file: Path) -> Store | None:
+        """The TypeScript MeMesh's database at `file` as an adopted private copy (deleted when closed), the file
+        itself only read; None when `file` is not one. StoreError when it is one and cannot be copied."""
+        from memesh.store.sqlite_original import open_if_original
+
+        return open_if_original(file)
 
     def described(self, target: str) -> str:
         """`target` as a person may be shown it: the file's path, or the URL with its password redacted."""
