@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sqlite3
 import tempfile
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final, Literal
@@ -58,8 +58,9 @@ _PROPOSAL_COLUMNS: Final = (
 # Our migrations whose tables the original already holds (in its shape, completed here); the rest run as usual.
 ADOPTED_MIGRATIONS: Final = frozenset({1, 2, 4})
 ADOPTED_KEY: Final = "adopted_from_typescript"
-# A test hook: with this set to a file's path, adoption creates that file and waits inside its transaction until
-# the process is killed, so a test can prove that an interrupted adoption leaves the original as it was.
+# A test hook: with this set to a file's path, adoption creates that file and waits inside its transaction (holding
+# the write lock) until the file is removed or the process killed, so a test can kill an adoption half-way, or hold
+# one open while a second process opens the file.
 PAUSE_ENV: Final = "MEMESH_TEST_PAUSE_IN_ADOPTION"
 
 _NORMALIZE: Final = (
@@ -145,9 +146,14 @@ def adopt(store: SqliteWrites, target: Path, *, keep_backup: bool = True) -> Pat
         store.migrate()  # the migrations the original has no counterpart for, nested in this transaction
         store.rebuild_index()
         if marker := os.environ.get(PAUSE_ENV):
-            Path(marker).touch()
-            signal.pause()
+            _paused(Path(marker))
     return backup
+
+
+def _paused(marker: Path) -> None:
+    marker.touch()
+    while marker.exists():
+        time.sleep(0.01)
 
 
 def _bring_to_our_schema(conn: sqlite3.Connection) -> None:
