@@ -56,7 +56,10 @@ def small_original(tmp_path: Path) -> Path:
 
 
 def _read(path: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+    """Read-only; as immutable (no -wal or -shm made beside it) unless a write-ahead log holds changes."""
+    wal = Path(f"{path}-wal")
+    options = "mode=ro" if wal.is_file() and wal.stat().st_size > 0 else "mode=ro&immutable=1"
+    return sqlite3.connect(f"{path.absolute().as_uri()}?{options}", uri=True)
 
 
 def memories(path: Path) -> dict[int, dict[str, Any]]:

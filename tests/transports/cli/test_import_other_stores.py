@@ -162,8 +162,10 @@ def _sha256(path: Path) -> str:
 
 
 @pytest.mark.skipif(not FIXTURES.is_dir(), reason="the upstream 4.6.0 fixtures are not on this machine")
-def test_the_originals_database_imports_every_memory_and_is_only_read(cli: Cli) -> None:
-    original = FIXTURES / "knowledge-graph.db"
+def test_the_originals_database_imports_every_memory_and_is_only_read(cli: Cli, tmp_path: Path) -> None:
+    original = tmp_path / "original" / "knowledge-graph.db"
+    original.parent.mkdir()
+    original.write_bytes((FIXTURES / "knowledge-graph.db").read_bytes())
     before = _sha256(original)
     expected = memories(original)
     answer = cli.ok("import", str(original), "--json").json()
@@ -181,6 +183,7 @@ def test_the_originals_database_imports_every_memory_and_is_only_read(cli: Cli) 
     assert exported["task-state:widget"]["title"] == "Ship OAuth login"
     assert exported["auth-decision"]["metadata"]["trust"] == "untrusted"
     assert _sha256(original) == before
+    assert [path.name for path in original.parent.iterdir()] == ["knowledge-graph.db"]
 
 
 def test_a_sqlite_file_the_original_did_not_write_is_refused_as_a_bad_body(cli: Cli, tmp_path: Path) -> None:
