@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -214,6 +213,8 @@ def _backup(target: Path) -> Path:
     read the last committed state (SQLite's backup from the connection holding the lock waits on itself).
     Written under a temporary name, then renamed, so a kill mid-copy leaves no partial backup.
     """
+    import tempfile  # (random, shutil): only an adoption needs it, not every open
+
     destination = backup_name(target, datetime.now(UTC))
     paths.ensure_private_dir(destination.parent)
     serial = 1
