@@ -41,7 +41,7 @@ def recognized(text: str) -> bool:
         return False
     try:
         record = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the parser: the bundle reader's refusal says so
         return False
     return isinstance(record, dict) and record.get("type") in _KINDS
 
@@ -98,6 +98,9 @@ def convert(text: str) -> Converted:
             record = json.loads(line)
         except ValueError:
             problems.append(f"line {number}: not JSON")
+            continue
+        except RecursionError:
+            problems.append(f"line {number}: nested deeper than JSON can be read")
             continue
         kind = record.get("type") if isinstance(record, dict) else None
         if kind == "entity" and isinstance(record.get("name"), str):
