@@ -94,11 +94,11 @@ _OUR_INDEXES: Final = (
     "CREATE INDEX IF NOT EXISTS idx_tags_tag ON tags(tag, entity_id)",
     "CREATE INDEX IF NOT EXISTS idx_relations_to ON relations(to_entity_id)",
     "CREATE TABLE IF NOT EXISTS memesh_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
-    "INSERT INTO counters (name, value) SELECT 'entities', COUNT(*) FROM entities",
-    "CREATE TRIGGER entities_count_insert AFTER INSERT ON entities "
+    "CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+    "INSERT OR REPLACE INTO counters (name, value) SELECT 'entities', COUNT(*) FROM entities",
+    "CREATE TRIGGER IF NOT EXISTS entities_count_insert AFTER INSERT ON entities "
     "BEGIN UPDATE counters SET value = value + 1 WHERE name = 'entities'; END",
-    "CREATE TRIGGER entities_count_delete AFTER DELETE ON entities "
+    "CREATE TRIGGER IF NOT EXISTS entities_count_delete AFTER DELETE ON entities "
     "BEGIN UPDATE counters SET value = value - 1 WHERE name = 'entities'; END",
 )
 _PROPOSAL_INDEXES: Final = (
@@ -166,6 +166,12 @@ def _bring_to_our_schema(conn: sqlite3.Connection) -> None:
     # rebuild_index fills ours from the rows. Its fts5vocab table (fts_vocab) is left; it reads whichever index
     # has the name.
     conn.execute("DROP TABLE IF EXISTS entities_fts")
+    # A trigger of the original's that kept its index in step would now write the original's columns into ours,
+    # twice over with our own writes: its index is gone, so are they.
+    for (trigger,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%entities_fts%'"
+    ).fetchall():
+        conn.execute(f'DROP TRIGGER "{trigger}"')
     for statement in _OUR_INDEXES:
         conn.execute(statement)
     if "dream_proposals" in {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}:

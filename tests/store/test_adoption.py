@@ -308,3 +308,71 @@ def test_two_processes_opening_the_original_at_once_adopt_it_once(home_with_orig
         assert versions == sorted(set(versions)) and len(versions) == 11
     finally:
         conn.close()
+
+
+def _early_original(path: Path) -> None:
+    """A file in the shape of an early 4.x release: no title, namespace or counters columns, no unique tag index,
+    a duplicate tag, NULL metadata, no dream_proposals, and an FTS trigger of the original's."""
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        CREATE TABLE entities (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, type TEXT NOT NULL,
+            created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, metadata JSON);
+        CREATE TABLE observations (id INTEGER PRIMARY KEY AUTOINCREMENT, entity_id INTEGER NOT NULL,
+            content TEXT NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);
+        CREATE TABLE relations (id INTEGER PRIMARY KEY AUTOINCREMENT, from_entity_id INTEGER NOT NULL,
+            to_entity_id INTEGER NOT NULL, relation_type TEXT NOT NULL, metadata JSON,
+            created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);
+        CREATE TABLE tags (id INTEGER PRIMARY KEY AUTOINCREMENT, entity_id INTEGER NOT NULL, tag TEXT NOT NULL);
+        CREATE VIRTUAL TABLE entities_fts USING fts5(name, observations, content='');
+        CREATE TRIGGER entities_fts_sync AFTER INSERT ON entities
+            BEGIN INSERT INTO entities_fts (rowid, name, observations) VALUES (NEW.id, NEW.name, ''); END;
+        INSERT INTO entities (name, type, created_at, metadata)
+            VALUES ('early-one', 'note', '2025-01-02T03:04:05Z', NULL),
+                   ('early-two', 'decision', NULL, '{"pin": true}');
+        INSERT INTO observations (entity_id, content) VALUES (1, 'written by an early release');
+        INSERT INTO tags (entity_id, tag) VALUES (1, 'project:old'), (1, 'project:old');
+        INSERT INTO relations (from_entity_id, to_entity_id, relation_type) VALUES (1, 2, 'relates_to');
+        """
+    )
+    conn.close()
+
+
+def test_an_early_4x_file_gains_the_columns_it_lacks_with_our_defaults_and_stays_whole(tmp_path: Path) -> None:
+    path = tmp_path / "memesh" / "knowledge-graph.db"
+    path.parent.mkdir()
+    _early_original(path)
+    store = open_store(path)
+    try:
+        one, two = store.find("early-one"), store.find("early-two")
+        hits = store.conn.execute("SELECT rowid FROM entities_fts WHERE entities_fts MATCH 'early'").fetchall()
+    finally:
+        store.close()
+    assert one is not None and two is not None
+    assert (one.namespace, one.status, one.title, one.metadata) == ("personal", "active", None, {})
+    assert one.created_at == "2025-01-02 03:04:05" and one.tags == ["project:old"]
+    assert one.observations == ["written by an early release"]
+    assert [(r.from_name, r.to_name, r.type) for r in one.relations] == [("early-one", "early-two", "relates_to")]
+    assert two.metadata == {"pin": True} and two.created_at  # a missing time is given the adoption's
+    assert sorted(hits) == [(1,), (2,)]
+
+
+def test_memories_written_after_adoption_are_indexed_once(tmp_path: Path) -> None:
+    path = tmp_path / "memesh" / "knowledge-graph.db"
+    path.parent.mkdir()
+    _early_original(path)
+    done = subprocess.run(
+        [str(MEMESH), "remember", "--name", "after", "--type", "note", "--obs", "an early file, adopted", "--json"],
+        env=_environment(tmp_path, MEMESH_DB_PATH=str(path)),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    conn = _read(path)
+    try:
+        assert conn.execute("SELECT COUNT(*) FROM entities_fts WHERE entities_fts MATCH 'adopted'").fetchone() == (1,)
+        assert conn.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'entities_fts_sync'").fetchone() == (0,)
+    finally:
+        conn.close()
