@@ -376,3 +376,16 @@ def test_memories_written_after_adoption_are_indexed_once(tmp_path: Path) -> Non
         assert conn.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'entities_fts_sync'").fetchone() == (0,)
     finally:
         conn.close()
+
+
+def test_a_hook_opening_the_original_first_adopts_it_the_same_way(small_original: Path) -> None:
+    from memesh.store.sqlite_hooks import open_hook_store
+
+    before = memories(small_original)
+    store = open_hook_store(small_original)
+    try:
+        assert store.conn.execute("SELECT COUNT(*) FROM entities_fts").fetchone() == (len(before),)
+    finally:
+        store.close()
+    assert memories(small_original) == before
+    assert len(list((small_original.parent / "backups").iterdir())) == 1
