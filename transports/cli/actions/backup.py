@@ -263,6 +263,8 @@ def _original_database(file: str) -> _Source | _Unreadable | MemeshError:
         if reason is None:
             raise
         return MemeshError.failed(f"cannot read {file}: {reason}")
+    finally:
+        resources.close()  # it opened nothing of its own: the copy is closed below
     if store is None:
         return _Unreadable(
             f"{file} is not a database the TypeScript MeMesh wrote (to copy a whole MeMesh database, use "
@@ -270,15 +272,15 @@ def _original_database(file: str) -> _Source | _Unreadable | MemeshError:
             bad_body=True,
         )
     try:
-        match run_op(EXPORT, {"limit": EXPORT_MAX}, resources=Resources.over(store)):
-            case Failure(error):
-                failed: MemeshError = error
-                return failed
-            case Success(bundle):
-                return _Source(bundle, "memesh-db")
+        exported = run_op(EXPORT, {"limit": EXPORT_MAX}, resources=Resources.over(store))
     finally:
         store.close()
-    raise AssertionError("unreachable")  # pragma: no cover - mypy's exhaustiveness of the match above
+    match exported:
+        case Success(bundle):
+            return _Source(bundle, "memesh-db")
+        case _:
+            failed: MemeshError = exported.failure()
+            return failed
 
 
 def _read_bundle(raw: bytes, file: str) -> dict[str, Any] | _Unreadable | MemeshError:
