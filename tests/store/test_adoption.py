@@ -389,3 +389,18 @@ def test_a_hook_opening_the_original_first_adopts_it_the_same_way(small_original
         store.close()
     assert memories(small_original) == before
     assert len(list((small_original.parent / "backups").iterdir())) == 1
+
+
+def test_an_adoption_whose_backup_cannot_be_written_changes_nothing_and_says_so(small_original: Path) -> None:
+    (small_original.parent / "backups").write_text("a file where the backups folder would go", encoding="utf-8")
+    before = sha256(small_original)
+    with pytest.raises(StoreError) as raised:
+        open_store(small_original)
+    assert raised.value.error.data["store"] == "cannot-open"
+    assert str(small_original.parent) not in raised.value.error.message
+    assert sha256(small_original) == before
+    conn = _read(small_original)
+    try:
+        assert conn.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'schema_migrations'").fetchone() == (0,)
+    finally:
+        conn.close()
