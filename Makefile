@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' -o -name '*.html' 2>/dev/null)
 LINKTREE = $(firstword $(wildcard build/__editable__.memesh-*))
 
-.PHONY: plugin install run test lint typecheck typecheck-ts codegen check-codegen bench bench-postgres clean mcp browser postgres inspector claude-code gemini-cli
+.PHONY: plugin install run test lint typecheck typecheck-ts codegen check-codegen bench bench-postgres clean mcp browser postgres inspector mcp-memory-server claude-code gemini-cli
 # Bare `make` installs (it used to stop after creating the venv, the first target in the file).
 .DEFAULT_GOAL := install
 
@@ -93,6 +93,15 @@ $(INSPECTOR)/node_modules/.installed: $(INSPECTOR)/package.json $(INSPECTOR)/pac
 
 inspector: $(INSPECTOR)/node_modules/.installed
 
+# The official MCP memory server, which a test runs (through the mcp client) so that it writes a real memory.jsonl
+# for `memesh import`: pinned in its lockfile, installed once from the npm registry (the test never downloads it).
+MCP_MEMORY := tools/mcp-memory-server
+$(MCP_MEMORY)/node_modules/.installed: $(MCP_MEMORY)/package.json $(MCP_MEMORY)/package-lock.json
+	cd $(MCP_MEMORY) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+mcp-memory-server: $(MCP_MEMORY)/node_modules/.installed
+
 # Claude Code's CLI, for the end-to-end test that runs a scripted session against a stand-in Messages API on 127.0.0.1
 # with MeMesh's hooks (tests/transports/hooks/test_claude_code_session.py): pinned in its lockfile, installed once from
 # the npm registry (its package brings the native binary for this platform); the test never downloads it.
@@ -123,7 +132,7 @@ PG_INITDB = $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb))
 postgres:
 	@test -n "$(PG_INITDB)" || (apt-get update && apt-get install -y --no-install-recommends postgresql)
 
-test: check-codegen lint typecheck typecheck-ts $(CHROMIUM) $(INSPECTOR)/node_modules/.installed $(CLAUDE_CODE)/node_modules/.installed $(GEMINI_CLI)/node_modules/.installed postgres
+test: check-codegen lint typecheck typecheck-ts $(CHROMIUM) $(INSPECTOR)/node_modules/.installed $(MCP_MEMORY)/node_modules/.installed $(CLAUDE_CODE)/node_modules/.installed $(GEMINI_CLI)/node_modules/.installed postgres
 	MEMESH_TEST_REQUIRE_POSTGRES=1 $(BIN)/pytest -n 2 --durations=10
 
 # The quick benchmarks; locomo.py and scale.py --n 100000 are run by hand (benchmarks/README.md). A script's own

@@ -139,10 +139,22 @@ class Resources:
 
     def open_at(self, target: str | None) -> Store:
         """The database at a SQLite file's path or a postgresql:// URL (None: the configured one), opened and
-        migrated (StoreError if not)."""
-        from memesh.store.open import open_store
+        migrated (StoreError if not). A file the TypeScript MeMesh wrote, named by a person (db copy --from, import),
+        is not adopted in place: an adopted private copy of it is opened. The configured one opens as every process
+        opens it (adopted in place)."""
+        from memesh.store.open import chosen, open_store
 
+        where = chosen(target) if target is not None else None
+        if isinstance(where, Path) and (copy := self.original_database(where)) is not None:
+            return copy
         return open_store(target)
+
+    def original_database(self, file: Path) -> Store | None:
+        """The TypeScript MeMesh's database at `file` as an adopted private copy (deleted when closed), the file
+        itself only read; None when `file` is not one. StoreError when it is one and cannot be copied."""
+        from memesh.store.sqlite_original import open_if_original
+
+        return open_if_original(file)
 
     def described(self, target: str | None) -> str:
         """`target` as a person may be shown it: the file's path, or the URL with its password redacted."""

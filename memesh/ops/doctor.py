@@ -3,6 +3,7 @@ the one repair it can apply on request (retired config keys, after a byte-for-by
 
 from __future__ import annotations
 
+import json
 import platform
 import re
 from datetime import datetime, timedelta
@@ -38,6 +39,7 @@ class DoctorStore(Protocol):
     def index_matches(self) -> tuple[int, int]: ...
     def created_between(self, types: list[str], start: str, end: str) -> dict[str, int]: ...
     def missing_vectors(self, model: str) -> list[int]: ...
+    def get_meta(self, key: str) -> str | None: ...
     def close(self) -> None: ...
 
 
@@ -116,6 +118,34 @@ def _database(store: DoctorStore | None, failure: tuple[str, str | None], shown:
         detail += f"; migrated by a newer MeMesh (migrations {newer} unknown here): upgrade MeMesh"
         return _check("database", "Database", "warn", detail, reason="schema-ahead")
     return _check("database", "Database", "pass", detail)
+
+
+# Written by the SQLite store when it adopts the TypeScript MeMesh's database (memesh.store.sqlite_adoption).
+ADOPTED_KEY = "adopted_from_typescript"
+
+
+def _adoption(store: DoctorStore) -> list[dict[str, Any]]:
+    """The `adoption` check, only for a database that came from the TypeScript MeMesh: when, and where its
+    original is kept (the backup's path is relative to the database's folder, so nothing of the machine shows)."""
+    raw = store.get_meta(ADOPTED_KEY)
+    if raw is None:
+        return []
+    try:
+        record = json.loads(raw)
+    except ValueError:
+        record = None
+    if not isinstance(record, dict):
+        return [_check("adoption", "Adoption", "warn", "adopted from the TypeScript MeMesh; its record is unreadable")]
+    at = record.get("at") if isinstance(record.get("at"), str) else "an unknown time"
+    backup = record.get("backup")
+    if isinstance(backup, str):
+        detail = (
+            f"adopted from the TypeScript MeMesh at {at} UTC; the original is kept as {backup} beside the database "
+            "(to go back, see the README's 'Coming from…')"
+        )
+    else:
+        detail = f"copied from a TypeScript MeMesh database at {at} UTC; that file was left as it was"
+    return [_check("adoption", "Adoption", "pass", detail)]
 
 
 def _vectors(store: DoctorStore, model: str, entities: int) -> dict[str, Any]:
@@ -227,7 +257,9 @@ def _suite(uses: DoctorResources, now: datetime) -> dict[str, Any]:
         database = _database(store, failure, uses.database_shown())
         counts: dict[str, tuple[int, int]] = {}
         vectors: list[dict[str, Any]] = []
+        adoption: list[dict[str, Any]] = []
         if store is not None:
+            adoption = _adoption(store)
             model = uses.vector_model()
             if model is not None:
                 vectors.append(_vectors(store, model, store.index_matches()[0]))
@@ -246,6 +278,7 @@ def _suite(uses: DoctorResources, now: datetime) -> dict[str, Any]:
         _install(uses),
         *_plugin_caches(uses),
         database,
+        *adoption,
         *vectors,
         _config(uses.config_file),
         _hooks(uses.claude_settings, records, now, uses.plugin_caches()),

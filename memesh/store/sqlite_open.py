@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from memesh import paths
 from memesh.errors import ErrorCode, MemeshError
+from memesh.store import sqlite_adoption as adoption
 from memesh.store.errors import StoreError, translate, why
 from memesh.store.migrations import MIGRATIONS
 from memesh.store.sqlite_base import BUSY_TIMEOUT_MS
@@ -34,9 +35,11 @@ def cannot_open_error(message: str) -> MemeshError:
     return MemeshError(ErrorCode.INTERNAL, message, {"store": "cannot-open"})
 
 
-def open_as(kind: type[S], path: Path | None = None) -> S:
+def open_as(kind: type[S], path: Path | None = None, *, backup_before_adopting: bool = True) -> S:
     """Open (creating if needed, owner-only) the database at `path`, default `paths.db_path()`, migrated, as a
-    store of class `kind` (the whole store, or the lean one the hooks use)."""
+    store of class `kind` (the whole store, or the lean one the hooks use). A database the TypeScript MeMesh
+    wrote is adopted on the way (memesh.store.sqlite_adoption), after a backup beside it unless
+    `backup_before_adopting` is off (a private copy made for `db copy` or `import`)."""
     target = path or paths.db_path()
     problem = paths.db_path_problem() if path is None else None
     if problem is not None:
@@ -53,8 +56,15 @@ def open_as(kind: type[S], path: Path | None = None) -> S:
     store = kind(conn)
     try:
         _while_busy(store.configure)
+        _while_busy(lambda: _adopted(store, target, backup_before_adopting))
         _while_busy(store.migrate)
         _while_busy(store.use_wal)
+    except StoreError:
+        conn.close()
+        raise
+    except OSError as exc:  # the adoption's backup could not be written: nothing was adopted
+        conn.close()
+        raise StoreError(f"cannot back up the database at {target}: {exc}", opening_error(exc)) from exc
     except sqlite3.Error as exc:
         conn.close()
         unwritable = exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_FULL)
@@ -63,6 +73,22 @@ def open_as(kind: type[S], path: Path | None = None) -> S:
         raise StoreError(f"cannot use the database at {target}: {exc}", opening_error(exc)) from exc
     owner_only(target)
     return store
+
+
+def _adopted(store: SqliteWrites, target: Path, keep_backup: bool) -> None:
+    """Adopt the file when the TypeScript MeMesh wrote it; refuse, changing nothing, a file whose `entities` table
+    another program made (migrating it would fail half-way into someone else's schema)."""
+    match adoption.shape(store.conn):
+        case "original":
+            adoption.adopt(store, target, keep_backup=keep_backup)
+        case "foreign":
+            message = (
+                "cannot open the database: it holds tables MeMesh did not write (an `entities` table of another "
+                "shape); nothing was changed. Point MEMESH_DB_PATH elsewhere, or move the file aside"
+            )
+            raise StoreError(f"{message} ({target})", cannot_open_error(message))
+        case _:
+            pass
 
 
 SIDE_FILES = ("", "-wal", "-shm", "-journal")

@@ -18,6 +18,7 @@ from returns.result import Failure, Success
 from memesh import jsontext
 from memesh.app.registry import EXPORT
 from memesh.app.resources import Resources
+from memesh.core import mcp_memory
 from memesh.core.storable import TOO_DEEP
 from memesh.errors import MemeshError
 from memesh.transports.cli import render
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
     from memesh.transports.cli.progress import Progress
 
 DEFAULT_MERGE = "skip"
+FORMATS = ("bundle", "mcp-memory", "memesh-db")
+SQLITE_HEADER = b"SQLite format 3\x00"
+EXPORT_MAX = 1_000_000  # the export tool's own maximum: every memory of the original
 _BUNDLE_HINTS = (
     "       memesh import expects a file produced by 'memesh export'.",
     "       Try: memesh export > my-export.json && memesh import my-export.json",
@@ -142,8 +146,11 @@ def import_command(
     notes: str | None,
     project: str | None,
     as_json: bool,
+    format_: str | None = None,
+    dry_run: bool = False,
 ) -> int:
-    """`memesh import`: a JSON bundle, or a note-file folder with --notes; flags that belong to the other refused."""
+    """`memesh import`: a JSON bundle (or a file of another memory store, converted to one), or a note-file folder
+    with --notes; flags that belong to the other refused."""
     if file is not None and notes is not None:
         return _refuse("pass either a JSON export file or --notes <dir>, not both.", as_json=as_json)
     if file is None and notes is None:
@@ -153,8 +160,17 @@ def import_command(
         return _refuse("the path is empty: name the JSON export file or the --notes folder.", as_json=as_json)
     if yes and not trust:
         return _refuse("--yes only applies with --trust.", as_json=as_json)
+    if format_ is not None and format_ not in FORMATS:
+        return _refuse(f"--format must be one of {', '.join(FORMATS)}.", as_json=as_json, bad_body=True)
     if notes is not None:
-        given = {"--merge": merge, "--namespace": namespace, "--restore-archived": restore_archived, "--trust": trust}
+        given = {
+            "--merge": merge,
+            "--namespace": namespace,
+            "--restore-archived": restore_archived,
+            "--trust": trust,
+            "--format": format_,
+            "--dry-run": dry_run,
+        }
         misplaced = [flag for flag, value in given.items() if value not in (None, False)]
         if misplaced:
             return _refuse(
@@ -168,8 +184,11 @@ def import_command(
         return _refuse(
             "--project only applies with --notes; a JSON export carries its own project tags.", as_json=as_json
         )
+    if dry_run:
+        return _dry_run(file, format_, as_json=as_json)
     return _import_bundle(
         file,
+        format_,
         merge=merge or DEFAULT_MERGE,
         namespace=namespace,
         restore_archived=restore_archived,
@@ -189,14 +208,83 @@ class _Unreadable(NamedTuple):
     bad_body: bool = False
 
 
-def _read_bundle(file: str) -> dict[str, Any] | _Unreadable | MemeshError:
-    """The decoded bundle, or why the file cannot be one."""
+class _Source(NamedTuple):
+    """A file read as a bundle: the bundle, the format it was in, and what converting it changed or could not read."""
+
+    data: dict[str, Any]
+    format: str = "bundle"
+    renamed: tuple[dict[str, str], ...] = ()
+    problems: tuple[str, ...] = ()
+    relations: int | None = None
+
+
+def _read_source(file: str, format_: str | None) -> _Source | _Unreadable | MemeshError:
+    """The file as a bundle: a `memesh export` bundle, the TypeScript MeMesh's knowledge-graph.db, or the official
+    MCP memory server's memory.jsonl, told apart by their content unless `format_` names one."""
     try:
         raw = Path(file).read_bytes()
     except FileNotFoundError:
         return _Unreadable(f"file not found: {file}", _BUNDLE_HINTS)
     except OSError as exc:
         return _Unreadable(f"cannot read {file} ({exc.strerror or type(exc).__name__}).")
+    if format_ == "memesh-db" or (format_ is None and raw.startswith(SQLITE_HEADER)):
+        return _original_database(file)
+    if format_ == "mcp-memory" or (format_ is None and _jsonl(raw)):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return _Unreadable(f"{file} is not UTF-8 text, so not a memory.jsonl.")
+        converted = mcp_memory.convert(text)
+        if not converted.bundle["entities"] and not mcp_memory.recognized(text):
+            return _Unreadable(f"{file} holds no line of the MCP memory server's memory.jsonl.", bad_body=True)
+        return _Source(
+            converted.bundle, mcp_memory.FORMAT, tuple(converted.renamed), tuple(converted.problems),
+            converted.relations,
+        )  # fmt: skip
+    data = _read_bundle(raw, file)
+    return data if isinstance(data, _Unreadable | MemeshError) else _Source(data)
+
+
+def _jsonl(raw: bytes) -> bool:
+    try:
+        return mcp_memory.recognized(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return False
+
+
+def _original_database(file: str) -> _Source | _Unreadable | MemeshError:
+    """The TypeScript MeMesh's database as the bundle `memesh export` makes of it once adopted: read from an
+    adopted private copy, so the file itself is left exactly as it is."""
+    resources = cli_resources()
+    try:
+        store = resources.original_database(Path(file))
+    except Exception as exc:  # StoreError: it is the original's, but could not be copied
+        reason = getattr(getattr(exc, "error", None), "message", None)
+        if reason is None:
+            raise
+        return MemeshError.failed(f"cannot read {file}: {reason}")
+    finally:
+        resources.close()  # it opened nothing of its own: the copy is closed below
+    if store is None:
+        return _Unreadable(
+            f"{file} is not a database the TypeScript MeMesh wrote (to copy a whole MeMesh database, use "
+            "memesh db copy --from it).",
+            bad_body=True,
+        )
+    try:
+        exported = run_op(EXPORT, {"limit": EXPORT_MAX}, resources=Resources.over(store))
+    finally:
+        store.close()
+    match exported:
+        case Success(bundle):
+            return _Source(bundle, "memesh-db")
+        case _:
+            failed: MemeshError = exported.failure()
+            return failed
+
+
+def _read_bundle(raw: bytes, file: str) -> dict[str, Any] | _Unreadable | MemeshError:
+    """The decoded bundle, or why the file cannot be one."""
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
@@ -250,7 +338,15 @@ def _confirm_trust(file: str, count: int, rerun: str, *, as_json: bool) -> int |
 
 
 def _import_bundle(
-    file: str, *, merge: str, namespace: str | None, restore_archived: bool, trust: bool, yes: bool, as_json: bool
+    file: str,
+    format_: str | None,
+    *,
+    merge: str,
+    namespace: str | None,
+    restore_archived: bool,
+    trust: bool,
+    yes: bool,
+    as_json: bool,
 ) -> int:
     from memesh.transports.cli.progress import Progress
 
@@ -258,6 +354,7 @@ def _import_bundle(
     try:
         return _import_read_bundle(
             file,
+            format_,
             progress,
             merge=merge,
             namespace=namespace,
@@ -272,6 +369,7 @@ def _import_bundle(
 
 def _import_read_bundle(
     file: str,
+    format_: str | None,
     progress: Progress,
     *,
     merge: str,
@@ -284,12 +382,13 @@ def _import_read_bundle(
     from memesh.app.operations.maintenance import IMPORT_FILE
 
     progress.say(f"Reading {file}…")
-    data = _read_bundle(file)
+    source = _read_source(file, format_)
     progress.clear()  # before anything else is printed on the terminal, here and after each phase
-    if isinstance(data, MemeshError):
-        return fail(data, as_json=as_json)
-    if isinstance(data, _Unreadable):
-        return _refuse(data.message, *data.hints, as_json=as_json, bad_body=data.bad_body)
+    if isinstance(source, MemeshError):
+        return fail(source, as_json=as_json)
+    if isinstance(source, _Unreadable):
+        return _refuse(source.message, *source.hints, as_json=as_json, bad_body=source.bad_body)
+    data = source.data
     arguments: dict[str, Any] = {"data": data, "merge_strategy": merge}
     if namespace is not None:
         arguments["namespace"] = namespace
@@ -317,14 +416,71 @@ def _import_read_bundle(
         case Success(result):
             pass
     if as_json:
-        print(dumps(result))
+        print(dumps(result if source.format == "bundle" else {**result, "source": _described(source)}))
     else:
         suggestion = _rerun(file, "overwrite", namespace, restore_archived, "--trust")
         print("\n".join(render.import_lines(result, trusted=trust, suggestion=suggestion)))
         _err(*render.skipped_relation_lines(result["skipped_relations"]))
+        if source.format != "bundle":
+            _err(*_source_lines(file, source))
     # Relations pointing outside the bundle are reported, not failed: every narrowed export has them.
     _err(*render.import_error_lines(result["errors"]))
-    return FAILED if result["errors"] else OK
+    if as_json:
+        _err(*(f"  {problem}" for problem in source.problems))
+    return FAILED if result["errors"] or source.problems else OK
+
+
+FORMAT_NAMES = {
+    "bundle": "a memesh export bundle",
+    "memesh-db": "the TypeScript MeMesh's database (read from a private copy; the file was not changed)",
+    mcp_memory.FORMAT: "the official MCP memory server's memory.jsonl",
+}
+
+
+def _described(source: _Source) -> dict[str, Any]:
+    """What the file held and what reading it changed, for --json and the dry run."""
+    entities = source.data["entities"]
+    relations = source.relations
+    if relations is None:
+        relations = sum(len(e.get("relations") or []) for e in entities if isinstance(e, dict))
+    return {
+        "format": source.format,
+        "entities": len(entities),
+        "observations": sum(len(e.get("observations") or []) for e in entities if isinstance(e, dict)),
+        "relations": relations,
+        "renamed": list(source.renamed),
+        "problems": list(source.problems),
+    }
+
+
+def _source_lines(file: str, source: _Source) -> list[str]:
+    shown = _described(source)
+    lines = [
+        f"Read {file} as {FORMAT_NAMES[source.format]}: {render.memories(shown['entities'])}, "
+        f"{_counted(shown['observations'], 'observation')}, {_counted(shown['relations'], 'relation')}."
+    ]
+    lines += [f"  renamed {item['from']!r} → {item['to']!r} ({item['why']})" for item in source.renamed]
+    lines += [f"  not read: {problem}" for problem in source.problems]
+    return lines
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _dry_run(file: str, format_: str | None, *, as_json: bool) -> int:
+    """What importing `file` would bring (its format, counts, names given another one, lines not read); nothing
+    is written and the database is not opened."""
+    source = _read_source(file, format_)
+    if isinstance(source, MemeshError):
+        return fail(source, as_json=as_json)
+    if isinstance(source, _Unreadable):
+        return _refuse(source.message, *source.hints, as_json=as_json, bad_body=source.bad_body)
+    if as_json:
+        print(dumps({"dry_run": True, **_described(source)}))
+    else:
+        print("\n".join([*_source_lines(file, source), "Dry run: nothing was imported."]))
+    return OK
 
 
 def _import_notes(directory: str, *, project: str | None, as_json: bool) -> int:

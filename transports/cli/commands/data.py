@@ -62,10 +62,13 @@ def import_(
     yes: Switch = False,
     notes: str | None = None,
     project: str | None = None,
+    format_: str | None = None,
+    dry_run: Switch = False,
     database: str | None = None,
     json_: Switch = False,
 ) -> int:
-    """Import a JSON bundle made by `memesh export`, or a folder of note files (--notes); exit 1 on any error.
+    """Import a JSON bundle made by `memesh export`, the TypeScript MeMesh's knowledge-graph.db, the official MCP
+    memory server's memory.jsonl, or a folder of note files (--notes); exit 1 on any error.
 
     Imported memories are untrusted (recall finds them; they are not injected into new sessions) unless you
     restore your OWN backup with --trust.
@@ -73,7 +76,8 @@ def import_(
     Parameters
     ----------
     file
-        The JSON file written by `memesh export`.
+        The JSON file written by `memesh export`, a knowledge-graph.db the TypeScript MeMesh wrote (only read), or
+        a memory.jsonl of the official MCP memory server; told apart by their content.
     merge
         What to do with a memory you already have: skip (default), overwrite or append.
     namespace
@@ -88,6 +92,10 @@ def import_(
         A folder of Markdown note files with frontmatter (one memory per file) instead of a JSON file.
     project
         With --notes: the project the memories belong to (default: this directory's project).
+    format_
+        Read FILE as this format instead of telling it by its content: bundle, memesh-db or mcp-memory.
+    dry_run
+        Say what FILE holds and which names would be given another one; import nothing.
     database
         The database to use instead of the configured one: a SQLite file's path or a postgresql:// URL.
     json_
@@ -107,6 +115,8 @@ def import_(
             notes=notes,
             project=project,
             as_json=json_,
+            format_=format_,
+            dry_run=dry_run,
         )
 
 
