@@ -142,6 +142,10 @@ _TLS_REFUSED = (
 _TLS_REQUIRED = "the database server accepts only TLS connections: set sslmode=verify-full (or require) in the URL"
 _NO_DATABASE = "the database the URL names does not exist; check the URL, or ask its owner to create it"
 _TIMEOUT = "the database did not answer within the call's time budget; try again"
+_NO_ANSWER = (
+    "the database server stopped answering within the call's time budget (the network, or the server); the next call "
+    "connects again"
+)
 
 
 def _unavailable(kind: str, message: str) -> tuple[str, ErrorCode, str]:
@@ -152,7 +156,11 @@ def _unavailable(kind: str, message: str) -> tuple[str, ErrorCode, str]:
 # restarting, full) is store.unavailable with a reason in data["store"]; a statement's failure keeps the spec's codes,
 # the same as SQLite's (locked, read-only, disk full, damaged: server.internal or operation.failed).
 _BY_SQLSTATE: dict[str, tuple[str, ErrorCode, str]] = {
-    "55P03": ("locked", ErrorCode.INTERNAL, "the database is locked by another writer (waited 30 s); try again"),
+    "55P03": (
+        "locked",
+        ErrorCode.INTERNAL,
+        "the database is locked by another writer (its turn did not come within the lock budget); try again",
+    ),
     "40P01": ("locked", ErrorCode.INTERNAL, "the database broke a deadlock between two writers; try again"),
     "40001": ("locked", ErrorCode.INTERNAL, "the database could not serialize two writers; try again"),
     "53100": ("disk-full", ErrorCode.INTERNAL, "the database server's disk is full: free some space, then try again"),
@@ -207,6 +215,8 @@ _CONNECT_TEXTS: tuple[tuple[tuple[str, ...], str, str], ...] = (
 
 def _connect_failure(exc: BaseException) -> tuple[str, ErrorCode, str]:
     """The reason a connection could not be made or broke, from libpq's text (see _CONNECT_TEXTS)."""
+    if getattr(exc, "store_reason", None) == "timeout":  # postgres_link's AnswerTimeout: the link went silent
+        return _unavailable("timeout", _NO_ANSWER)
     pgconn = getattr(exc, "pgconn", None)
     if pgconn is not None and getattr(pgconn, "needs_password", False):  # libpq's own flag: a password was asked
         return _unavailable("auth-failed", _AUTH_FAILED)

@@ -42,6 +42,8 @@ _BROKEN_SQLSTATES = frozenset({"57P01", "57P02", "57P03", "57P05"})
 class AnswerTimeout(psycopg.OperationalError):
     """No answer from the server within the connection's bound: the link is taken as lost (and closed)."""
 
+    store_reason = "timeout"  # what memesh.store.errors reports it as (it has no SQLSTATE to be told by)
+
 
 class Link(psycopg.Connection[tuple[Any, ...]]):
     """A psycopg connection whose every wait for the server ends within `answer_within` seconds (None: unbounded)."""

@@ -14,6 +14,7 @@ import pytest
 from psycopg.conninfo import conninfo_to_dict
 
 from memesh.app.resources import Resources
+from memesh.errors import ErrorCode
 from memesh.store import postgres_link
 from memesh.store.errors import StoreError, translate
 from memesh.store.postgres import PostgresStore, open_postgres
@@ -233,7 +234,8 @@ def test_a_call_whose_answer_never_comes_fails_within_the_statement_budget_and_t
                 store.get_meta("k")
             waited = time.monotonic() - started
             assert 1.0 <= waited < 2.5  # statement_timeout + the margin, and not retried
-            assert translate(failed.value) is not None
+            error = translate(failed.value)
+            assert error is not None and error.code is ErrorCode.STORE_UNAVAILABLE and error.data["store"] == "timeout"
             started = time.monotonic()
             with pytest.raises(psycopg.OperationalError):  # a new connection cannot start either
                 store.get_meta("k")
