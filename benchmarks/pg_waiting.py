@@ -3,7 +3,9 @@
 1. Idle cost: one `memesh message watch --wait-ms 30000` waiting with nothing arriving, for `--seconds`: statements
    per second it makes the server run (pg_stat_statements, counted as they run) and transactions committed in the
    database (pg_stat_database.xact_commit, read after the watch has exited so that every backend has reported).
-2. Wake latency: a watch waiting, then a send through dispatch on a connection of this process; the time from the
+2. Idle cost of a server: `--polls` message polls waiting in one `memesh serve` (over HTTP, each for another
+   recipient), statements per second on the server while nothing arrives: what twenty waiting agents cost.
+3. Wake latency: a watch waiting, then a send through dispatch on a connection of this process; the time from the
    send's answer to the watch's `events` line, `--wakes` times (median and worst).
 
 `--memesh` picks the CLI to measure (this install's by default; another checkout's `.venv/bin/memesh` gives the
@@ -14,6 +16,7 @@ Figures only, never assertions.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -108,6 +111,50 @@ def idle_cost(memesh: str, env: dict[str, str], url: str, seconds: float) -> dic
     return {"statements_per_s": ran / (seconds + REPORTED_S), "transactions_per_s": made / seconds}
 
 
+def serve_idle_cost(memesh: str, env: dict[str, str], url: str, polls: int, seconds: float) -> float:
+    """Statements per second on the server while `polls` HTTP polls wait in one `memesh serve`."""
+    import re
+
+    import httpx
+    import psycopg
+
+    proc = subprocess.Popen(
+        [memesh, "serve", "--port", "0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        found = re.search(r"running at (http://\S+)", proc.stdout.readline())
+        assert found is not None
+        base = found[1]
+
+        def wait(n: int) -> None:
+            body = {"action": "poll", "project": PROJECT, "recipient": f"w{n}", "wait_ms": 30_000}
+            with contextlib.suppress(httpx.HTTPError):
+                httpx.post(f"{base}/v1/message", json=body, timeout=60)
+
+        statements = (
+            "SELECT COALESCE(sum(calls), 0) FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database "
+            "WHERE datname = current_database()) AND query NOT LIKE '%pg_stat%'"
+        )
+        cursors = "SELECT COALESCE(sum(calls), 0) FROM pg_stat_statements WHERE query LIKE 'INSERT INTO agent_message_cursors%'"
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("SELECT pg_stat_statements_reset()")
+            for n in range(polls):
+                threading.Thread(target=wait, args=(n,), daemon=True).start()
+            # Every poll's first look (a connection per worker thread, the poll's cursor) over before the idle stretch.
+            deadline = time.monotonic() + 60
+            while _one(conn, cursors) < polls and time.monotonic() < deadline:
+                time.sleep(0.2)
+            time.sleep(1.0)
+            conn.execute("SELECT pg_stat_statements_reset()")
+            time.sleep(seconds)
+            ran = _one(conn, statements)
+    finally:
+        proc.kill()
+        proc.wait()
+    return ran / seconds
+
+
 def wake_latency(memesh: str, env: dict[str, str], url: str, wakes: int) -> list[float]:
     store = open_postgres(url)
     ctx = CallContext(source_host="bench", agent_view=False, router=local_router)
@@ -138,6 +185,7 @@ def main() -> int:
     parser.add_argument("--memesh", default=str(Path(sys.executable).parent / "memesh"), help="the CLI to measure")
     parser.add_argument("--seconds", type=float, default=10.0, help="the idle stretch measured")
     parser.add_argument("--wakes", type=int, default=10, help="sends to time")
+    parser.add_argument("--polls", type=int, default=20, help="polls waiting in one memesh serve")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     cluster = _cluster()
@@ -152,6 +200,7 @@ def main() -> int:
         env = {k: v for k, v in os.environ.items() if not k.startswith("MEMESH_")}
         env.update(HOME=str(home), MEMESH_DIR=str(home / ".memesh"), MEMESH_DATABASE_URL=url, MEMESH_UPDATE_CHECK="0")
         idle = idle_cost(args.memesh, env, url, args.seconds)
+        served = serve_idle_cost(args.memesh, env, url, args.polls, args.seconds)
         latencies = wake_latency(args.memesh, env, url, args.wakes)
     finally:
         cluster.stop()
@@ -160,6 +209,8 @@ def main() -> int:
         "idle_seconds": args.seconds,
         "idle_statements_per_s": round(idle["statements_per_s"], 2),
         "idle_transactions_per_s": round(idle["transactions_per_s"], 2),
+        "serve_polls": args.polls,
+        "serve_idle_statements_per_s": round(served, 2),
         "wakes": len(latencies),
         "wake_ms_median": round(ms(median(latencies)), 1) if latencies else None,
         "wake_ms_worst": round(ms(max(latencies)), 1) if latencies else None,
@@ -172,6 +223,10 @@ def main() -> int:
     print(
         f"idle watch, {args.seconds:g} s: {summary['idle_statements_per_s']} statements/s, "
         f"{summary['idle_transactions_per_s']} transactions/s"
+    )
+    print(
+        f"{args.polls} polls waiting in one memesh serve, {args.seconds:g} s: "
+        f"{summary['serve_idle_statements_per_s']} statements/s"
     )
     print(
         f"wake latency over {len(latencies)} sends: median {summary['wake_ms_median']} ms, "
