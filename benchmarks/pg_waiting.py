@@ -136,7 +136,10 @@ def serve_idle_cost(memesh: str, env: dict[str, str], url: str, polls: int, seco
             "SELECT COALESCE(sum(calls), 0) FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database "
             "WHERE datname = current_database()) AND query NOT LIKE '%pg_stat%'"
         )
-        cursors = "SELECT COALESCE(sum(calls), 0) FROM pg_stat_statements WHERE query LIKE 'INSERT INTO agent_message_cursors%'"
+        cursors = (
+            "SELECT COALESCE(sum(calls), 0) FROM pg_stat_statements "
+            "WHERE query LIKE 'INSERT INTO agent_message_cursors%'"
+        )
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute("SELECT pg_stat_statements_reset()")
             for n in range(polls):
