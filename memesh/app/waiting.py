@@ -243,13 +243,13 @@ def call_waiting_sync(
     run: Callable[[], Result[Any, MemeshError]],
     wait: int,
     read_high_water: Callable[[], int],
-    wakeups: Wakeups | None = None,
+    wakeups: Callable[[], Wakeups] | None = None,
 ) -> Result[Any, MemeshError]:
     """The same wait in a process of its own (the CLI): sleep until woken, look at the newest event id, poll again
     if it grew."""
     if wait <= 0:
         return run()
-    source = wakeups if wakeups is not None else Ticks(CHECK_INTERVAL_S)
+    source = wakeups() if wakeups is not None else Ticks(CHECK_INTERVAL_S)  # made only for a wait: a listener
     deadline = time.monotonic() + wait / 1000
     mark = source.generation
     seen = read_high_water()

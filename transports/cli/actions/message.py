@@ -124,7 +124,7 @@ def watch(flags: dict[str, Any]) -> int:
                 lambda: run_op(MESSAGE, arguments, resources=resources),
                 wait,
                 resources.message_high_water,
-                resources.message_wakeups(),
+                resources.message_wakeups,
             )
         )
     finally:
