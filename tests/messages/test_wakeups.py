@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ import httpx
 import psycopg
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from psycopg.conninfo import conninfo_to_dict
 
 from memesh.app import waiting
 from memesh.store.postgres_listen import APPLICATION_NAME, SAFETY_S, Listener
@@ -55,21 +57,30 @@ def _until(condition: Callable[[], bool], timeout: float = 20.0) -> None:
         time.sleep(0.05)
 
 
+@pytest.fixture
+def db(pg_url: str) -> str:
+    """The test's database, its connections named for this test alone: a database a test is given may have been
+    another's, and a listener of that test's (an in-process server's, a killed server's worker) reconnects to it
+    when the database is emptied for reuse."""
+    return f"{pg_url}&application_name=memesh-test-{uuid.uuid4().hex[:12]}"
+
+
 def _listeners(url: str) -> list[int]:
-    """The backends LISTENing for this database's events (their pids)."""
+    """The backends LISTENing for this database's events under the URL's application_name (their pids)."""
+    name = conninfo_to_dict(url).get("application_name", APPLICATION_NAME)
     with psycopg.connect(url, autocommit=True) as conn:
         rows = conn.execute(
             "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = %s "
             "AND query LIKE 'LISTEN%%'",
-            (APPLICATION_NAME,),
+            (name,),
         ).fetchall()
     return [int(row[0]) for row in rows]
 
 
 @pytest.fixture
-def quiet_listener(pg_url: str) -> Iterator[Listener]:
+def quiet_listener(db: str) -> Iterator[Listener]:
     """A listener whose safety tick is a minute away: whatever wakes it sooner is a notification."""
-    listener = Listener(pg_url, safety_s=60)
+    listener = Listener(db, safety_s=60)
     assert listener.connected.wait(20)
     yield listener
     listener.stop()
@@ -82,25 +93,25 @@ def _woken(listener: Listener) -> threading.Event:
 
 
 def test_a_send_from_another_process_wakes_the_listener_without_its_safety_tick(
-    quiet_listener: Listener, pg_url: str, tmp_path: Path
+    quiet_listener: Listener, db: str, tmp_path: Path
 ) -> None:
     before = quiet_listener.generation
     woken = _woken(quiet_listener)
-    _send(_env(tmp_path, pg_url), "k1")
+    _send(_env(tmp_path, db), "k1")
     assert woken.wait(10)
     assert quiet_listener.generation > before
 
 
 def test_the_listener_reconnects_after_its_backend_is_terminated_and_hears_the_next_send(
-    quiet_listener: Listener, pg_url: str, tmp_path: Path
+    quiet_listener: Listener, db: str, tmp_path: Path
 ) -> None:
-    [first] = _listeners(pg_url)
-    with psycopg.connect(pg_url, autocommit=True) as conn:
+    [first] = _listeners(db)
+    with psycopg.connect(db, autocommit=True) as conn:
         conn.execute("SELECT pg_terminate_backend(%s)", (first,))
-    _until(lambda: len(pids := _listeners(pg_url)) == 1 and pids[0] != first)
+    _until(lambda: len(pids := _listeners(db)) == 1 and pids[0] != first)
     _until(quiet_listener.connected.is_set)
     woken = _woken(quiet_listener)
-    _send(_env(tmp_path, pg_url), "after-terminate")
+    _send(_env(tmp_path, db), "after-terminate")
     assert woken.wait(10)
 
 
@@ -130,21 +141,21 @@ class Watch:
 
 
 @pytest.fixture
-def watch(pg_url: str, tmp_path: Path) -> Iterator[Watch]:
+def watch(db: str, tmp_path: Path) -> Iterator[Watch]:
     """A watch waiting up to 30 s, ready and listening."""
-    running = Watch(_env(tmp_path, pg_url), 30_000)
+    running = Watch(_env(tmp_path, db), 30_000)
     try:
         assert running.next()[1] == {"type": "ready"}
-        _until(lambda: len(_listeners(pg_url)) == 1)
+        _until(lambda: len(_listeners(db)) == 1)
         yield running
     finally:
         running.close()
 
 
 def test_a_watch_process_is_woken_promptly_by_a_send_from_another_process(
-    watch: Watch, pg_url: str, tmp_path: Path
+    watch: Watch, db: str, tmp_path: Path
 ) -> None:
-    sent = _send(_env(tmp_path, pg_url), "k1")
+    sent = _send(_env(tmp_path, db), "k1")
     answered, line = watch.next()
     assert line["type"] == "events" and len(line["events"]) == 1
     assert answered - sent < PROMPT_S
@@ -233,8 +244,8 @@ class Serve:
 
 
 @pytest.fixture
-def serve(pg_url: str, tmp_path: Path) -> Iterator[Serve]:
-    running = Serve(_env(tmp_path, pg_url))
+def serve(db: str, tmp_path: Path) -> Iterator[Serve]:
+    running = Serve(_env(tmp_path, db))
     try:
         yield running
     finally:
@@ -242,33 +253,33 @@ def serve(pg_url: str, tmp_path: Path) -> Iterator[Serve]:
         running.proc.wait()
 
 
-def test_a_waiting_http_poll_is_woken_by_a_send_from_another_process(serve: Serve, pg_url: str, tmp_path: Path) -> None:
+def test_a_waiting_http_poll_is_woken_by_a_send_from_another_process(serve: Serve, db: str, tmp_path: Path) -> None:
     answer = serve.waiting_poll()
-    _until(lambda: len(_listeners(pg_url)) == 1)
-    sent = _send(_env(tmp_path, pg_url), "k1")
+    _until(lambda: len(_listeners(db)) == 1)
+    sent = _send(_env(tmp_path, db), "k1")
     answered, body = answer.get(timeout=60)
     assert body["success"] is True and len(body["data"]["events"]) == 1
     assert answered - sent < PROMPT_S
 
 
 def test_a_server_whose_listening_backend_is_terminated_still_wakes_its_waiting_polls(
-    serve: Serve, pg_url: str, tmp_path: Path
+    serve: Serve, db: str, tmp_path: Path
 ) -> None:
     serve.waiting_poll()  # the first waiting poll starts the process's listener
-    _until(lambda: len(_listeners(pg_url)) == 1)
-    [first] = _listeners(pg_url)
-    with psycopg.connect(pg_url, autocommit=True) as conn:
+    _until(lambda: len(_listeners(db)) == 1)
+    [first] = _listeners(db)
+    with psycopg.connect(db, autocommit=True) as conn:
         conn.execute("SELECT pg_terminate_backend(%s)", (first,))
-    _until(lambda: len(pids := _listeners(pg_url)) == 1 and pids[0] != first)
+    _until(lambda: len(pids := _listeners(db)) == 1 and pids[0] != first)
     answer = serve.waiting_poll()
-    sent = _send(_env(tmp_path, pg_url), "after-terminate")
+    sent = _send(_env(tmp_path, db), "after-terminate")
     answered, body = answer.get(timeout=60)
     assert body["success"] is True and len(body["data"]["events"]) == 1
     assert answered - sent < PROMPT_S
 
 
-def test_a_waiting_mcp_poll_over_stdio_is_woken_by_a_send_from_another_process(pg_url: str, tmp_path: Path) -> None:
-    env = _env(tmp_path, pg_url)
+def test_a_waiting_mcp_poll_over_stdio_is_woken_by_a_send_from_another_process(db: str, tmp_path: Path) -> None:
+    env = _env(tmp_path, db)
 
     async def go() -> tuple[float, float, Any]:
         params = StdioServerParameters(command=str(BIN / "memesh-mcp"), env=env, cwd=str(tmp_path))
@@ -277,7 +288,7 @@ def test_a_waiting_mcp_poll_over_stdio_is_woken_by_a_send_from_another_process(p
             sent: list[float] = []
 
             async def send_once_listening() -> None:
-                await anyio.to_thread.run_sync(lambda: _until(lambda: len(_listeners(pg_url)) == 1))
+                await anyio.to_thread.run_sync(lambda: _until(lambda: len(_listeners(db)) == 1))
                 sent.append(await anyio.to_thread.run_sync(_send, env, "k1"))
 
             async with anyio.create_task_group() as group:
