@@ -22,6 +22,9 @@ SESSION_ROOT = "PYTEST_MEMESH_SESSION_ROOT"
 # What a served hook forwards (transports/hooks/wire.py) and what MeMesh and its hosts read: none of the caller's
 # own settings (a session id, a recipient, a token, a folder) may reach a test.
 CLEARED_PREFIXES = ("MEMESH_", "CLAUDE", "CODEX_", "HERMES_")
+# Except the suite's own switches (tests/backends.py: MEMESH_TEST_BACKENDS, MEMESH_TEST_REQUIRE_POSTGRES), read after
+# isolation when tests are collected: cleared, `make test` could not require PostgreSQL. No product code reads them.
+KEPT_PREFIX = "MEMESH_TEST_"
 CLEARED = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
 # A folder's entries: relative path → size and modification time in ns.
 Listing = dict[str, tuple[int, int]]
@@ -36,6 +39,11 @@ def paths_under(home: Path) -> dict[str, str]:
     return {"HOME": str(home), "MEMESH_DIR": str(home / ".memesh")}
 
 
+def cleared(name: str) -> bool:
+    """Whether isolation removes the variable `name` from the suite's environment."""
+    return (name.startswith(CLEARED_PREFIXES) and not name.startswith(KEPT_PREFIX)) or name in CLEARED
+
+
 def isolate(worker: str) -> Path:
     """Point this process's environment at a home for `worker` inside the session's folder (made on first call)
     and return that home."""
@@ -45,7 +53,7 @@ def isolate(worker: str) -> Path:
     home = Path(os.environ[SESSION_ROOT]) / worker / "home"
     home.mkdir(parents=True, exist_ok=True)
     (home / ".gitconfig").write_text(GITCONFIG, encoding="utf-8")
-    for name in [name for name in os.environ if name.startswith(CLEARED_PREFIXES) or name in CLEARED]:
+    for name in [name for name in os.environ if cleared(name)]:
         del os.environ[name]
     os.environ.update(paths_under(home))
     # No test reaches the package index: servers started by tests (and their children) skip the update check.

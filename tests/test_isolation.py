@@ -8,6 +8,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from memesh import paths
 from memesh.adapters import claude_settings_file, transcripts
@@ -15,6 +18,7 @@ from tests import isolation
 
 SESSION = Path(os.environ[isolation.SESSION_ROOT])
 REAL_HOME = Path(os.environ[isolation.REAL_HOME])
+ROOT = Path(__file__).resolve().parent.parent
 
 # Every place MeMesh writes or reads under a home, as a process started now would see them.
 WHERE = """
@@ -62,9 +66,7 @@ def test_a_process_a_test_starts_sees_the_same_home() -> None:
 
 def test_none_of_the_callers_own_settings_reach_a_test() -> None:
     leaked = [
-        name
-        for name in os.environ
-        if name.startswith(isolation.CLEARED_PREFIXES) and name not in ("MEMESH_DIR", "MEMESH_UPDATE_CHECK")
+        name for name in os.environ if isolation.cleared(name) and name not in ("MEMESH_DIR", "MEMESH_UPDATE_CHECK")
     ]
     assert leaked == []
     assert not set(isolation.CLEARED) & set(os.environ)
@@ -98,3 +100,89 @@ def test_a_folder_that_is_absent_lists_empty_and_its_appearance_is_a_change(tmp_
     assert before == {}
     folder.mkdir()
     assert isolation.changes(before, isolation.listing(folder)) == ["added ."]
+
+
+def test_the_suites_own_switches_survive_isolation_and_the_callers_settings_do_not() -> None:
+    assert not isolation.cleared("MEMESH_TEST_BACKENDS")
+    assert not isolation.cleared("MEMESH_TEST_REQUIRE_POSTGRES")
+    assert isolation.cleared("MEMESH_DATABASE_URL")
+    assert isolation.cleared("MEMESH_TESTING")  # only the MEMESH_TEST_ prefix is the suite's
+
+
+def test_no_product_code_reads_the_suites_switches() -> None:
+    shipped = [ROOT / "memesh", ROOT / "transports", ROOT / "bin", ROOT / "hooks", ROOT / "extensions"]
+    readers = [
+        str(path.relative_to(ROOT))
+        for folder in shipped
+        for path in folder.rglob("*")
+        if path.is_file() and "node_modules" not in path.parts and b"MEMESH_TEST_" in path.read_bytes()
+    ]
+    assert readers == []
+
+
+# A pytest run of its own, started from the checkout with the session's environment plus `extra`, that writes what
+# it collected and each test's outcome as JSON; "no-server" makes tools/pg_cluster.py find no PostgreSQL programs,
+# as on a machine without them.
+RUN = """
+import json, sys, types
+import pytest
+mode, report, *args = sys.argv[1:]
+if mode == "no-server":
+    from tests import backends
+    backends._pg_cluster = lambda: types.SimpleNamespace(binaries=lambda: None)
+class Report:
+    collected, outcomes = [], {}
+    def pytest_collection_finish(self, session):
+        self.collected = [item.nodeid for item in session.items]
+    def pytest_runtest_logreport(self, report):
+        if report.when == "call" or report.outcome != "passed":
+            self.outcomes[report.nodeid] = "error" if report.when != "call" and report.failed else report.outcome
+found = Report()
+code = pytest.main(["-p", "no:randomly", "-p", "no:xdist", "-p", "no:cacheprovider", *args], plugins=[found])
+with open(report, "w") as out:
+    json.dump({"collected": found.collected, "outcomes": found.outcomes}, out)
+sys.exit(code)
+"""
+ENGINE_TEST = "tests/ops/test_forget.py::test_forgetting_a_missing_memory_is_not_found_with_the_data_body"
+
+
+def _pytest(tmp_path: Path, *args: str, extra: dict[str, str], no_server: bool = False) -> tuple[int, dict[str, Any]]:
+    """The exit code of a pytest run of its own, and what it collected and how each test ended."""
+    report = tmp_path / f"report-{len(list(tmp_path.iterdir()))}.json"
+    mode = "no-server" if no_server else "as-is"
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, mode, str(report), *args],
+        check=False,
+        cwd=ROOT,
+        env={**os.environ, **extra},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert report.exists(), done.stdout + done.stderr
+    found: dict[str, Any] = json.loads(report.read_text())
+    return done.returncode, found
+
+
+def test_memesh_test_backends_sqlite_collects_no_postgresql_test(tmp_path: Path) -> None:
+    code, found = _pytest(tmp_path, "--collect-only", ENGINE_TEST, extra={"MEMESH_TEST_BACKENDS": "sqlite"})
+    assert code == pytest.ExitCode.OK
+    assert found["collected"] == [f"{ENGINE_TEST}[sqlite]"]
+
+
+def test_both_engines_are_collected_when_no_switch_narrows_them(tmp_path: Path) -> None:
+    code, found = _pytest(tmp_path, "--collect-only", ENGINE_TEST, extra={})
+    assert code == pytest.ExitCode.OK
+    assert found["collected"] == [f"{ENGINE_TEST}[sqlite]", f"{ENGINE_TEST}[postgres]"]
+
+
+def test_a_missing_postgresql_fails_the_run_when_the_suite_requires_it(tmp_path: Path) -> None:
+    test = f"{ENGINE_TEST}[postgres]"
+    code, found = _pytest(tmp_path, test, extra={"MEMESH_TEST_REQUIRE_POSTGRES": "1"}, no_server=True)
+    assert (code, found["outcomes"]) == (pytest.ExitCode.TESTS_FAILED, {test: "error"})
+
+
+def test_a_missing_postgresql_is_a_skip_when_the_suite_does_not_require_it(tmp_path: Path) -> None:
+    test = f"{ENGINE_TEST}[postgres]"
+    code, found = _pytest(tmp_path, test, extra={}, no_server=True)
+    assert (code, found["outcomes"]) == (pytest.ExitCode.OK, {test: "skipped"})

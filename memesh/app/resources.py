@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from memesh.app.connections import ThreadConnections
     from memesh.app.hook_database import HookDatabase
     from memesh.app.hook_resources import HookResources
+    from memesh.app.waiting import Wakeups
     from memesh.core.plugin_cache import Installed
     from memesh.core.settings import RecallModeSetting
     from memesh.core.update import Channel
@@ -401,6 +402,20 @@ class Resources:
     def message_high_water(self) -> int:
         """The newest message event id: what a waiting `memesh message watch` looks at before polling again."""
         return self.store.message_high_water()
+
+    def message_wakeups(self) -> Wakeups:
+        """What tells this process's waiting polls to look at the newest event id again (memesh.app.waiting): the
+        clock's tick for a database someone else opened, whose URL these resources do not know."""
+        from memesh.app.waiting import wakeups_for
+        from memesh.store.errors import StoreError
+        from memesh.store.open import chosen
+
+        if not self._owned:
+            return wakeups_for(None)
+        try:
+            return wakeups_for(chosen(self.db_path))
+        except StoreError:  # a setting that names no database: the poll itself reports why
+            return wakeups_for(None)
 
     # --- hooks: the outside world of one hook event (memesh.app.hook_resources) ---
 

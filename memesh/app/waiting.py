@@ -1,9 +1,14 @@
 """A message poll's `wait_ms`: look again only when a new message event exists, until one arrives or time runs out.
 
 The operation itself answers at once. Waiting is the caller's: the HTTP and MCP servers wait asynchronously (no
-thread per waiting client: each waiter sleeps on the event loop, and one shared, rate-limited read of the newest
-event id tells every waiter of a process whether to poll again); the CLI's `watch` waits in its own process. A poll
-run again with the same arguments reads from the same cursor position, so nothing between two looks is missed.
+thread per waiting client: each waiter sleeps on the event loop, and one shared read of the newest event id tells
+every waiter of a process whether to poll again); the CLI's `watch` waits in its own process. A poll run again with
+the same arguments reads from the same cursor position, so nothing between two looks is missed.
+
+When to look again is the process's `Wakeups`: on PostgreSQL the notifications a send's commit makes, heard by one
+listening connection per process (memesh.store.postgres_listen), with a slow safety tick — no waiter polls the
+database, and an idle process reads the newest event id once per tick while something waits; on SQLite (a local
+file, where a read costs no server) and behind a transaction pooler (where LISTEN cannot hold), a clock tick.
 
 How many polls of one process may wait at once is capped (`WAITERS`): over HTTP each waiting poll holds a socket,
 and at a 1024-descriptor limit 1100 waiting polls left none for a database connection, so unrelated requests failed.
@@ -13,16 +18,24 @@ events if any (a refusal would withhold them), and it never becomes an error a c
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from returns.result import Result, Success
 
 from memesh.errors import MemeshError
 
-CHECK_INTERVAL_S = 0.02  # how stale the newest-event id may be: the wake latency a waiting poll adds
+if TYPE_CHECKING:
+    from pathlib import Path
+
+CHECK_INTERVAL_S = 0.02  # SQLite: how stale the newest-event id may be, the wake latency a waiting poll adds
+# PostgreSQL behind a transaction pooler (no LISTEN there): one shared read of the newest event id per process every
+# half second while something waits — 2 queries/s per waiting process against the ~44 of the SQLite tick.
+POOLED_INTERVAL_S = 0.5
 # A quarter of the process's descriptors may be held by waiting polls; the rest stay for the API (a database
 # connection per worker thread is three: the file, its WAL and its shared-memory index), the excess polls while
 # they are answered, and the listener. Never fewer than MIN_WAITERS, never more than MAX_WAITERS.
@@ -83,64 +96,172 @@ class WaitSlots:
 WAITERS: Final = WaitSlots(waiter_cap())
 
 
-class HighWater:
-    """The newest message event id, read at most once per interval however many polls wait on it."""
+class Wakeups(Protocol):
+    """What tells the waiting polls of a process that a new message event may exist: its generation grows each
+    time, and subscribers are called then (from any thread)."""
 
-    def __init__(self, read: Callable[[], int], interval_s: float = CHECK_INTERVAL_S) -> None:
+    @property
+    def generation(self) -> int: ...
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]: ...
+
+    def longest_sleep(self) -> float: ...
+
+
+class Ticks:
+    """Wakeups by the clock alone, every `interval_s` (SQLite; PostgreSQL behind a transaction pooler, where a
+    LISTEN cannot hold): the generation is the tick, and nothing is called back."""
+
+    def __init__(self, interval_s: float) -> None:
+        self.interval_s = interval_s
+
+    @property
+    def generation(self) -> int:
+        return int(time.monotonic() / self.interval_s)
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+        return lambda: None
+
+    def longest_sleep(self) -> float:
+        """Until the next tick."""
+        return max(self.interval_s - time.monotonic() % self.interval_s, 0.001)
+
+
+def database_pooler() -> str | None:
+    """The pooler in front of the database, as MEMESH_DATABASE_POOLER names it ("transaction"), or None."""
+    # Until memesh.paths.database_pooler lands (issue 39's pooler mode), read the setting here, in this one place.
+    value = os.environ.get("MEMESH_DATABASE_POOLER", "").strip().lower()
+    return value or None
+
+
+def wakeups_for(where: Path | str | None) -> Wakeups:
+    """How the waiting polls of this process learn of new events in the database `where` (a file, a URL, or None
+    for one that cannot be named): PostgreSQL's notifications through the process's one listening connection,
+    the shared tick of POOLED_INTERVAL_S behind a transaction pooler, SQLite's tick of CHECK_INTERVAL_S."""
+    if isinstance(where, str):
+        if database_pooler() == "transaction":
+            return Ticks(POOLED_INTERVAL_S)
+        from memesh.store.postgres_listen import listener_for
+
+        return listener_for(where)
+    return Ticks(CHECK_INTERVAL_S)
+
+
+class HighWater:
+    """The newest message event id, read once per generation of the process's wakeups however many polls wait."""
+
+    def __init__(self, read: Callable[[], int], wakeups: Callable[[], Wakeups] | None = None) -> None:
         self._read = read
-        self._interval = interval_s
+        self._make = wakeups if wakeups is not None else (lambda: Ticks(CHECK_INTERVAL_S))
+        self._wakeups: Wakeups | None = None  # made on first use: a listener starts only when a poll waits
         self._value = 0
-        self._at = float("-inf")
+        self._read_in: int | None = None  # the generation the value was read in
         # Imported here, not at the top: memesh-mcp's early front decides on wait_ms before anyio is loaded.
         import anyio
 
         self._lock = anyio.Lock()
 
+    @property
+    def wakeups(self) -> Wakeups:
+        if self._wakeups is None:
+            self._wakeups = self._make()
+        return self._wakeups
+
     async def current(self) -> int:
+        """The newest event id as read since the current generation began."""
         import anyio.to_thread
 
         async with self._lock:
-            if time.monotonic() - self._at >= self._interval:
+            mark = self.wakeups.generation
+            if self._read_in != mark:
                 self._value = await anyio.to_thread.run_sync(self._read)
-                self._at = time.monotonic()
+                self._read_in = mark
             return self._value
+
+    async def past(self, seen: int, deadline: float) -> int:
+        """The newest event id once it is past `seen`; at `deadline` (time.monotonic) the last one read."""
+        wakeups = self.wakeups
+        while True:
+            mark = wakeups.generation
+            newest = await self.current()
+            remaining = deadline - time.monotonic()
+            if newest > seen or remaining <= 0:
+                return newest
+            await _sleep_past(wakeups, mark, remaining)
+
+
+async def _sleep_past(wakeups: Wakeups, mark: int, limit: float) -> None:
+    """Sleep on the event loop until the generation passes `mark`, or `limit` seconds."""
+    import asyncio
+
+    import anyio
+
+    loop = asyncio.get_running_loop()
+    woken = asyncio.Event()
+
+    def wake() -> None:  # from the listener's thread: the event is the loop's to set
+        loop.call_soon_threadsafe(woken.set)
+
+    unsubscribe = wakeups.subscribe(wake)
+    try:
+        if wakeups.generation != mark:  # it grew before we subscribed
+            return
+        with anyio.move_on_after(min(limit, wakeups.longest_sleep())):
+            await woken.wait()
+    finally:
+        unsubscribe()
+
+
+def _sleep_past_sync(wakeups: Wakeups, mark: int, limit: float) -> None:
+    """The same in a thread of its own: block until the generation passes `mark`, or `limit` seconds."""
+    woken = threading.Event()
+    unsubscribe = wakeups.subscribe(woken.set)
+    try:
+        if wakeups.generation == mark:
+            woken.wait(min(limit, wakeups.longest_sleep()))
+    finally:
+        unsubscribe()
 
 
 async def call_waiting(run: Callable[[], Awaitable[Any]], wait: int, high_water: HighWater) -> Any:
     """`run()` now; while it finds no event and `wait` ms have not passed, again each time a new event exists."""
-    import anyio
-
     if wait <= 0:
         return await run()
     deadline = time.monotonic() + wait / 1000
     seen = await high_water.current()  # read before the first poll, so an event landing in between wakes us
     result = await run()
     while _empty(result):
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
+        newest = await high_water.past(seen, deadline)
+        if newest <= seen:
             return _timed_out(result)
-        await anyio.sleep(min(CHECK_INTERVAL_S, remaining))
-        newest = await high_water.current()
-        if newest > seen:
-            seen = newest
-            result = await run()
+        seen = newest
+        result = await run()
     return result
 
 
 def call_waiting_sync(
-    run: Callable[[], Result[Any, MemeshError]], wait: int, read_high_water: Callable[[], int]
+    run: Callable[[], Result[Any, MemeshError]],
+    wait: int,
+    read_high_water: Callable[[], int],
+    wakeups: Callable[[], Wakeups] | None = None,
 ) -> Result[Any, MemeshError]:
-    """The same wait in a process of its own (the CLI): sleep, look at the newest event id, poll again if it grew."""
+    """The same wait in a process of its own (the CLI): sleep until woken, look at the newest event id, poll again
+    if it grew."""
     if wait <= 0:
         return run()
+    source = wakeups() if wakeups is not None else Ticks(CHECK_INTERVAL_S)  # made only for a wait: a listener
     deadline = time.monotonic() + wait / 1000
+    mark = source.generation
     seen = read_high_water()
     result = run()
     while _empty(result):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return _timed_out(result)
-        time.sleep(min(CHECK_INTERVAL_S, remaining))
+        _sleep_past_sync(source, mark, remaining)
+        if source.generation == mark:
+            continue  # the deadline, or a sleep cut short: nothing new to look at
+        mark = source.generation
         newest = read_high_water()
         if newest > seen:
             seen = newest

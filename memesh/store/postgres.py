@@ -10,6 +10,7 @@ self-checks, the storage report's page figures, the metadata read as JSON, the l
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from memesh.store.briefing import Briefing
 from memesh.store.copying import Copying
@@ -19,12 +20,16 @@ from memesh.store.insights import Insights
 from memesh.store.memory_files import MemoryFiles
 from memesh.store.messages import Messages
 from memesh.store.postgres_base import PostgresBase
+from memesh.store.postgres_listen import events_channel
 from memesh.store.postgres_migrations import MIGRATIONS
 from memesh.store.postgres_open import CONNECT_TIMEOUT_S, HOOK, SERVER, is_url, open_as, redacted
 from memesh.store.postgres_search import PostgresSearch
 from memesh.store.postgres_writes import PostgresWrites
 from memesh.store.projects import Projects
 from memesh.store.proposals import Proposals
+
+if TYPE_CHECKING:
+    from memesh.core.messages_model import NewMessage, StoredMessage
 
 __all__ = ["CONNECT_TIMEOUT_S", "PostgresStore", "is_url", "open_postgres", "redacted"]
 
@@ -61,6 +66,13 @@ class PostgresHealth(PostgresBase, Health):
 
 
 class PostgresMessages(PostgresBase, Messages):
+    def insert_message(self, new: NewMessage) -> StoredMessage:
+        """As on SQLite, and the database's listeners notified in the same transaction: delivered at its commit,
+        and only if it commits (memesh.store.postgres_listen)."""
+        stored = super().insert_message(new)
+        self.conn.execute("SELECT pg_notify(?, '')", (events_channel(self.conn.scope),))
+        return stored
+
     def _storage_pages(self) -> dict[str, int]:
         """The block size and the bytes of this schema's tables (PostgreSQL reuses free space itself: no reusable
         pages to report, and no write-ahead log of this database's own)."""

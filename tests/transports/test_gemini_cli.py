@@ -211,3 +211,34 @@ def test_gemini_cli_connects_lists_and_calls_memesh_and_the_readme_hooks_brief_g
     ]
     assert gemini.outcomes("pre-edit")[-1]["reason"] == "1 memories about the file (on Read)"
     assert gemini.outcomes("handoff-capture")[-1]["outcome"] == "wrote"
+
+
+# What Gemini CLI 0.61.0 withholds from the MCP servers (and hooks) it starts, of memesh.launchers'
+# DATABASE_ENVIRONMENT: any name that looks like a secret to it (…PASSWORD, …KEY, …CERT…, …AUTH). The README's team
+# section says so and what to use instead (~/.pgpass through PGPASSFILE; TLS files in the URL or a service file).
+GEMINI_WITHHOLDS = {"PGPASSWORD", "PGSSLCERT", "PGSSLKEY", "PGSSLCERTMODE", "PGSSLROOTCERT", "PGREQUIREAUTH"}
+
+
+def test_gemini_cli_gives_its_mcp_server_the_database_environment_but_the_names_it_takes_for_secrets(
+    tmp_path: Path,
+) -> None:
+    from memesh.launchers import DATABASE_ENVIRONMENT
+
+    gemini = Gemini(tmp_path)
+    out = tmp_path / "env.json"
+    server = tmp_path / "server"
+    # The server Gemini starts writes down its environment, then is memesh-mcp (so that Gemini sees it connect).
+    server.write_text(
+        f"#!{sys.executable}\nimport json, os\nopen({str(out)!r}, 'w').write(json.dumps(dict(os.environ)))\n"
+        f"os.execv({str(BIN / 'memesh-mcp')!r}, [{str(BIN / 'memesh-mcp')!r}])\n"
+    )
+    server.chmod(0o755)
+    assert gemini.run("mcp", "add", "--scope", "user", "memesh", str(server)).returncode == 0
+    (gemini.home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(gemini.repo): "TRUST_FOLDER"}))
+    values = {name: f"value-of-{name.lower()}" for name in DATABASE_ENVIRONMENT}
+    values |= {"MEMESH_DIR": str(gemini.home / ".memesh"), "MEMESH_DB_PATH": str(gemini.db)}
+    values["MEMESH_DATABASE_URL"] = "postgresql://alice:pw@db.invalid/memesh"  # a password in a URL passes
+    listed = gemini.run("mcp", "list", env=values)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    arrived = json.loads(out.read_text())
+    assert {name for name in values if arrived.get(name) != values[name]} == GEMINI_WITHHOLDS

@@ -33,8 +33,9 @@ class Runtime:
     def __init__(self, db_path: Path | str | None, update_fetch: Callable[[], str | None] | None = None) -> None:
         self.db_path = db_path
         self.resources = Resources.pooled(db_path, on_open_failure=_logged, update_fetch=update_fetch)
-        # Waiting message polls look again only when the newest event id grows, read once for all of them.
-        self.high_water = HighWater(self._newest_event)
+        # Waiting message polls look again only when the newest event id grows, read once for all of them each time
+        # the process's wakeups say it may have (PostgreSQL's notifications, else the clock).
+        self.high_water = HighWater(self._newest_event, self.resources.message_wakeups)
 
     async def call(self, op: Op[Any, Any, T], arguments: Any, ctx: CallContext) -> Result[T, MemeshError]:
         """`op` through the door on this listener's resources, in a worker thread (its own connection)."""

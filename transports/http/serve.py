@@ -1,7 +1,10 @@
-"""`memesh serve`: the bind rules, the remote token, then the HTTP API under granian.
+"""`memesh serve`: the bind rules, the remote token, TLS, then the HTTP API under granian.
 
 Loopback is the default and needs no auth. A non-loopback bind must be opted into, and then requires a bearer token
-that exists before the socket listens. Heavy imports (granian, the app) happen only once those checks pass.
+that exists before the socket listens. With --tls-cert and --tls-key granian serves HTTPS (TLS 1.3, its default); the
+pair is loaded here first, so a file that cannot be read or used is refused before anything listens. A remote
+listener without TLS is allowed, as before, with a warning: its bearer crosses the network in clear unless a TLS
+proxy fronts it. Heavy imports (granian, the app) happen only once those checks pass.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import os
 import socket
 import sys
 from functools import partial
+from pathlib import Path
 
 from memesh.transports.http.boundary import is_loopback
 from memesh.transports.http.token import MIN_TOKEN_CHARS, TOKEN_ENV, Token, TokenError, provision
@@ -24,6 +28,10 @@ def _say(message: str) -> None:
 
 
 MAX_PORT = 65535
+PLAIN_REMOTE_WARNING = (
+    "MeMesh HTTP: warning: this remote listener speaks plain HTTP, so the bearer token and every memory cross the "
+    "network in clear; serve HTTPS with --tls-cert FILE --tls-key FILE, or put a TLS proxy in front."
+)
 
 
 def remote_opted_in(allow_remote: bool) -> bool:
@@ -67,10 +75,48 @@ def bind(host: str, port: int) -> socket.socket:
     return listener
 
 
-def serve(host: str = "127.0.0.1", port: int = 3737, allow_remote: bool = False) -> int:
+def tls_pair(cert: str | None, key: str | None) -> tuple[Path, Path] | str | None:
+    """The certificate and key to serve HTTPS with, checked by loading them as the server will; None for plain
+    HTTP; the reason to refuse, for this machine's operator, when only one is given or they cannot be used."""
+    if cert is None and key is None:
+        return None
+    if cert is None or key is None:
+        return "--tls-cert and --tls-key go together: give both (HTTPS) or neither (plain HTTP)."
+    import ssl
+
+    def no_passphrase(*_: object) -> str:
+        # An encrypted key would make OpenSSL prompt on the terminal, and granian's worker cannot answer.
+        raise ValueError("the key is encrypted")
+
+    pair = Path(cert).expanduser(), Path(key).expanduser()
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(pair[0], pair[1], password=no_passphrase)
+    except OSError as exc:
+        if isinstance(exc, ssl.SSLError):
+            return (
+                "the TLS certificate and key cannot be used together (each must be PEM, the key not encrypted, "
+                "and the key the certificate's)."
+            )
+        return f"cannot read the TLS certificate or key: {exc.strerror or exc}."
+    except ValueError:
+        return "the TLS key is encrypted: give a key without a passphrase (readable by this user only)."
+    return pair
+
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 3737,
+    allow_remote: bool = False,
+    tls_cert: str | None = None,
+    tls_key: str | None = None,
+) -> int:
     """Serve the HTTP API on host:port until SIGINT/SIGTERM; returns the process exit code (1 if it cannot start)."""
     if not 0 <= port <= MAX_PORT:
         _say(f"MeMesh: cannot start — {port} is not a TCP port (0 to {MAX_PORT}).")
+        return 1
+    tls = tls_pair(tls_cert, tls_key)
+    if isinstance(tls, str):
+        _say(f"MeMesh: cannot start — {tls}")
         return 1
     remote = not is_loopback(host)
     if remote and not remote_opted_in(allow_remote):
@@ -96,6 +142,8 @@ def serve(host: str = "127.0.0.1", port: int = 3737, allow_remote: bool = False)
             _say(f"MeMesh: {exc}")
             return 1
         _announce(token)
+        if tls is None:
+            _say(PLAIN_REMOTE_WARNING)
     try:
         listener = bind(host, port)
     except OSError as exc:
@@ -109,8 +157,9 @@ def serve(host: str = "127.0.0.1", port: int = 3737, allow_remote: bool = False)
     from memesh.transports.http import server
     from memesh.transports.http.app import create_app
 
-    base = f"http://{url_host(host)}:{listener.getsockname()[1]}"
+    scheme = "https" if tls is not None else "http"
+    base = f"{scheme}://{url_host(host)}:{listener.getsockname()[1]}"
     print(f"MeMesh HTTP server running at {base}", flush=True)
     print(f"MeMesh dashboard: {base}/dashboard", flush=True)
     app_factory = partial(create_app, remote=remote, token=token.value if token else None)
-    return server.run(listener, app_factory)
+    return server.run(listener, app_factory, tls=tls)

@@ -14,6 +14,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from granian._granian import SocketHolder
@@ -73,8 +74,9 @@ def _watched(app_factory: Callable[[], Any], parent: int) -> Callable[[], Any]:
     return load
 
 
-def run(listener: socket.socket, app_factory: Callable[[], Any]) -> int:
-    """Serve until SIGINT/SIGTERM; the app is built in the worker process. Returns the exit code."""
+def run(listener: socket.socket, app_factory: Callable[[], Any], tls: tuple[Path, Path] | None = None) -> int:
+    """Serve until SIGINT/SIGTERM, HTTPS with `tls` (certificate, key) when given; the app is built in the worker
+    process. Returns the exit code."""
     host, port = listener.getsockname()[:2]
     server = _BoundServer(
         listener,
@@ -85,6 +87,8 @@ def run(listener: socket.socket, app_factory: Callable[[], Any]) -> int:
         workers=1,
         backlog=BACKLOG,
         log_level=LogLevels.warning,
+        ssl_cert=tls[0] if tls else None,
+        ssl_key=tls[1] if tls else None,
     )
     try:
         # Measured: granian's worker does not notice its main process dying (it kept serving the port, reparented

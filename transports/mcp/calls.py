@@ -153,7 +153,7 @@ class Caller:
         """What a waiting message poll watches: it looks again only when the newest event id grows (made on first
         use: it needs anyio, which the early front does not load)."""
         if self._high_water is None:
-            self._high_water = HighWater(self._newest_event)
+            self._high_water = HighWater(self._newest_event, self.resources.message_wakeups)
         return self._high_water
 
     def serves(self, database: str) -> bool:

@@ -76,20 +76,27 @@ def test_an_unexpected_failure_is_one_line_without_a_traceback(
     assert err == "Error: memesh failed unexpectedly (RuntimeError).\n"
 
 
-def test_serve_passes_host_port_and_allow_remote_to_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_passes_host_port_allow_remote_and_tls_to_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
     from memesh.transports.http import serve
 
     seen: dict[str, object] = {}
 
-    def fake(host: str = "127.0.0.1", port: int = 3737, allow_remote: bool = False) -> int:
-        seen.update(host=host, port=port, allow_remote=allow_remote)
+    def fake(
+        host: str = "127.0.0.1",
+        port: int = 3737,
+        allow_remote: bool = False,
+        tls_cert: str | None = None,
+        tls_key: str | None = None,
+    ) -> int:
+        seen.update(host=host, port=port, allow_remote=allow_remote, tls=(tls_cert, tls_key))
         return 0
 
     monkeypatch.setattr(serve, "serve", fake)
     assert main(["serve"]) == 0
-    assert seen == {"host": "127.0.0.1", "port": 3737, "allow_remote": False}
-    assert main(["serve", "--host", "0.0.0.0", "--port", "8080", "--allow-remote"]) == 0
-    assert seen == {"host": "0.0.0.0", "port": 8080, "allow_remote": True}
+    assert seen == {"host": "127.0.0.1", "port": 3737, "allow_remote": False, "tls": (None, None)}
+    argv = ["serve", "--host", "0.0.0.0", "--port", "8080", "--allow-remote", "--tls-cert", "c.pem", "--tls-key", "k"]
+    assert main(argv) == 0
+    assert seen == {"host": "0.0.0.0", "port": 8080, "allow_remote": True, "tls": ("c.pem", "k")}
 
 
 def test_an_integer_flag_written_as_a_fraction_is_refused_not_rounded(cli: Cli) -> None:

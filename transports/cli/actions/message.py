@@ -121,7 +121,10 @@ def watch(flags: dict[str, Any]) -> int:
         # The database first (a failure to open it is the failure body, as for every command), then the wait.
         polled = guarded(lambda: Success(resources.message_high_water())).bind(
             lambda _: call_waiting_sync(
-                lambda: run_op(MESSAGE, arguments, resources=resources), wait, resources.message_high_water
+                lambda: run_op(MESSAGE, arguments, resources=resources),
+                wait,
+                resources.message_high_water,
+                resources.message_wakeups,
             )
         )
     finally:

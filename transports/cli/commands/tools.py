@@ -28,7 +28,13 @@ def call_(tool: str, arguments: Annotated[str, Parameter(allow_leading_hyphen=Tr
 
 
 def serve(
-    *, host: str = "127.0.0.1", port: Int = 3737, allow_remote: Switch = False, database: str | None = None
+    *,
+    host: str = "127.0.0.1",
+    port: Int = 3737,
+    allow_remote: Switch = False,
+    database: str | None = None,
+    tls_cert: str | None = None,
+    tls_key: str | None = None,
 ) -> int:
     """Serve the HTTP API, the dashboard and MCP at /mcp (default http://127.0.0.1:3737).
 
@@ -42,12 +48,16 @@ def serve(
         Allow a non-loopback bind.
     database
         The database to use instead of the configured one: a SQLite file's path or a postgresql:// URL.
+    tls_cert
+        Serve HTTPS with this PEM certificate (chain); needs --tls-key.
+    tls_key
+        The PEM private key of --tls-cert (not encrypted).
     """
     from memesh.transports.cli.database import database_option
     from memesh.transports.http.serve import serve as run_server
 
     with database_option(database):
-        return run_server(host=host, port=port, allow_remote=allow_remote)
+        return run_server(host=host, port=port, allow_remote=allow_remote, tls_cert=tls_cert, tls_key=tls_key)
 
 
 CONSOLIDATE_RETIRED = (
