@@ -64,6 +64,14 @@ def pg_sql(sql: str) -> str:
     return "".join(out)
 
 
+def transaction_settings(lock: str = LOCK_TIMEOUT) -> str:
+    """The statements that open each write transaction behind a transaction-mode pooler: the settings a session of
+    its own sets once (`open_as`), set for this transaction only, since the next one may run on another server
+    connection (and a session's setting would stay behind on this one, for another client). plan_cache_mode is not
+    among them: nothing is prepared on a pooled connection."""
+    return f"SET LOCAL lock_timeout = '{lock}'; SET LOCAL jit = off; "
+
+
 @lru_cache(maxsize=2048)
 def _writes(sql: str) -> bool:
     return sql.lstrip().upper().startswith(_WRITES)
@@ -73,11 +81,21 @@ class PgConnection:
     """A psycopg connection (autocommit, so a statement outside a transaction commits on its own, as SQLite's does)
     that takes `?` parameters, and takes the write lock for a write run outside a transaction."""
 
-    def __init__(self, raw: psycopg.Connection[tuple[Any, ...]], scope: int, shown: str = "") -> None:
+    def __init__(
+        self,
+        raw: psycopg.Connection[tuple[Any, ...]],
+        scope: int,
+        shown: str = "",
+        *,
+        per_transaction: str | None = None,
+    ) -> None:
         self._raw = raw
         self.scope = scope
         self.shown = shown  # the URL with its password redacted
-        self._lock = f"SELECT pg_advisory_xact_lock({WRITE_LOCK}, {int(scope)})"
+        # Behind a transaction-mode pooler, the settings each write transaction sets for itself
+        # (`transaction_settings`); None on a session of its own, whose settings were set once as it opened.
+        self.per_transaction = per_transaction
+        self._lock = f"{per_transaction or ''}SELECT pg_advisory_xact_lock({WRITE_LOCK}, {int(scope)})"
         self._unread: Callable[[Exception], bool] | None = None  # a sent script's, until its answer is read
         # Counts every use of the connection — each hand-out of the raw connection (every statement goes through
         # it) and each script sent — so a reader can tell that nothing ran since its own statement (PostgresSearch's
@@ -166,6 +184,12 @@ class PgConnection:
             raise failure
 
     @property
+    def pooled(self) -> bool:
+        """Whether this connection is behind a transaction-mode pooler: nothing of its session may outlive a
+        transaction (no prepared statement, no session setting, no LISTEN)."""
+        return self.per_transaction is not None
+
+    @property
     def in_transaction(self) -> bool:
         from psycopg.pq import TransactionStatus
 
@@ -216,8 +240,15 @@ class PostgresBase(SqlBase):
     def where(self) -> str:
         """The database in use, as doctor shows it: the engine, its version, the URL without its password and the
         schema."""
-        row = self.conn.execute("SELECT current_setting('server_version'), current_schema()").fetchone()
-        return f"PostgreSQL {row[0]} at {self.conn.shown} (schema {row[1]})"
+        row = self.conn.execute(
+            "SELECT current_setting('server_version'), current_schema(), current_setting('jit')"
+        ).fetchone()
+        shown = f"PostgreSQL {row[0]} at {self.conn.shown} (schema {row[1]})"
+        if not self.conn.pooled:
+            return shown
+        # A pooled session sets nothing for its reads, so jit is whatever the role or database says (ADR 0005).
+        advice = "" if row[2] == "off" else "; jit is on for reads: ALTER ROLE <role> SET jit = off"
+        return f"{shown}, through a transaction-mode pooler{advice}"
 
     def _insert_id(self, sql: str, params: Sequence[Any]) -> int:
         row = self.conn.execute(f"{sql} RETURNING id", params).fetchone()

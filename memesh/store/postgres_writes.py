@@ -55,6 +55,8 @@ class PostgresWrites(PostgresBase, Writes):
             return
         raw = self.conn.raw
         with raw.transaction():
+            if self.conn.per_transaction:  # behind a pooler: the lock's wait bounded as a session's is
+                raw.execute(self.conn.per_transaction)
             raw.execute("SELECT pg_advisory_xact_lock(%s, %s)", (MIGRATION_LOCK, self.conn.scope))
             raw.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations "
