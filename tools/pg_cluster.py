@@ -39,8 +39,11 @@ def binaries() -> Path | None:
 class Cluster:
     """A PostgreSQL cluster in a temporary folder, reached by its unix socket only; stopped and removed at exit."""
 
-    def __init__(self, bindir: Path, *, template: bool = True, settings: Sequence[str] = ()) -> None:
+    def __init__(self, bindir: Path, *, template: bool = True, settings: Sequence[str] = (), tcp: bool = False) -> None:
         self.bindir = bindir
+        # tcp: listen on 127.0.0.1 as well, on a free port, and hand out URLs over TCP (a fault test's own cluster:
+        # a proxy can stand between, keepalives and timeouts apply as on a network)
+        self.port = _free_port() if tcp else None
         self.folder = Path(tempfile.mkdtemp(prefix="memesh-pg-"))
         self.data = self.folder / "data"
         self.as_postgres = os.geteuid() == 0  # initdb and the server refuse to run as root
@@ -49,10 +52,12 @@ class Cluster:
         self._run(
             "initdb", "-D", str(self.data), "-U", ROLE, "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"
         )  # fmt: skip
+        listen = f"-c listen_addresses=127.0.0.1 -c port={self.port}" if self.port else "-c listen_addresses=''"
         options = (
-            f"-c listen_addresses='' -c unix_socket_directories={self.folder} -c fsync=off "
+            f"{listen} -c unix_socket_directories={self.folder} -c fsync=off "
             "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c shared_buffers=128MB"
         ) + "".join(f" -c {setting}" for setting in settings)  # a benchmark's NAME=VALUE, after (so over) these
+        self._options = options
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-o", options, "start")
         atexit.register(self.stop)
         self._counter = itertools.count()
@@ -70,7 +75,21 @@ class Cluster:
         subprocess.run(command, check=True, capture_output=True, cwd=self.folder)
 
     def url(self, database: str = "postgres") -> str:
+        if self.port:
+            return f"postgresql://{ROLE}@127.0.0.1:{self.port}/{database}"
         return f"postgresql://{ROLE}@/{database}?host={self.folder}"
+
+    def restart(self, mode: str = "fast") -> None:
+        """pg_ctl restart -m `mode` (smart, fast or immediate), back when it returns (same options, same port)."""
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-m", mode, "restart")
+
+    def stop_server(self, mode: str = "fast") -> None:
+        """pg_ctl stop -m `mode`, keeping the folder for `start_server`."""
+        self._run("pg_ctl", "-D", str(self.data), "-w", "-m", mode, "stop")
+
+    def start_server(self) -> None:
+        """pg_ctl start after `stop_server`, with the options it was started with."""
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-o", self._options, "start")
 
     def admin(self) -> Any:
         import psycopg
@@ -142,6 +161,14 @@ class Cluster:
             with contextlib.suppress(subprocess.CalledProcessError):
                 self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 # A database's schema in one value: its schemas, relations, columns, triggers and functions (their source).

@@ -97,13 +97,14 @@ class Resources:
         store.use_embedder(resources.write_embedder)
         return resources
 
-    def open_store(self) -> Store:
-        """A new connection to the database (created, migrated, owner-only); StoreError when it will not open."""
+    def open_store(self, *, hook: bool = False) -> Store:
+        """A new connection to the database (created, migrated, owner-only; within a hook's budget when `hook`);
+        StoreError when it will not open."""
         from memesh.store.errors import StoreError
         from memesh.store.open import open_store
 
         try:
-            store = open_store(self.db_path)
+            store = open_store(self.db_path, hook=hook)
         except StoreError as exc:
             if self._on_open_failure is None:
                 raise
@@ -421,7 +422,7 @@ class Resources:
             store.use_embedder(self.write_embedder)  # in hybrid, what a hook captures is embedded with its row
             return store
 
-        return HookResources(environment, cwd, open_lean=open_lean, open_full=self.open_store)
+        return HookResources(environment, cwd, open_lean=open_lean, open_full=lambda: self.open_store(hook=True))
 
     def hook_context(self, host: str | None, **given: Any) -> CallContext:
         """A hook event's call context: what it captures is stamped with the host that ran it (no host when that

@@ -38,13 +38,14 @@ def chosen(target: Target = None) -> Path | str:
     return url if url is not None else paths.db_path()
 
 
-def open_store(target: Target = None) -> Store:
-    """The database `target` names (see `chosen`), opened and migrated; StoreError when it will not open."""
+def open_store(target: Target = None, *, hook: bool = False) -> Store:
+    """The database `target` names (see `chosen`), opened and migrated; StoreError when it will not open. `hook`:
+    for a hook event, which its host waits for with a timeout (PostgreSQL's shorter budgets)."""
     where = chosen(target)
     if isinstance(where, str):
         from memesh.store.postgres import open_postgres
 
-        return open_postgres(where)
+        return open_postgres(where, hook=hook)
     from memesh.store.sqlite import open_store as open_file
 
     return open_file(where if target is not None else None)

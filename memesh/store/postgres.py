@@ -20,7 +20,7 @@ from memesh.store.memory_files import MemoryFiles
 from memesh.store.messages import Messages
 from memesh.store.postgres_base import PostgresBase
 from memesh.store.postgres_migrations import MIGRATIONS
-from memesh.store.postgres_open import CONNECT_TIMEOUT_S, is_url, open_as, redacted
+from memesh.store.postgres_open import CONNECT_TIMEOUT_S, HOOK, SERVER, is_url, open_as, redacted
 from memesh.store.postgres_search import PostgresSearch
 from memesh.store.postgres_writes import PostgresWrites
 from memesh.store.projects import Projects
@@ -119,6 +119,7 @@ class PostgresStore(
     """Every query and write MeMesh makes, on a PostgreSQL database several machines share."""
 
 
-def open_postgres(url: str) -> PostgresStore:
-    """Connect to the database at `url` and migrate it; StoreError (naming no host or password) when it will not."""
-    return open_as(PostgresStore, url)
+def open_postgres(url: str, *, hook: bool = False) -> PostgresStore:
+    """Connect to the database at `url` and migrate it, within a hook's budget when `hook` (`postgres_open.HOOK`);
+    StoreError (naming no host or password) when it will not."""
+    return open_as(PostgresStore, url, HOOK if hook else SERVER)

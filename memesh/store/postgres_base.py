@@ -64,12 +64,13 @@ def pg_sql(sql: str) -> str:
     return "".join(out)
 
 
-def transaction_settings(lock: str = LOCK_TIMEOUT) -> str:
+def transaction_settings(lock: str = LOCK_TIMEOUT, statement: str | None = None) -> str:
     """The statements that open each write transaction behind a transaction-mode pooler: the settings a session of
     its own sets once (`open_as`), set for this transaction only, since the next one may run on another server
     connection (and a session's setting would stay behind on this one, for another client). plan_cache_mode is not
     among them: nothing is prepared on a pooled connection."""
-    return f"SET LOCAL lock_timeout = '{lock}'; SET LOCAL jit = off; "
+    bounded = f"SET LOCAL statement_timeout = '{statement}'; " if statement else ""
+    return f"SET LOCAL lock_timeout = '{lock}'; {bounded}SET LOCAL jit = off; "
 
 
 @lru_cache(maxsize=2048)
@@ -79,7 +80,23 @@ def _writes(sql: str) -> bool:
 
 class PgConnection:
     """A psycopg connection (autocommit, so a statement outside a transaction commits on its own, as SQLite's does)
-    that takes `?` parameters, and takes the write lock for a write run outside a transaction."""
+    that takes `?` parameters, takes the write lock for a write run outside a transaction, and puts a new connection
+    in place of one that broke.
+
+    Reconnecting. A connection is found broken before a use (closed, BAD, or the server's goodbye waiting on its
+    socket: `pg_terminate_backend`, a restart, a failover, an idle timeout) or by a statement's failure (class 08,
+    57P01/57P02/57P03); the next use outside a transaction opens a new one through `reconnect` (the same URL, the
+    same session settings; the same schema, so the same write-lock scope) and counts a use, so nothing cached
+    against the old one (PostgresSearch's conflicts) is trusted. What is retried, and what is not:
+    - a read outside a transaction that failed because the connection broke is run once more on a new connection
+      (it changed nothing); one that timed out is not (the link is down: a second try would double the wait);
+    - a write transaction whose BEGIN failed that way is begun once more (nothing of it reached the server);
+    - a write that may have committed is never run again: it fails with the store's error, and the next call
+      reconnects. Inside a transaction nothing reconnects: its remaining statements fail and the transaction with
+      them (the server rolled back what it had), never half on one connection and half on another;
+    - a sent script's answer (recall's access count) lost with its connection is dropped: that count may or may not
+      be there, and the call it belonged to has answered already.
+    """
 
     def __init__(
         self,
@@ -88,6 +105,7 @@ class PgConnection:
         shown: str = "",
         *,
         per_transaction: str | None = None,
+        reconnect: Callable[[], psycopg.Connection[tuple[Any, ...]]] | None = None,
     ) -> None:
         self._raw = raw
         self.scope = scope
@@ -95,25 +113,71 @@ class PgConnection:
         # Behind a transaction-mode pooler, the settings each write transaction sets for itself
         # (`transaction_settings`); None on a session of its own, whose settings were set once as it opened.
         self.per_transaction = per_transaction
+        self._reconnect = reconnect
         self._lock = f"{per_transaction or ''}SELECT pg_advisory_xact_lock({WRITE_LOCK}, {int(scope)})"
         self._unread: Callable[[Exception], bool] | None = None  # a sent script's, until its answer is read
+        self._writing = 0  # `writing` blocks open: a connection broken inside one is never replaced under it
         # Counts every use of the connection — each hand-out of the raw connection (every statement goes through
-        # it) and each script sent — so a reader can tell that nothing ran since its own statement (PostgresSearch's
-        # conflicts).
+        # it), each script sent and each new connection — so a reader can tell that nothing ran since its own
+        # statement (PostgresSearch's conflicts).
         self.uses = 0
+        self.reconnects = 0
 
     @property
     def raw(self) -> psycopg.Connection[tuple[Any, ...]]:
-        """The psycopg connection, ready for any statement (the answer of a script sent before it read)."""
+        """The psycopg connection, ready for any statement (the answer of a script sent before it read; a new
+        connection in place of a broken one, outside a transaction)."""
         self.uses += 1
         self.settle()
+        return self._usable()
+
+    def _usable(self) -> psycopg.Connection[tuple[Any, ...]]:
+        from memesh.store.postgres_link import idle_and_dead
+
+        if not self._writing and self._reconnect is not None and idle_and_dead(self._raw):
+            self._replace()
         return self._raw
 
+    def _replace(self) -> None:
+        """A new connection in place of the broken one (its failure, a psycopg error, raised to the caller: the
+        next use tries again)."""
+        assert self._reconnect is not None
+        with suppress(Exception):
+            self._raw.close()
+        self._unread = None
+        self.uses += 1
+        self._raw = self._reconnect()
+        self.reconnects += 1
+
+    def _retry(self, exc: Exception) -> bool:
+        """Whether a statement that raised `exc` outside a transaction may run again on a new connection: the
+        connection broke (not a timeout: the link is down)."""
+        from memesh.store.postgres_link import AnswerTimeout, broke
+
+        return (
+            self._reconnect is not None
+            and not self._writing
+            and not isinstance(exc, AnswerTimeout)
+            and broke(self._raw, exc)
+        )
+
     def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
+        from psycopg import Error
+
+        statement, values = pg_sql(sql), tuple(parameters)
         if _writes(sql) and not self.in_transaction:
             with self.writing():
-                return self._raw.execute(pg_sql(sql), tuple(parameters))
-        return self.raw.execute(pg_sql(sql), tuple(parameters))
+                return self._raw.execute(statement, values)
+        raw = self.raw
+        if self._writing or raw.info.transaction_status != _idle():
+            return raw.execute(statement, values)
+        try:
+            return raw.execute(statement, values)
+        except Error as exc:
+            if not self._retry(exc):
+                raise
+        self._replace()  # a read that changed nothing: once more, on a new connection
+        return self._raw.execute(statement, values)
 
     def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Cursor:
         rows = [tuple(row) for row in parameters]
@@ -122,6 +186,7 @@ class PgConnection:
             return cursor
         if not self.in_transaction:
             with self.writing():
+                cursor = self._raw.cursor()  # on the connection `writing` began with (a new one if it replaced it)
                 cursor.executemany(pg_sql(sql), rows)
                 return cursor
         cursor.executemany(pg_sql(sql), rows)
@@ -130,16 +195,37 @@ class PgConnection:
     @contextmanager
     def writing(self) -> Iterator[None]:
         """A write transaction: begun with this database's write lock taken (one round trip for both), committed
-        at the end, rolled back on any exception."""
+        at the end, rolled back on any exception. A BEGIN that failed because the connection broke is sent once more
+        on a new connection (nothing of the transaction had reached the server)."""
+        from psycopg import Error
+
+        begin = f"BEGIN; {self._lock}"
+        raw = self.raw  # outside the retry: a new connection that will not open is not tried twice
         try:
-            self.raw.execute(f"BEGIN; {self._lock}")
+            try:
+                raw.execute(begin)
+            except Error as exc:
+                if not self._retry(exc):
+                    raise
+                self._replace()
+                self._raw.execute(begin)
+        except BaseException:
+            self._roll_back()  # a lock not granted in time leaves the transaction begun
+            raise
+        self._writing += 1
+        try:
             yield
             self._raw.execute("SELECT memesh_compact(); COMMIT")  # the counters' deltas folded in, then committed
         except BaseException:
-            if self.in_transaction:  # a broken connection has no transaction to roll back: keep the first error
-                with suppress(Exception):
-                    self._raw.execute("ROLLBACK")
+            self._roll_back()
             raise
+        finally:
+            self._writing -= 1
+
+    def _roll_back(self) -> None:
+        if self._raw.info.transaction_status != _idle():  # a broken connection has none to roll back: keep the
+            with suppress(Exception):  # first error
+                self._raw.execute("ROLLBACK")
 
     def send_write(self, sql: str, refused: Callable[[Exception], bool]) -> None:
         """Send `sql` (statements with no parameters) as a write transaction of its own, with the write lock, and
@@ -150,38 +236,63 @@ class PgConnection:
         without `memesh_compact()`, which would find no deltas of its own to fold and still scan for them."""
         from psycopg import OperationalError
 
-        self.uses += 1
-        self.settle()
-        if self.in_transaction:
+        from memesh.store.postgres_link import wait_writable
+
+        raw = self.raw
+        if raw.info.transaction_status != _idle():
             raise RuntimeError("send_write runs a transaction of its own: not inside another one")
-        pgconn = self._raw.pgconn
+        pgconn = raw.pgconn
         pgconn.send_query(f"BEGIN; {self._lock}; {sql}; COMMIT".encode())
         self._unread = refused
         try:
             while pgconn.flush():  # the whole script on its way (a few hundred bytes: nearly always at once)
-                _wait_writable(pgconn.socket)
+                wait_writable(pgconn, _answer_within(raw))
         except OperationalError:
             self.settle()  # the connection broke: its answer says how
             raise
 
     def settle(self) -> None:
-        """Read the answer of a script `send_write` sent (waiting for it if it is still running); its transaction
-        rolled back if it failed."""
+        """Read the answer of a script `send_write` sent (waiting for it if it is still running, with the GIL
+        released); its transaction rolled back if it failed. A connection that broke meanwhile is left for the
+        next use to replace, and the script's failure dropped with it."""
         if self._unread is None:
             return
-        from psycopg import errors
+        from psycopg import OperationalError, errors
         from psycopg.pq import ExecStatus, TransactionStatus
 
+        from memesh.store.postgres_link import answers, broke
+
         refused, self._unread = self._unread, None
-        pgconn = self._raw.pgconn
+        raw = self._raw
+        pgconn = raw.pgconn
         failure: Exception | None = None
-        while (result := pgconn.get_result()) is not None:
-            if result.status == ExecStatus.FATAL_ERROR and failure is None:
-                failure = errors.error_from_result(result, encoding=self._raw.info.encoding)
+        try:
+            for result in answers(pgconn, _answer_within(raw)):
+                if result.status == ExecStatus.FATAL_ERROR and failure is None:
+                    failure = errors.error_from_result(result, encoding=raw.info.encoding)
+        except OperationalError as exc:
+            failure = exc
+        if broke(raw, failure):
+            if self._reconnect is not None:
+                return  # whether the count committed is unknown; the call it served has answered
+            raise failure if failure is not None else OperationalError("the connection is closed")
         if pgconn.transaction_status == TransactionStatus.INERROR:  # the script stopped at its failure
-            self._raw.execute("ROLLBACK")
+            raw.execute("ROLLBACK")
         if failure is not None and not refused(failure):
             raise failure
+
+    @contextmanager
+    def unbounded(self) -> Iterator[None]:
+        """Answers awaited without the connection's bound for the block (a migration's statements)."""
+        raw = self._raw
+        within = _answer_within(raw)
+        if within is not None:
+            raw.answer_within = None  # type: ignore[attr-defined]
+        try:
+            yield
+        finally:
+            if within is not None:
+                raw.answer_within = within  # type: ignore[attr-defined]
 
     @property
     def pooled(self) -> bool:
@@ -191,10 +302,10 @@ class PgConnection:
 
     @property
     def in_transaction(self) -> bool:
-        from psycopg.pq import TransactionStatus
-
+        if self._writing:
+            return True
         self.settle()
-        return self._raw.info.transaction_status != TransactionStatus.IDLE
+        return bool(self._usable().info.transaction_status != _idle())
 
     def close(self) -> None:
         with suppress(Exception):  # a write sent last: its answer read, so the server is not left mid-reply
@@ -202,10 +313,14 @@ class PgConnection:
         self._raw.close()
 
 
-def _wait_writable(socket: int) -> None:
-    import select
+def _idle() -> Any:
+    from psycopg.pq import TransactionStatus
 
-    select.select([], [socket], [])
+    return TransactionStatus.IDLE
+
+
+def _answer_within(raw: psycopg.Connection[tuple[Any, ...]]) -> float | None:
+    return getattr(raw, "answer_within", None)
 
 
 class PostgresBase(SqlBase):

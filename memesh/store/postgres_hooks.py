@@ -9,7 +9,7 @@ migrations (`postgres_open.open_as`), same writes, the same write lock.
 from __future__ import annotations
 
 from memesh.store.briefing import Briefing
-from memesh.store.postgres_open import open_as
+from memesh.store.postgres_open import HOOK, open_as
 from memesh.store.postgres_writes import PostgresWrites
 
 
@@ -32,5 +32,6 @@ class PostgresHookStore(PostgresWrites, Briefing):
 
 
 def open_postgres_hooks(url: str) -> PostgresHookStore:
-    """The database at `url` opened as `open_postgres` opens it, as a PostgresHookStore."""
-    return open_as(PostgresHookStore, url)
+    """The database at `url` opened as `open_postgres` opens it, as a PostgresHookStore, within a hook's budget
+    (`postgres_open.HOOK`: shorter waits, so a hook answers inside its host's timeout)."""
+    return open_as(PostgresHookStore, url, HOOK)

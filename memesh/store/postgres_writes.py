@@ -54,10 +54,12 @@ class PostgresWrites(PostgresBase, Writes):
         if not self._unapplied():
             return
         raw = self.conn.raw
-        with raw.transaction():
+        # A migration may rewrite every row (minutes at scale): the per-statement budget is for calls, not for it.
+        with self.conn.unbounded(), raw.transaction():
             if self.conn.per_transaction:  # behind a pooler: the lock's wait bounded as a session's is
                 raw.execute(self.conn.per_transaction)
             raw.execute("SELECT pg_advisory_xact_lock(%s, %s)", (MIGRATION_LOCK, self.conn.scope))
+            raw.execute("SET LOCAL statement_timeout = 0")
             raw.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations "
                 '(version INTEGER PRIMARY KEY, name TEXT COLLATE "C" NOT NULL, applied_at TEXT COLLATE "C" NOT NULL)'
