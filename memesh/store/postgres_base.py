@@ -64,12 +64,13 @@ def pg_sql(sql: str) -> str:
     return "".join(out)
 
 
-def transaction_settings(lock: str = LOCK_TIMEOUT) -> str:
+def transaction_settings(lock: str = LOCK_TIMEOUT, statement: str | None = None) -> str:
     """The statements that open each write transaction behind a transaction-mode pooler: the settings a session of
     its own sets once (`open_as`), set for this transaction only, since the next one may run on another server
     connection (and a session's setting would stay behind on this one, for another client). plan_cache_mode is not
     among them: nothing is prepared on a pooled connection."""
-    return f"SET LOCAL lock_timeout = '{lock}'; SET LOCAL jit = off; "
+    bounded = f"SET LOCAL statement_timeout = '{statement}'; " if statement else ""
+    return f"SET LOCAL lock_timeout = '{lock}'; {bounded}SET LOCAL jit = off; "
 
 
 @lru_cache(maxsize=2048)
