@@ -55,8 +55,8 @@ def open_as(kind: type[S], url: str) -> S:
 
 
 # One round trip at connect: this database's lock scope and schema, whether a pooler stands between (the process id
-# the server gave in its greeting is not the backend's: PgBouncer, like other poolers, answers the greeting itself
-# with a made-up one), and, on a connection of its own, the session's settings. Behind a transaction-mode pooler
+# the server gave in its greeting is not the backend's: PgBouncer answers the greeting itself, with a process id of
+# its own), and, on a connection of its own, the session's settings. Behind a transaction-mode pooler
 # nothing may be set for the session: the next transaction may run on another server connection, and the settings
 # would stay on this one for another client (`transaction_settings` sets them per write transaction instead).
 # jit off: the ranking's row estimates (a range of postings per phrase, unknown until it runs) pass jit_above_cost at
