@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import emit_json, machine, machine_line, ms, percentile
+from _common import Tools, emit_json, machine, machine_line, ms, percentile
 
 MODES = ("session", "transaction", "detected", "direct")
 POOLER_STATES = ("26000", "42P05", "25P02")
@@ -158,6 +158,60 @@ def _run_mode(url: str, mode: str, args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _terminate_others(url: str) -> None:
+    """Every other backend of this database closed: the pool's server connections start again with its settings."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+
+
+def latency(cluster: Any, bouncer: Any, count: int, samples: int) -> dict[str, dict[str, float]]:
+    """Recall p50 (ms) per scale.py case at `count` memories: direct (the session's own settings, prepared
+    statements), and pooled with the database's jit (the server's default, on) and with `ALTER DATABASE … SET jit =
+    off` — what a pooled read runs with, since it sets nothing for its session."""
+    import psycopg
+    from pg_vs_sqlite import corpus_after, load
+    from scale import recall_cases
+
+    from memesh.store.postgres import open_postgres
+
+    direct = cluster.new_database()
+    store = open_postgres(direct)
+    print(f"loading {count} memories: {load(store, corpus_after(7, 0), count):.0f} s", file=sys.stderr, flush=True)
+    store.close()
+    with psycopg.connect(direct, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
+    figures: dict[str, dict[str, float]] = {}
+    # Pooled with jit on twice, before and after off: on a shared machine, how far one run's figures drift.
+    for label, url, jit in (("direct", direct, None), ("pooled, jit on", bouncer.url(direct), None),
+                            ("pooled, jit off", bouncer.url(direct), "off"),
+                            ("pooled, jit on again", bouncer.url(direct), "on")):  # fmt: skip
+        if jit is not None:
+            with psycopg.connect(direct, autocommit=True) as conn:
+                alter = f"format('ALTER DATABASE %I SET jit = {jit}', current_database())"
+                conn.execute(f"DO $$ BEGIN EXECUTE {alter}; END $$")
+            _terminate_others(direct)
+        store = open_postgres(url)
+        tools = Tools(store, agent_view=True)
+        cases = recall_cases(corpus_after(7, count))
+        figures[label] = {}
+        for case, arguments in cases.items():
+            for _ in range(3):  # warm: the pages and, direct, the prepared statements
+                tools("recall", arguments())
+            times = []
+            for _ in range(samples):
+                started = time.perf_counter()
+                tools("recall", arguments())
+                times.append(time.perf_counter() - started)
+            figures[label][case] = ms(percentile(times, 0.5))
+        store.close()
+    return figures
+
+
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         worker(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
@@ -170,6 +224,10 @@ def main() -> int:
     parser.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES)
     parser.add_argument("--deadline", type=float, default=240.0, help="seconds a mode's processes may take")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--latency", type=int, metavar="N", help="instead: recall p50 at N memories, direct and pooled, jit on and off"
+    )
+    parser.add_argument("--samples", type=int, default=30, help="with --latency: timed calls per case")
     args = parser.parse_args()
 
     cluster_tools, bouncer_tools = _tool("pg_cluster"), _tool("pgbouncer")
@@ -181,6 +239,15 @@ def main() -> int:
     bouncer = bouncer_tools.PgBouncer(program, cluster, mode="transaction", pool_size=args.pool)
     results = []
     try:
+        if args.latency:
+            figures = latency(cluster, bouncer, args.latency, args.samples)
+            print(machine_line())
+            print(f"recall p50 ms at {args.latency} memories, {args.samples} calls per case; pool of {args.pool}")
+            labels = list(figures)
+            print(f"{'case':<28}" + "".join(f"{label:>22}" for label in labels))
+            for case in figures[labels[0]]:
+                print(f"{case:<28}" + "".join(f"{figures[label][case]:>22}" for label in labels))
+            return 0
         for mode in args.modes:
             direct = cluster.new_database()
             results.append(_run_mode(direct if mode == "direct" else bouncer.url(direct), mode, args))

@@ -133,7 +133,8 @@ def database_pooler_mode() -> str | None:
 
 
 def database_pooler() -> str | None:
-    """ "transaction" when MEMESH_DATABASE_POOLER says the database is behind a transaction-mode pooler (PgBouncer's
-    pool_mode=transaction, a managed service's pooled port), else None. A process that must know whether its own
-    connection is pooled (a pooler detected with the variable unset) asks the store's `PgConnection.pooled`."""
+    """The pooler mode the setting asks for: "transaction" when MEMESH_DATABASE_POOLER says the database is behind a
+    transaction-mode pooler (PgBouncer's pool_mode=transaction, a managed service's pooled port), else None. A
+    process that must know whether its own connection is pooled (a pooler detected with the variable unset) asks the
+    store's `PgConnection.pooled`."""
     return "transaction" if database_pooler_mode() == "transaction" else None
