@@ -1,4 +1,5 @@
-"""A throwaway PostgreSQL cluster for the suite and the benchmarks: a temporary folder, a unix socket, no TCP.
+"""A throwaway PostgreSQL cluster for the suite and the benchmarks: a temporary folder, a unix socket, no TCP
+(unless a fault test asks for 127.0.0.1: `tcp=True`).
 
 Debian's `postgresql` package (`make postgres` installs it) gives the server programs; initdb and the server refuse
 to run as root, so as root they run as the `postgres` system user (runuser). Trust authentication on a socket in a
@@ -37,7 +38,8 @@ def binaries() -> Path | None:
 
 
 class Cluster:
-    """A PostgreSQL cluster in a temporary folder, reached by its unix socket only; stopped and removed at exit."""
+    """A PostgreSQL cluster in a temporary folder, reached by its unix socket (and 127.0.0.1 with `tcp`); stopped and
+    removed at exit."""
 
     def __init__(self, bindir: Path, *, template: bool = True, settings: Sequence[str] = (), tcp: bool = False) -> None:
         self.bindir = bindir
@@ -57,7 +59,6 @@ class Cluster:
             f"{listen} -c unix_socket_directories={self.folder} -c fsync=off "
             "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c shared_buffers=128MB"
         ) + "".join(f" -c {setting}" for setting in settings)  # a benchmark's NAME=VALUE, after (so over) these
-        self._options = options
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-o", options, "start")
         atexit.register(self.stop)
         self._counter = itertools.count()
@@ -82,14 +83,6 @@ class Cluster:
     def restart(self, mode: str = "fast") -> None:
         """pg_ctl restart -m `mode` (smart, fast or immediate), back when it returns (same options, same port)."""
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-m", mode, "restart")
-
-    def stop_server(self, mode: str = "fast") -> None:
-        """pg_ctl stop -m `mode`, keeping the folder for `start_server`."""
-        self._run("pg_ctl", "-D", str(self.data), "-w", "-m", mode, "stop")
-
-    def start_server(self) -> None:
-        """pg_ctl start after `stop_server`, with the options it was started with."""
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-o", self._options, "start")
 
     def admin(self) -> Any:
         import psycopg

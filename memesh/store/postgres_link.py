@@ -24,7 +24,6 @@ from time import monotonic
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import psycopg
-from psycopg import errors
 from psycopg.pq import ConnStatus, TransactionStatus
 
 if TYPE_CHECKING:
@@ -36,7 +35,7 @@ RV = TypeVar("RV")
 # the server cancels answers 57014 well within it.
 ANSWER_MARGIN_S = 1.0
 # Exceptions that mean the connection itself broke (not a statement's failure): the server ended the session
-# (admin shutdown, crash shutdown, cannot connect now) or the link failed (class 08).
+# (admin shutdown, crash shutdown, cannot connect now, idle session timeout) or the link failed (class 08).
 _BROKEN_SQLSTATES = frozenset({"57P01", "57P02", "57P03", "57P05"})
 
 
@@ -50,14 +49,33 @@ class Link(psycopg.Connection[tuple[Any, ...]]):
     answer_within: float | None = None
 
     def wait(self, gen: PQGen[RV], interval: float = 0.1, timeout: float | None = None) -> RV:
-        bound = timeout if timeout is not None else self.answer_within
+        if timeout is not None or self.answer_within is None:  # a wait psycopg bounds itself (or nothing to bound)
+            return super().wait(gen, interval, timeout) if timeout is not None else super().wait(gen, interval)
         try:
-            return super().wait(gen, interval, bound)
-        except errors.OperationalError as exc:
-            if type(exc).__name__ != "_WaitTimeout":  # psycopg's own timeout class is private
-                raise
+            return super().wait(_within(gen, monotonic() + self.answer_within), interval)
+        except _Expired:
             self.pgconn.finish()  # mid-protocol: nothing sent or read later could be trusted
-            raise AnswerTimeout(f"no answer from the database within {bound:g} s") from None
+            raise AnswerTimeout(f"no answer from the database within {self.answer_within:g} s") from None
+
+
+class _Expired(Exception):
+    pass
+
+
+def _within(gen: PQGen[RV], deadline: float) -> PQGen[RV]:
+    """`gen`, ended by _Expired once `deadline` passes: psycopg's waits send it "nothing ready" every `interval`
+    while the socket is quiet (so this needs no timeout of psycopg's own, which only its 3.3 waits take)."""
+    try:
+        waiting = next(gen)
+        while True:
+            ready = yield waiting
+            if not ready and monotonic() >= deadline:
+                gen.close()
+                raise _Expired
+            waiting = gen.send(ready)
+    except StopIteration as done:
+        result: RV = done.value
+        return result
 
 
 def broke(raw: psycopg.Connection[tuple[Any, ...]], exc: BaseException | None = None) -> bool:
