@@ -127,10 +127,13 @@ gemini-cli: $(GEMINI_CLI)/node_modules/.installed
 # The suite runs its store-touching tests on PostgreSQL too: each pytest process starts a throwaway cluster of
 # Debian's server (tools/pg_cluster.py: initdb as the postgres system user, a unix socket in a temporary folder, no
 # TCP) and gives each test a database of its own. Only the server programs are needed; no service is started.
+# The pooler tests put Debian's PgBouncer in front of it (tools/pgbouncer.py; its own process, no service either).
 PG_INITDB = $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb))
+PGBOUNCER = $(firstword $(wildcard /usr/sbin/pgbouncer /usr/bin/pgbouncer))
 
 postgres:
-	@test -n "$(PG_INITDB)" || (apt-get update && apt-get install -y --no-install-recommends postgresql)
+	@test -n "$(PG_INITDB)" -a -n "$(PGBOUNCER)" || (apt-get update && \
+		apt-get install -y --no-install-recommends postgresql pgbouncer)
 
 test: check-codegen lint typecheck typecheck-ts $(CHROMIUM) $(INSPECTOR)/node_modules/.installed $(MCP_MEMORY)/node_modules/.installed $(CLAUDE_CODE)/node_modules/.installed $(GEMINI_CLI)/node_modules/.installed postgres
 	MEMESH_TEST_REQUIRE_POSTGRES=1 $(BIN)/pytest -n 2 --durations=10

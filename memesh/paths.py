@@ -114,3 +114,27 @@ def database_url() -> str | None:
     if not isinstance(stored, str) or not stored.strip().startswith(URL_SCHEMES):
         raise DatabaseSettingError("config.json's database must be a postgresql:// URL")
     return stored.strip()
+
+
+DATABASE_POOLER_ENV = "MEMESH_DATABASE_POOLER"
+POOLER_MODES = ("transaction", "session")
+
+
+def database_pooler_mode() -> str | None:
+    """MEMESH_DATABASE_POOLER as set: "transaction" (a pooler that hands each transaction to any server connection:
+    nothing may outlive a transaction), "session" (a server connection per client, or no pooler: as without a
+    pooler), or None when unset (a pooler is detected at connect). DatabaseSettingError for any other value."""
+    configured = os.environ.get(DATABASE_POOLER_ENV, "").strip().lower()
+    if not configured:
+        return None
+    if configured not in POOLER_MODES:
+        raise DatabaseSettingError(f"{DATABASE_POOLER_ENV} must be transaction or session (or unset)")
+    return configured
+
+
+def database_pooler() -> str | None:
+    """The pooler mode the setting asks for: "transaction" when MEMESH_DATABASE_POOLER says the database is behind a
+    transaction-mode pooler (PgBouncer's pool_mode=transaction, a managed service's pooled port), else None. A
+    process that must know whether its own connection is pooled (a pooler detected with the variable unset) asks the
+    store's `PgConnection.pooled`."""
+    return "transaction" if database_pooler_mode() == "transaction" else None

@@ -19,8 +19,10 @@ from memesh.store.sqlite import SqliteStore
 from tests import backends, isolation
 from tests.backends import Backend, backend, pg_url, pytest_generate_tests
 from tests.calls import call
+from tests.pooler import pgbouncer
 
-__all__ = ["backend", "pg_url", "pytest_generate_tests"]  # the backend fixture and its parametrization
+# the backend fixture and its parametrization; a PgBouncer in front of the suite's cluster
+__all__ = ["backend", "pg_url", "pgbouncer", "pytest_generate_tests"]
 
 # The real home's .memesh as the session found it: kept by the session's first process, which checks it at the end.
 REAL_MEMESH_BEFORE = pytest.StashKey[dict[Path, isolation.Listing]]()

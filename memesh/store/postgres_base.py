@@ -64,6 +64,15 @@ def pg_sql(sql: str) -> str:
     return "".join(out)
 
 
+def transaction_settings(lock: str = LOCK_TIMEOUT, statement: str | None = None) -> str:
+    """The statements that open each write transaction behind a transaction-mode pooler: the settings a session of
+    its own sets once (`open_as`), set for this transaction only, since the next one may run on another server
+    connection (and a session's setting would stay behind on this one, for another client). plan_cache_mode is not
+    among them: nothing is prepared on a pooled connection."""
+    bounded = f"SET LOCAL statement_timeout = '{statement}'; " if statement else ""
+    return f"SET LOCAL lock_timeout = '{lock}'; {bounded}SET LOCAL jit = off; "
+
+
 @lru_cache(maxsize=2048)
 def _writes(sql: str) -> bool:
     return sql.lstrip().upper().startswith(_WRITES)
@@ -95,13 +104,17 @@ class PgConnection:
         scope: int,
         shown: str = "",
         *,
+        per_transaction: str | None = None,
         reconnect: Callable[[], psycopg.Connection[tuple[Any, ...]]] | None = None,
     ) -> None:
         self._raw = raw
         self.scope = scope
         self.shown = shown  # the URL with its password redacted
+        # Behind a transaction-mode pooler, the settings each write transaction sets for itself
+        # (`transaction_settings`); None on a session of its own, whose settings were set once as it opened.
+        self.per_transaction = per_transaction
         self._reconnect = reconnect
-        self._lock = f"SELECT pg_advisory_xact_lock({WRITE_LOCK}, {int(scope)})"
+        self._lock = f"{per_transaction or ''}SELECT pg_advisory_xact_lock({WRITE_LOCK}, {int(scope)})"
         self._unread: Callable[[Exception], bool] | None = None  # a sent script's, until its answer is read
         self._writing = 0  # `writing` blocks open: a connection broken inside one is never replaced under it
         # Counts every use of the connection — each hand-out of the raw connection (every statement goes through
@@ -282,6 +295,12 @@ class PgConnection:
                 raw.answer_within = within  # type: ignore[attr-defined]
 
     @property
+    def pooled(self) -> bool:
+        """Whether this connection is behind a transaction-mode pooler: nothing of its session may outlive a
+        transaction (no prepared statement, no session setting, no LISTEN)."""
+        return self.per_transaction is not None
+
+    @property
     def in_transaction(self) -> bool:
         if self._writing:
             return True
@@ -336,8 +355,15 @@ class PostgresBase(SqlBase):
     def where(self) -> str:
         """The database in use, as doctor shows it: the engine, its version, the URL without its password and the
         schema."""
-        row = self.conn.execute("SELECT current_setting('server_version'), current_schema()").fetchone()
-        return f"PostgreSQL {row[0]} at {self.conn.shown} (schema {row[1]})"
+        row = self.conn.execute(
+            "SELECT current_setting('server_version'), current_schema(), current_setting('jit')"
+        ).fetchone()
+        shown = f"PostgreSQL {row[0]} at {self.conn.shown} (schema {row[1]})"
+        if not self.conn.pooled:
+            return shown
+        # A pooled session sets nothing for its reads, so jit is whatever the role or database says (ADR 0005).
+        advice = "" if row[2] == "off" else "; jit is on for reads: ALTER ROLE <role> SET jit = off"
+        return f"{shown}, through a transaction-mode pooler{advice}"
 
     def _insert_id(self, sql: str, params: Sequence[Any]) -> int:
         row = self.conn.execute(f"{sql} RETURNING id", params).fetchone()

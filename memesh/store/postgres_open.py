@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memesh.store.errors import StoreError
-from memesh.store.postgres_base import LOCK_TIMEOUT, PgConnection
+from memesh.store.postgres_base import LOCK_TIMEOUT, PgConnection, transaction_settings
 
 if TYPE_CHECKING:
     from memesh.store.postgres_link import Link
@@ -57,14 +57,20 @@ KEEPALIVES = {
 # ranking anew on every call (custom plans), ~1 ms of a 3 ms one-word recall at 100k; the ranking's statements are
 # written so that one plan serves every term (ADR 0005). The two timeouts are the budget's unless the session has
 # its own already (a URL's `options=-c statement_timeout=…`, ALTER ROLE … SET): 0 is "none set".
-_SESSION = (
-    "SELECT hashtext(COALESCE(current_schema(), '')), current_schema(), "
-    "set_config('lock_timeout', CASE current_setting('lock_timeout') WHEN '0' THEN %s "
-    "ELSE current_setting('lock_timeout') END, false), "
-    "set_config('jit', 'off', false), set_config('plan_cache_mode', 'force_generic_plan', false), "
-    "set_config('statement_timeout', CASE current_setting('statement_timeout') WHEN '0' THEN %s "
-    "ELSE current_setting('statement_timeout') END, false)"
-)
+# Behind a transaction-mode pooler nothing is set for the session: the next transaction may run on another server
+# connection, and the settings would stay on this one for another client (`transaction_settings` sets them per write
+# transaction instead; the statement budget still bounds every answer on this side). A pooler is told by the
+# process id in the server's greeting, which is not the backend's: PgBouncer answers the greeting itself.
+_SESSION = """
+SELECT hashtext(COALESCE(current_schema(), '')), current_schema(), pooled,
+    CASE WHEN pooled THEN %(statement)s ELSE set_config('statement_timeout', CASE current_setting('statement_timeout')
+        WHEN '0' THEN %(statement)s ELSE current_setting('statement_timeout') END, false) END,
+    CASE WHEN NOT pooled THEN set_config('lock_timeout', CASE current_setting('lock_timeout') WHEN '0' THEN %(lock)s
+        ELSE current_setting('lock_timeout') END, false) || set_config('jit', 'off', false)
+        || set_config('plan_cache_mode', 'force_generic_plan', false) END
+FROM (SELECT CASE %(mode)s WHEN 'transaction' THEN true WHEN 'session' THEN false
+    ELSE pg_backend_pid() <> %(pid)s END AS pooled) AS chosen
+"""
 
 
 def open_as(kind: type[S], url: str, budget: Budget = SERVER) -> S:
@@ -78,14 +84,24 @@ def open_as(kind: type[S], url: str, budget: Budget = SERVER) -> S:
     except ImportError as exc:
         message = "a PostgreSQL database URL needs the postgres extra: pip install 'memesh[postgres]'"
         raise StoreError(message, translate_postgres(exc)) from exc
+    pooler = _pooler_mode(url)
     conninfo = _with_defaults(url, budget)
     try:
-        raw, scope = _session(conninfo, budget, redacted(url))
+        raw, scope, pooled = _session(conninfo, budget, pooler, redacted(url))
     except psycopg.Error as exc:
         error = translate_postgres(exc)
         raise StoreError(f"cannot open the database at {redacted(url)}: {error.message}", error) from exc
     try:
-        store = kind(PgConnection(raw, scope, redacted(url), reconnect=lambda: _session(conninfo, budget)[0]))
+        per_transaction = transaction_settings(budget.lock, budget.statement) if pooled else None
+        store = kind(
+            PgConnection(
+                raw,
+                scope,
+                redacted(url),
+                per_transaction=per_transaction,
+                reconnect=lambda: _session(conninfo, budget, pooler)[0],
+            )
+        )
         store.migrate()
     except StoreError:
         raw.close()
@@ -97,29 +113,48 @@ def open_as(kind: type[S], url: str, budget: Budget = SERVER) -> S:
     return store
 
 
-def _session(conninfo: str, budget: Budget, shown: str = "") -> tuple[Link, int]:
-    """A new connection set up as every MeMesh session is (the settings above), and its schema's write-lock scope:
-    the first of a store, and each one that replaces a broken one."""
+def _session(conninfo: str, budget: Budget, pooler: str | None, shown: str = "") -> tuple[Link, int, bool]:
+    """A new connection set up as every MeMesh session is (the settings above, unless it is behind a transaction-mode
+    pooler), its schema's write-lock scope, and whether it is pooled: the first of a store, and each one that
+    replaces a broken one. `pooler` is MEMESH_DATABASE_POOLER's mode; None tells a pooler by itself."""
     from memesh.store.errors import translate_postgres
     from memesh.store.postgres_link import ANSWER_MARGIN_S, Link, seconds
 
     raw = Link.connect(conninfo, autocommit=True)
     try:
+        if pooler == "transaction":
+            raw.prepare_threshold = None  # before the first statement: nothing of this session prepared, ever
         raw.answer_within = seconds(budget.statement) or None  # the setting-up itself: within the budget's own
         if raw.answer_within is not None:
             raw.answer_within += ANSWER_MARGIN_S
-        row = raw.execute(_SESSION, (budget.lock, budget.statement)).fetchone()
+        given = {"lock": budget.lock, "statement": budget.statement, "mode": pooler or "", "pid": raw.info.backend_pid}
+        row = raw.execute(_SESSION, given).fetchone()
         if row is None or row[1] is None:
             raise StoreError(
                 f"cannot use the database at {shown or 'the URL'}: its search_path names no schema that exists",
                 translate_postgres(None, kind="cannot-open", detail="its search_path names no schema that exists"),
             )
-        within = seconds(str(row[5]))
+        pooled = bool(row[2])
+        if pooled:
+            raw.prepare_threshold = None
+        within = seconds(str(row[3]))
         raw.answer_within = None if within is None else within + ANSWER_MARGIN_S
     except BaseException:
         raw.close()
         raise
-    return raw, int(row[0])
+    return raw, int(row[0]), pooled
+
+
+def _pooler_mode(url: str) -> str | None:
+    """MEMESH_DATABASE_POOLER's mode; StoreError (cannot-open) naming the variable when it is not one."""
+    from memesh import paths
+    from memesh.store.errors import translate_postgres
+
+    try:
+        return paths.database_pooler_mode()
+    except paths.DatabaseSettingError as exc:
+        error = translate_postgres(None, kind="cannot-open", detail=str(exc))
+        raise StoreError(f"cannot open the database at {redacted(url)}: {exc}", error) from exc
 
 
 def is_url(target: object) -> bool:

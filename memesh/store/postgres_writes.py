@@ -67,6 +67,8 @@ class PostgresWrites(PostgresBase, Writes):
         try:
             # A migration may rewrite every row (minutes at scale): the per-statement budget is for calls, not for it.
             with self.conn.unbounded(), raw.transaction():
+                if self.conn.per_transaction:  # behind a pooler: the lock's wait bounded as a session's is
+                    raw.execute(self.conn.per_transaction)
                 raw.execute("SELECT pg_advisory_xact_lock(%s, %s)", (MIGRATION_LOCK, self.conn.scope))
                 raw.execute("SET LOCAL statement_timeout = 0")
                 raw.execute(
