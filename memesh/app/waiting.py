@@ -18,7 +18,6 @@ events if any (a refusal would withhold them), and it never becomes an error a c
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -128,10 +127,14 @@ class Ticks:
 
 
 def database_pooler() -> str | None:
-    """The pooler in front of the database, as MEMESH_DATABASE_POOLER names it ("transaction"), or None."""
-    # Until memesh.paths.database_pooler lands (issue 39's pooler mode), read the setting here, in this one place.
-    value = os.environ.get("MEMESH_DATABASE_POOLER", "").strip().lower()
-    return value or None
+    """The pooler in front of the database, as MEMESH_DATABASE_POOLER names it ("transaction"), or None (a bad value
+    is the store's to refuse, when it opens)."""
+    from memesh import paths
+
+    try:
+        return paths.database_pooler()
+    except paths.DatabaseSettingError:
+        return None
 
 
 def wakeups_for(where: Path | str | None) -> Wakeups:
@@ -143,7 +146,7 @@ def wakeups_for(where: Path | str | None) -> Wakeups:
             return Ticks(POOLED_INTERVAL_S)
         from memesh.store.postgres_listen import listener_for
 
-        return listener_for(where)
+        return listener_for(where, pooled_tick_s=POOLED_INTERVAL_S)
     return Ticks(CHECK_INTERVAL_S)
 
 

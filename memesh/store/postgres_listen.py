@@ -37,9 +37,14 @@ class Listener:
     """One LISTENing connection to one database, in a daemon thread: its generation counts what may have brought a
     new message event; `subscribe`d callbacks run (in that thread) each time it grows."""
 
-    def __init__(self, url: str, *, safety_s: float = SAFETY_S) -> None:
+    def __init__(self, url: str, *, safety_s: float = SAFETY_S, pooled_tick_s: float | None = None) -> None:
         self._url = url
         self.safety_s = safety_s
+        # A pooler told at connect (PgBouncer's made-up process id) with MEMESH_DATABASE_POOLER unset: LISTEN would
+        # hold on a server connection the pooler hands to others, and no notification would come back. Then this
+        # thread only ticks, every `pooled_tick_s`, as the setting's shared tick does.
+        self._pooled_tick_s = pooled_tick_s
+        self.pooled = False
         self._generation = 0
         self._callbacks: dict[int, Callable[[], None]] = {}
         self._lock = threading.Lock()
@@ -106,8 +111,13 @@ class Listener:
 
         conn: psycopg.Connection[tuple[Any, ...]] = psycopg.connect(_conninfo(self._url), autocommit=True)
         try:
-            row = conn.execute("SELECT hashtext(COALESCE(current_schema(), ''))").fetchone()
+            row = conn.execute(
+                "SELECT hashtext(COALESCE(current_schema(), '')), pg_backend_pid() <> %s", (conn.info.backend_pid,)
+            ).fetchone()
             assert row is not None
+            if row[1] and self._pooled_tick_s is not None and _detects_poolers():
+                self._tick_only(conn, self._pooled_tick_s)
+                return
             conn.execute(f"LISTEN {events_channel(int(row[0]))}")
             self.connected.set()
             self.bump()  # what was committed while no one listened was not heard
@@ -120,6 +130,26 @@ class Listener:
             self.connected.clear()
             with contextlib.suppress(Exception):
                 conn.close()
+
+    def _tick_only(self, conn: Any, tick_s: float) -> None:
+        """Behind a pooler: no listening connection held, a shared look every `tick_s` instead."""
+        self.pooled = True
+        with contextlib.suppress(Exception):
+            conn.close()
+        self.connected.set()
+        self.bump()
+        while not self._stop.wait(tick_s):
+            self.bump()
+
+
+def _detects_poolers() -> bool:
+    """Whether a pooler told at connect counts (MEMESH_DATABASE_POOLER=session says there is none to mind)."""
+    from memesh import paths
+
+    try:
+        return paths.database_pooler_mode() != "session"
+    except paths.DatabaseSettingError:
+        return True
 
 
 def _conninfo(url: str) -> str:
@@ -143,10 +173,11 @@ _LISTENERS: dict[str, Listener] = {}
 _STARTING = threading.Lock()
 
 
-def listener_for(url: str) -> Listener:
-    """This process's one listener for the database at `url` (started on first use)."""
+def listener_for(url: str, *, pooled_tick_s: float | None = None) -> Listener:
+    """This process's one listener for the database at `url` (started on first use); behind a pooler it tells at
+    connect, a tick every `pooled_tick_s` instead."""
     with _STARTING:
         found = _LISTENERS.get(url)
         if found is None:
-            found = _LISTENERS[url] = Listener(url)
+            found = _LISTENERS[url] = Listener(url, pooled_tick_s=pooled_tick_s)
         return found

@@ -4,6 +4,7 @@ setting are real."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -163,3 +164,31 @@ def test_a_new_database_is_migrated_through_the_pooler(pgbouncer: Start) -> None
         assert applied == (len(MIGRATIONS),)
     finally:
         store.close()
+
+
+def test_a_waiting_process_behind_pgbouncer_without_the_setting_ticks_instead_of_listening(pgbouncer: Start) -> None:
+    from memesh.store.postgres_listen import Listener
+
+    # LISTEN through a transaction pooler holds on a server connection others get next: no notification would come.
+    listener = Listener(pgbouncer().url, pooled_tick_s=0.05)
+    try:
+        assert listener.connected.wait(10)
+        assert listener.pooled is True
+        seen = listener.generation
+        deadline = time.monotonic() + 5
+        while listener.generation < seen + 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert listener.generation >= seen + 3  # the shared tick goes on with no connection held
+    finally:
+        listener.stop()
+
+
+def test_a_waiting_process_on_a_connection_of_its_own_listens(pg_url: str) -> None:
+    from memesh.store.postgres_listen import Listener
+
+    listener = Listener(pg_url, pooled_tick_s=0.05)
+    try:
+        assert listener.connected.wait(10)
+        assert listener.pooled is False
+    finally:
+        listener.stop()
