@@ -154,7 +154,8 @@ def _pytest(tmp_path: Path, *args: str, extra: dict[str, str], no_server: bool =
         [sys.executable, "-c", RUN, mode, str(report), *args],
         check=False,
         cwd=ROOT,
-        env={**os.environ, **extra},
+        # The run's own switches (make test sets MEMESH_TEST_REQUIRE_POSTGRES) are not the child's: only `extra`.
+        env={**{k: v for k, v in os.environ.items() if not k.startswith("MEMESH_TEST_")}, **extra},
         capture_output=True,
         text=True,
         timeout=120,

@@ -3,9 +3,9 @@ lean store (`postgres_hooks.py`) opens one without importing every mixin of the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from memesh.records import dataclass
 from memesh.store.errors import StoreError
 from memesh.store.postgres_base import LOCK_TIMEOUT, PgConnection, transaction_settings
 

