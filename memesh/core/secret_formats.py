@@ -18,7 +18,7 @@ import re
 from typing import Final
 
 from memesh.core.secret_forms import COMMAND_LINES, CONFIG_FILES, CONTEXT_FREE, PAIRED_VALUES, PROSE_AND_CALLS
-from memesh.core.secret_rules import Catalogue, Group, Rule, looks_random
+from memesh.core.secret_rules import REDACTED, Catalogue, Group, Rule, looks_random
 from memesh.core.secret_values import is_secret_value
 
 _I = re.IGNORECASE
@@ -542,8 +542,9 @@ _GENERIC_WORDS = ("key", "token", "secret", "passw", "pwd", "cred", "pass", "aut
 
 def _secret_assigned(match: re.Match[str], text: str) -> bool:
     """The value given a secret-named key is a secret, not code naming one (`token = getToken()`, `api_key = None`,
-    `password = "<your-password>"`: `memesh.core.secret_values`)."""
-    return is_secret_value(match["value"])
+    `password = "<your-password>"`: `memesh.core.secret_values`). One whose value an earlier rule redacted is
+    redacted whole, as it always was (`token=ghp_…` is stored as ***REDACTED***)."""
+    return match["value"].lstrip("\\\"'").startswith(REDACTED) or is_secret_value(match["value"])
 
 
 def _assigned_or_flag(match: re.Match[str], text: str) -> bool:

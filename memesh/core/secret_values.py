@@ -87,7 +87,8 @@ _PLACEHOLDERS: Final = frozenset(
 )
 # Words that, inside a value, mark it as a placeholder (`your-api-key-here`, `INSERT_TOKEN`, `AKIA…EXAMPLE`).
 _PLACEHOLDER_WORD = (
-    r"(?<![A-Za-z])(?i:your|here|insert|enter)(?![a-z])|(?i:change_?me|replace_?me|placeholder|example|dummy|redacted|xxxx)"
+    r"(?<![A-Za-z])(?i:your|here|insert|enter|change_?me|replace_?me|placeholder|example|sample|dummy|redacted)"
+    r"(?![a-z])|(?i:xxxx)"
 )
 # Secret key words: an identifier holding one names a variable (`password`, `db_password`, `apiKey`).
 _KEY_WORD = r"pass|pwd|secret|token|key|cred|auth|sig"
@@ -142,8 +143,10 @@ def names_a_value(value: str) -> bool:
     bare = value.strip()
     if bare.rstrip(";,)]}").lower() in _LITERALS or is_placeholder(bare):
         return True
-    if patterns["call"].match(bare):
-        return True
+    if (call := patterns["call"].match(bare)) is not None:
+        # A callee is named by words (`getToken(`, `os.environ[`); `s3cr3tPassw0rd[` is a password before a bracket.
+        callee = call.group().rstrip("([ \t")
+        return not any(char.isdigit() for char in callee) or "." in callee or "_" in callee
     if patterns["attribute"].fullmatch(bare):
         # `Pa55.word` is a password; an object a program reads (`config.db`, `os.environ`) is named by a word.
         return not any(char.isdigit() for char in bare.split(".", 1)[0])
