@@ -366,6 +366,7 @@ def _formats() -> dict[str, Format]:
         ),
         # Config-file and command-line forms.
         "netrc": f("netrc-password", "machine api.example.com\n  login deploy\n  password {k}", k=(_ALNUM, 16)),
+        "netrc-line": f("netrc-password-line", "~/.netrc holds:\n  password {k}\n", k=(_ALNUM, 16)),
         "pgpass": f("pgpass-line", "~/.pgpass:\ndb.internal:5432:prod:app:{k}\n", k=(_ALNUM, 16)),
         "docker-login-p": f("registry-login-password", "docker login -u deploy -p {k} registry.example.com", k=(_ALNUM, 16)),
         "mysql-p": f("mysql-password", "mysql -u root -p{k} -h db.internal prod", k=(_ALNUM, 16)),
@@ -405,6 +406,13 @@ def _formats() -> dict[str, Format]:
 
 
 FORMATS: dict[str, Format] = _formats()
+
+
+def format_batches(size: int = 50) -> list[list[str]]:
+    """Every format's line, in batches a remember's observation list takes (at most 100)."""
+    texts = [shape.text for _, shape in sorted(FORMATS.items())]
+    return [texts[at : at + size] for at in range(0, len(texts), size)]
+
 # A private key written one line per observation (the memory tool's create, a remember list).
 KEY_LINES = [
     "deploy key:",

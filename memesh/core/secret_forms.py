@@ -68,6 +68,11 @@ def _pgpass_host(match: re.Match[str], text: str) -> bool:
     return match["host"] == "*" or any(char.isalpha() or char == "." for char in match["host"])
 
 
+def _lone_password(value: str) -> bool:
+    """`password <value>` alone on a line: a value that is not a lower-case word (`Password required`)."""
+    return is_secret_value(value) and not (value.isalpha() and value.islower())
+
+
 def _named_secret(match: re.Match[str], text: str) -> bool:
     return not is_placeholder(match["secret"]) and is_secret_value(match["secret"])
 
@@ -81,6 +86,13 @@ CONFIG_FILES: Final = Group(
             ("machine",),
             anchored=True,
             judge=is_secret_value,
+        ),
+        # A .netrc's password line on its own (the memory tool stores a file one line per observation).
+        Rule(
+            "netrc-password-line",
+            r"(?m)^[ \t]*password[ \t]+(?P<secret>\S+)[ \t]*$",
+            ("password",),
+            judge=_lone_password,
         ),
         # .pgpass: `host:port:database:user:password`, a line of its own.
         Rule(
@@ -108,7 +120,7 @@ CONFIG_FILES: Final = Group(
             context=_named_secret,
         ),
     ),
-    literals=("machine", ":", "<add", "</"),
+    literals=("machine", "password", ":", "<add", "</"),
 )
 
 # --- headers, constructors, prose -----------------------------------------------------------------------------------
