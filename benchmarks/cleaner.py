@@ -18,11 +18,11 @@ _PROSE = (
 )
 _CODE = (
     "def load(path: str) -> Config:\n"
-    "    token = os.environ.get(\"MEMESH_TOKEN\")\n"
+    '    token = os.environ.get("MEMESH_TOKEN")\n'
     "    password = settings.db.password\n"
     "    api_key = None\n"
-    "    const_id = \"123e4567-e89b-12d3-a456-426614174000\"\n"
-    "    return Config(path=path, token=token, sha=\"3f2a9c1b8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a\")\n"
+    '    const_id = "123e4567-e89b-12d3-a456-426614174000"\n'
+    '    return Config(path=path, token=token, sha="3f2a9c1b8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a")\n'
 )
 _SECRETS = (
     "export GITHUB_TOKEN=ghp_Qz7Kx12Vb2Lp9Rt4WaBcDeFgHiJkLmNoPqRs\n"

@@ -368,13 +368,13 @@ def _formats() -> dict[str, Format]:
         "netrc": f("netrc-password", "machine api.example.com\n  login deploy\n  password {k}", k=(_ALNUM, 16)),
         "netrc-line": f("netrc-password-line", "~/.netrc holds:\n  password {k}\n", k=(_ALNUM, 16)),
         "pgpass": f("pgpass-line", "~/.pgpass:\ndb.internal:5432:prod:app:{k}\n", k=(_ALNUM, 16)),
-        "docker-login-p": f("registry-login-password", "docker login -u deploy -p {k} registry.example.com", k=(_ALNUM, 16)),
+        "docker-login-p": f(
+            "registry-login-password", "docker login -u deploy -p {k} registry.example.com", k=(_ALNUM, 16)
+        ),
         "mysql-p": f("mysql-password", "mysql -u root -p{k} -h db.internal prod", k=(_ALNUM, 16)),
         "sshpass": f("command-password-flag", "sshpass -p '{k}' ssh deploy@host", k=(_ALNUM, 16)),
         "redis-cli-a": f("command-password-flag", "redis-cli -h cache.internal -a {k} ping", k=(_ALNUM, 16)),
-        "nuget-cleartext-password": f(
-            "xml-key-value", '<add key="ClearTextPassword" value="{k}" />', k=(_ALNUM, 16)
-        ),
+        "nuget-cleartext-password": f("xml-key-value", '<add key="ClearTextPassword" value="{k}" />', k=(_ALNUM, 16)),
         "maven-password-element": f(
             "xml-secret-element", "<server><id>repo</id><password>{k}</password></server>", k=(_ALNUM, 16)
         ),
@@ -412,6 +412,7 @@ def format_batches(size: int = 50) -> list[list[str]]:
     """Every format's line, in batches a remember's observation list takes (at most 100)."""
     texts = [shape.text for _, shape in sorted(FORMATS.items())]
     return [texts[at : at + size] for at in range(0, len(texts), size)]
+
 
 # A private key written one line per observation (the memory tool's create, a remember list).
 KEY_LINES = [

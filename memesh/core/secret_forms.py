@@ -39,7 +39,7 @@ COMMAND_LINES: Final = Group(
         # database).
         Rule(
             "mysql-password",
-            rf"\b(?:mysql\w*|mariadb\w*)\b[^\n]*?[ \t]-p(?P<secret>\"[^\"\n]+\"|'[^'\n]+'|[^\s\"'|;&-][^\s\"'|;&]*)",
+            r"\b(?:mysql\w*|mariadb\w*)\b[^\n]*?[ \t]-p(?P<secret>\"[^\"\n]+\"|'[^'\n]+'|[^\s\"'|;&-][^\s\"'|;&]*)",
             ("mysql", "mariadb"),
             anchored=True,
             judge=is_secret_value,
@@ -54,7 +54,19 @@ COMMAND_LINES: Final = Group(
             judge=is_secret_value,
         ),
     ),
-    literals=("docker", "podman", "buildah", "nerdctl", "helm", "oras", "mysql", "mariadb", "sshpass", "redis-cli", "mongo"),
+    literals=(
+        "docker",
+        "podman",
+        "buildah",
+        "nerdctl",
+        "helm",
+        "oras",
+        "mysql",
+        "mariadb",
+        "sshpass",
+        "redis-cli",
+        "mongo",
+    ),
     signs=("-",),
 )
 
@@ -166,7 +178,7 @@ PROSE_AND_CALLS: Final = Group(
             "client-constructor-key",
             rf"(?<![\w.])(?:{_CLIENT_CLASS})\((?:[^()\n]{{0,80}}?,\s*)?(?:\w+\s*=\s*)?[\"'`]"
             r"(?P<secret>[A-Za-z0-9_+/.=:-]{16,})[\"'`]",
-            ("(\"", "('", "(`", ', "', ", '"),
+            ('("', "('", "(`", ', "', ", '"),
             judge=looks_random,
         ),
         # "the staging password is …", "passphrase was `…`", "the password for prod: …" in prose.
@@ -191,7 +203,21 @@ PROSE_AND_CALLS: Final = Group(
             judge=looks_random,
         ),
     ),
-    literals=("api", "auth", "access", "app", "secret", "subscription-key", "x-", "(", ', "', ", '", "pass", "pin", "token"),
+    literals=(
+        "api",
+        "auth",
+        "access",
+        "app",
+        "secret",
+        "subscription-key",
+        "x-",
+        "(",
+        ', "',
+        ", '",
+        "pass",
+        "pin",
+        "token",
+    ),
 )
 
 # --- values secret where they stand ---------------------------------------------------------------------------------
