@@ -17,7 +17,14 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from memesh.core.secret_forms import COMMAND_LINES, CONFIG_FILES, CONTEXT_FREE, PAIRED_VALUES, PROSE_AND_CALLS
+from memesh.core.secret_forms import (
+    COMMAND_LINES,
+    CONFIG_FILES,
+    CONTEXT_FREE,
+    PAIRED_VALUES,
+    PGPASS,
+    PROSE_AND_CALLS,
+)
 from memesh.core.secret_rules import REDACTED, Catalogue, Group, Rule, looks_random
 from memesh.core.secret_values import is_secret_value
 
@@ -624,6 +631,7 @@ CATALOGUE: Final = Catalogue(
         _HEADERS,
         COMMAND_LINES,
         CONFIG_FILES,
+        PGPASS,
         PROSE_AND_CALLS,
         _ASSIGNMENTS,
     )

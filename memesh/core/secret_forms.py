@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import binascii
 import re
+from functools import cache
 from typing import Final
 
-from memesh.core.secret_rules import Group, Rule, entropy, looks_random
+from memesh.core.secret_rules import Group, Rule, entropy, has_run, looks_random
 from memesh.core.secret_values import is_placeholder, is_secret_value
 
 _I = re.IGNORECASE
@@ -80,9 +81,18 @@ def _pgpass_host(match: re.Match[str], text: str) -> bool:
     return match["host"] == "*" or any(char.isalpha() or char == "." for char in match["host"])
 
 
+def _starts_its_line(match: re.Match[str], text: str) -> bool:
+    start = text.rfind("\n", 0, match.start()) + 1
+    return not text[start : match.start()].strip(" \t")
+
+
 def _lone_password(value: str) -> bool:
     """`password <value>` alone on a line: a value that is not a lower-case word (`Password required`)."""
     return is_secret_value(value) and not (value.isalpha() and value.islower())
+
+
+def _four_colons(text: str) -> bool:
+    return text.count(":") >= 4
 
 
 def _named_secret(match: re.Match[str], text: str) -> bool:
@@ -102,17 +112,12 @@ CONFIG_FILES: Final = Group(
         # A .netrc's password line on its own (the memory tool stores a file one line per observation).
         Rule(
             "netrc-password-line",
-            r"(?m)^[ \t]*password[ \t]+(?P<secret>\S+)[ \t]*$",
+            r"password[ \t]+(?P<secret>\S+)[ \t]*(?=\n|\Z)",
             ("password",),
+            flags=_I,
+            anchored=True,
             judge=_lone_password,
-        ),
-        # .pgpass: `host:port:database:user:password`, a line of its own.
-        Rule(
-            "pgpass-line",
-            r"(?m)^(?P<host>[A-Za-z0-9_.*\[\]-]+):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?P<secret>\S{3,})$",
-            (":",),
-            sign=":",
-            context=_pgpass_host,
+            context=_starts_its_line,
         ),
         # NuGet.Config and .NET appSettings: `<add key="ClearTextPassword" value="…"/>`.
         Rule(
@@ -132,7 +137,21 @@ CONFIG_FILES: Final = Group(
             context=_named_secret,
         ),
     ),
-    literals=("machine", "password", ":", "<add", "</"),
+    literals=("machine", "password", "<add", "</"),
+)
+
+PGPASS: Final = Group(
+    (
+        # .pgpass: `host:port:database:user:password`, a line of its own.
+        Rule(
+            "pgpass-line",
+            r"(?m)^(?P<host>[A-Za-z0-9_.*\[\]-]+):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?P<secret>\S{3,})$",
+            (":",),
+            context=_pgpass_host,
+            precheck=_four_colons,
+        ),
+    ),
+    literals=(":",),
 )
 
 # --- headers, constructors, prose -----------------------------------------------------------------------------------
@@ -146,12 +165,33 @@ def _header_value(value: str) -> bool:
     return len(words) == 1 or not all(word.isalpha() and len(word) <= 12 for word in words)
 
 
+@cache
+def _client_class() -> re.Pattern[str]:
+    return re.compile(_CLIENT_CLASS)
+
+
 # Client classes whose first string argument is their key (`OpenAI("…")` is caught by its prefix; these are not).
 _CLIENT_CLASS = (
     r"[A-Z]\w*(?:Client|Api|API|Sdk|SDK|Auth|Credentials?)|Mistral|Groq|Cohere|Together|Replicate|Anthropic|OpenAI"
     r"|Stripe|Twilio|Pinecone|Airtable|Octokit|Github|GitHub|Gitlab|GitLab|Telegraf|TelegramBot|Bot|Discord|Slack"
     r"|SendGrid|Mailgun|Algolia|Resend|Sentry|Bugsnag|Rollbar|Honeybadger|Segment|Analytics|Mixpanel|Amplitude"
 )
+
+
+def _after_client_class(match: re.Match[str], text: str) -> bool:
+    """The call is to a client class's constructor (the name right before the bracket)."""
+    name = re.search(r"[\w.]*\Z", text[max(0, match.start() - 60) : match.start()])
+    return name is not None and _client_class().fullmatch(name.group().rsplit(".", 1)[-1]) is not None
+
+
+@cache
+def _verb() -> re.Pattern[str]:
+    return re.compile(r"[ \t](?:is|was|remains|bec[oa]mes?|set|changed)[ \t]", re.IGNORECASE)
+
+
+def _tells(text: str) -> bool:
+    """Prose telling a value: a verb the prose rules read (`is`, `was`, `set to`)."""
+    return _verb().search(text) is not None
 
 
 def _prose_password(match: re.Match[str], text: str) -> bool:
@@ -170,16 +210,20 @@ PROSE_AND_CALLS: Final = Group(
             r"(?<![A-Za-z0-9_])(?:X-[A-Za-z0-9-]*?)?(?:api-?key|api-?token|auth-?token|access-?token|app-?key"
             r"|subscription-key|secret-?key)[\"']?[ \t]*:[ \t]*[\"']?(?P<secret>[A-Za-z0-9_+/=.~-]{16,})",
             ("api", "auth", "access", "app", "subscription-key", "secret", "x-"),
+            sign=":",
             flags=_I,
+            anchored=True,
             judge=_header_value,
         ),
         # A client constructor given its key as a string (`Mistral("…")`, `new WebClient('…')`, `Groq(api_key="…")`).
         Rule(
             "client-constructor-key",
-            rf"(?<![\w.])(?:{_CLIENT_CLASS})\((?:[^()\n]{{0,80}}?,\s*)?(?:\w+\s*=\s*)?[\"'`]"
-            r"(?P<secret>[A-Za-z0-9_+/.=:-]{16,})[\"'`]",
-            ('("', "('", "(`", ', "', ", '"),
+            r"\([\"'`](?P<secret>[A-Za-z0-9_+/.=:-]{16,})[\"'`]",
+            ('("', "('", "(`"),
+            sign="(",
+            anchored=True,
             judge=looks_random,
+            context=_after_client_class,
         ),
         # "the staging password is …", "passphrase was `…`", "the password for prod: …" in prose.
         Rule(
@@ -191,6 +235,7 @@ PROSE_AND_CALLS: Final = Group(
             flags=_I,
             anchored=True,
             context=_prose_password,
+            precheck=_tells,
         ),
         # "the API key is …", "token was …": only a value that looks generated.
         Rule(
@@ -201,6 +246,7 @@ PROSE_AND_CALLS: Final = Group(
             flags=_I,
             anchored=True,
             judge=looks_random,
+            precheck=_tells,
         ),
     ),
     literals=(
@@ -212,8 +258,6 @@ PROSE_AND_CALLS: Final = Group(
         "subscription-key",
         "x-",
         "(",
-        ', "',
-        ", '",
         "pass",
         "pin",
         "token",
@@ -255,6 +299,10 @@ PAIRED_VALUES: Final = Group(
 )
 
 
+def _base32_run(text: str) -> bool:
+    return has_run(text, "abcdefghijklmnopqrstuvwxyz234567", 52)
+
+
 def _base32_pat(value: str) -> bool:
     """A legacy Azure DevOps PAT: 52 characters of lower-case base32 with digits among them (no word is that long)."""
     return sum(char.isdigit() for char in value) >= 2 and looks_random(value)
@@ -282,6 +330,7 @@ CONTEXT_FREE: Final = Group(
             r"(?<![A-Za-z0-9_])(?P<secret>[a-z2-7]{52})(?![A-Za-z0-9_])",
             ("",),
             judge=_base32_pat,
+            precheck=_base32_run,
         ),
         Rule(
             "jwt-base64",

@@ -109,6 +109,7 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         # A single identifier, maybe ending a statement or an argument list.
         "identifier": re.compile(r"[A-Za-z_$][\w$]*[;,)\]}]*"),
         "key_word": re.compile(_KEY_WORD, re.IGNORECASE),
+        "separators": re.compile(r"[\s_.-]"),
         # Several words: snake_case, kebab-case or camelCase.
         "words": re.compile(r"[A-Za-z]+(?:[_-][A-Za-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Z][a-z]+(?:[A-Z][a-z]+)+"),
     }
@@ -131,7 +132,7 @@ def is_placeholder(value: str) -> bool:
     bare = value.strip()
     if not bare or patterns["mask"].fullmatch(bare) or patterns["reference"].match(bare):
         return True
-    if re.sub(r"[\s_.-]", "", bare).lower() in _PLACEHOLDERS:
+    if patterns["separators"].sub("", bare).lower() in _PLACEHOLDERS:
         return True
     return patterns["placeholder_word"].search(bare) is not None
 
@@ -141,7 +142,8 @@ def names_a_value(value: str) -> bool:
     attribute, a literal, a reference, a placeholder, a variable's name) rather than the secret itself."""
     patterns = _patterns()
     bare = value.strip()
-    if bare.rstrip(";,)]}").lower() in _LITERALS or is_placeholder(bare):
+    name = bare.rstrip(";,)]}")
+    if name.lower() in _LITERALS:
         return True
     if (call := patterns["call"].match(bare)) is not None:
         # A callee is named by words (`getToken(`, `os.environ[`); `s3cr3tPassw0rd[` is a password before a bracket.
@@ -150,13 +152,14 @@ def names_a_value(value: str) -> bool:
     if patterns["attribute"].fullmatch(bare):
         # `Pa55.word` is a password; an object a program reads (`config.db`, `os.environ`) is named by a word.
         return not any(char.isdigit() for char in bare.split(".", 1)[0])
-    if patterns["identifier"].fullmatch(bare):
-        name = bare.rstrip(";,)]}")
-        # A digit makes a word a password (`hunter2`, `Passw0rd`), unless the name is made of parts (`token_v2`).
-        if any(char.isdigit() for char in name) and "_" not in name:
-            return False
-        return patterns["key_word"].search(name) is not None or patterns["words"].fullmatch(name) is not None
-    return False
+    # A digit makes a word a password (`hunter2`, `Passw0rd`), unless the name is made of parts (`token_v2`).
+    if (
+        patterns["identifier"].fullmatch(bare)
+        and ("_" in name or not any(char.isdigit() for char in name))
+        and (patterns["key_word"].search(name) is not None or patterns["words"].fullmatch(name) is not None)
+    ):
+        return True
+    return is_placeholder(bare)
 
 
 def names_a_string(value: str) -> bool:
