@@ -161,6 +161,12 @@ def _create(store: MemoryToolStore, where: File, text: str, ctx: CallContext) ->
     return Success(message)
 
 
+def _cleaned_without_repeats(edit: memory_lines.Edit) -> Result[memory_lines.Edit, MemeshError]:
+    """The edit's lines as they will be stored (cleaned), refused when one repeats another (cleaning can make two
+    lines equal too)."""
+    return memory_lines.no_repeats(replace(edit, observations=clean_all(edit.observations)))
+
+
 def _edit(
     store: MemoryToolStore,
     where: File,
@@ -173,7 +179,7 @@ def _edit(
                 return missing
             case Success(entity):
                 pass
-        match decide(entity):
+        match decide(entity).bind(_cleaned_without_repeats):
             case Failure() as refused:
                 return refused
             case Success(edit):
