@@ -84,7 +84,7 @@ def test_hybrid_without_the_semantic_extra_answers_as_broad(
     monkeypatch.setenv("MEMESH_RECALL_MODE", "hybrid")
     output = recall(two_memories, ctx, "what did we choose for the billing service and the cache?")
     assert set(names(output)) == {"db-choice", "cache-choice"}
-    assert output["retrieval"]["mode"] =="broad"
+    assert output["retrieval"]["mode"] == "broad"
 
 
 def test_fts_stores_no_vectors(fresh_db: SqliteStore, ctx: CallContext, monkeypatch: pytest.MonkeyPatch) -> None:
