@@ -87,8 +87,8 @@ def _starts_its_line(match: re.Match[str], text: str) -> bool:
 
 
 def _lone_password(value: str) -> bool:
-    """`password <value>` alone on a line: a value that is not a lower-case word (`Password required`)."""
-    return is_secret_value(value) and not (value.isalpha() and value.islower())
+    """`password <value>` alone on a line: a value that is not a word (`password required`)."""
+    return is_secret_value(value) and not value.isalpha()
 
 
 def _four_colons(text: str) -> bool:
@@ -114,7 +114,6 @@ CONFIG_FILES: Final = Group(
             "netrc-password-line",
             r"password[ \t]+(?P<secret>\S+)[ \t]*(?=\n|\Z)",
             ("password",),
-            flags=_I,
             anchored=True,
             judge=_lone_password,
             context=_starts_its_line,
@@ -159,7 +158,7 @@ PGPASS: Final = Group(
 
 def _header_value(value: str) -> bool:
     """An API key in a header: not a placeholder, and not a few words (`X-Api-Key: required-for-writes`)."""
-    if is_placeholder(value) or entropy(value) < 3.0:
+    if is_placeholder(value) or entropy(value) < 3.0 or not is_secret_value(value):
         return False
     words = re.split(r"[-_.]", value)
     return len(words) == 1 or not all(word.isalpha() and len(word) <= 12 for word in words)

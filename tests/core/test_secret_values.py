@@ -76,6 +76,12 @@ EVERYDAY_CODE = [
     "mysqldump --password=$MYSQL_PWD prod > dump.sql",
     "client = OpenAI(api_key=os.environ['OPENAI_API_KEY'])",
     "client = Mistral(api_key=api_key)",
+    "Password Reset",
+    "password required",
+    "  apiKey: config.apiKeyFromEnvironment,",
+    "X-Request-Id: 123e4567-e89b-12d3-a456-426614174000",
+    "const client = new WebClient(process.env.SLACK_TOKEN);",
+    "Twitter card: summary_large_image",
 ]
 
 
