@@ -238,7 +238,7 @@ def unpin(*, name: str, json_: params.Switch = False) -> int:
     return memory.pin(name, pinned=False, as_json=json_)
 
 
-def export_schema(*, format_: str = "openai", strict: bool = False) -> int:
+def export_schema(*, format_: str = "openai", strict: params.Switch = False) -> int:
     """Print every tool as an OpenAI function-calling definition (a JSON array).
 
     Parameters
