@@ -13,6 +13,7 @@ seed per format, so no token-shaped literal sits in the source.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import random
@@ -93,6 +94,10 @@ def _formats() -> dict[str, Format]:
     pem_lines = [_fake(f"pem{i}", _B64, 64) for i in range(3)]
     pem = "\n".join(["-----BEGIN RSA PRIVATE KEY-----", *pem_lines, "-----END RSA PRIVATE KEY-----"])
     gcp_body = _fake("gcp-sa", _B64, 64)
+    wrapped_jwt = base64.b64encode(
+        f"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ{_fake('jwt-b64-p', _ALNUM, 30)}.{_fake('jwt-b64-k', _URLSAFE, 43)}".encode()
+    ).decode()
+    bedrock_id = base64.b64encode(b"BedrockAPIKey-" + _fake("bedrock-id", _LOWER, 13).encode()).decode()
     return {
         # Private keys.
         "pem-rsa": Format("private-key", f"key file:\n{pem}\n", pem_lines[1]),
@@ -317,6 +322,67 @@ def _formats() -> dict[str, Format]:
         "rubygems": f("other-prefixed-tokens", "rubygems_{k}", k=(_HEX, 48)),
         "dynatrace": f("other-prefixed-tokens", "dt0c01.{a}.{k}", a=(_UPPER, 24), k=(_UPPER, 64)),
         "openshift": f("other-prefixed-tokens", "oc login --token=sha256~{k}", k=(_URLSAFE, 43)),
+        # Provider tokens the wave-4 probe found stored verbatim (issue 35).
+        "aws-bedrock-long-lived": Format(
+            "aws-bedrock-api-key",
+            f"bedrock key ABSK{bedrock_id}{_fake('bedrock', _B64, 100)}",
+            _fake("bedrock", _B64, 100),
+        ),
+        "aws-bedrock-short-lived": f(
+            "aws-bedrock-api-key", "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t{k}", k=(_B64, 180)
+        ),
+        "cloudflare-origin-ca": f("cloudflare-origin-ca-key", "origin ca v1.0-{a}-{k}", a=(_HEX, 24), k=(_HEX, 146)),
+        "yandex-oauth": f("yandex", "Authorization: OAuth y0_{k}", k=(_URLSAFE, 58)),
+        "yandex-iam": f("yandex", "iam t1.{a}.{k}", a=(_URLSAFE, 40), k=(_URLSAFE, 86)),
+        "yandex-api-key": f("yandex", "yc api AQVN{k}", k=(_URLSAFE, 36)),
+        "fcm-server-key": f("fcm-server-key", "server AAAA{a}:APA91b{k}", a=(_URLSAFE, 7), k=(_URLSAFE, 134)),
+        "twitch-oauth": f("twitch-oauth", "PASS oauth:{k}", k=(_LOWER, 30)),
+        "twitter-bearer": f("twitter-bearer", "TW_APP " + "A" * 22 + "{k}", k=(_ALNUM, 90)),
+        "flutterwave-secret": f("flutterwave", "FLWSECK-{k}-X", k=("abcdefgh0123456789", 32)),
+        "razorpay": f("razorpay", "rzp_live_{k}", k=(_ALNUM, 14)),
+        "plaid-access-token": Format("plaid-access-token", "access-production-" + _uuid("plaid"), _uuid("plaid")),
+        "braintree": f("braintree-access-token", "access_token$production${a}${k}", a=(_LOWER, 16), k=(_HEX, 32)),
+        "gocardless-live": f("live-api-key", "gocardless live_{k}", k=(_URLSAFE, 40)),
+        "twilio-auth-token-named": f("provider-keyed-secret", "twilio auth token {k}", k=(_HEX, 32)),
+        "datadog-app-key": f("provider-keyed-secret", "DATADOG_APP: {k}", k=(_HEX, 40)),
+        # Values secret where they stand.
+        "aws-credentials-csv": f(
+            "aws-secret-access-key",
+            "User name,Password,Access key ID,Secret access key,Console login link\n"
+            "deploy,,AKIA{id},{k},https://123456789012.signin.aws.amazon.com/console",
+            id=(_UPPER, 16),
+            k=(_B64, 40),
+        ),
+        "alibaba-credentials-csv": f(
+            "alibaba-access-key-secret", "AccessKey ID,AccessKey Secret\nLTAI{id},{k}", id=(_ALNUM, 20), k=(_ALNUM, 30)
+        ),
+        "azure-devops-pat-bare": f("azure-devops-pat-bare", "feed token for CI {k} (expires May)", k=(_BASE32, 52)),
+        "jwt-base64": Format("jwt-base64", f"data:\n  session: {wrapped_jwt}\n", wrapped_jwt),
+        "openvpn-static-key": f(
+            "private-key",
+            "-----BEGIN OpenVPN Static key V1-----\n{a}\n{k}\n-----END OpenVPN Static key V1-----",
+            a=(_HEX, 32),
+            k=(_HEX, 48),
+        ),
+        # Config-file and command-line forms.
+        "netrc": f("netrc-password", "machine api.example.com\n  login deploy\n  password {k}", k=(_ALNUM, 16)),
+        "netrc-line": f("netrc-password-line", "~/.netrc holds:\n  password {k}\n", k=(_ALNUM, 16)),
+        "pgpass": f("pgpass-line", "~/.pgpass:\ndb.internal:5432:prod:app:{k}\n", k=(_ALNUM, 16)),
+        "docker-login-p": f(
+            "registry-login-password", "docker login -u deploy -p {k} registry.example.com", k=(_ALNUM, 16)
+        ),
+        "mysql-p": f("mysql-password", "mysql -u root -p{k} -h db.internal prod", k=(_ALNUM, 16)),
+        "sshpass": f("command-password-flag", "sshpass -p '{k}' ssh deploy@host", k=(_ALNUM, 16)),
+        "redis-cli-a": f("command-password-flag", "redis-cli -h cache.internal -a {k} ping", k=(_ALNUM, 16)),
+        "nuget-cleartext-password": f("xml-key-value", '<add key="ClearTextPassword" value="{k}" />', k=(_ALNUM, 16)),
+        "maven-password-element": f(
+            "xml-secret-element", "<server><id>repo</id><password>{k}</password></server>", k=(_ALNUM, 16)
+        ),
+        "laravel-app-key": f("generic-secret-value", "APP_KEY=base64:{k}=", k=(_B64, 43)),
+        "api-key-header": f("api-key-header", "X-API-Key: {k}", k=(string.ascii_letters, 32)),
+        "client-constructor": f("client-constructor-key", 'client = Mistral("{k}")', k=(_ALNUM, 32)),
+        "prose-password": f("prose-password", "The staging password is {k}-Stg9 now.", k=(_ALNUM, 12)),
+        "prose-api-key": f("prose-key", "the API key is {k} until Friday", k=(_ALNUM, 32)),
         # Headers and assignments.
         "bearer": f("bearer", "-H 'Authorization: Bearer {k}'", k=(_URLSAFE, 40)),
         "basic-auth": f("authorization", "Authorization: Basic {k}=", k=(_B64, 31)),
@@ -340,6 +406,14 @@ def _formats() -> dict[str, Format]:
 
 
 FORMATS: dict[str, Format] = _formats()
+
+
+def format_batches(size: int = 50) -> list[list[str]]:
+    """Every format's line, in batches a remember's observation list takes (at most 100)."""
+    texts = [shape.text for _, shape in sorted(FORMATS.items())]
+    return [texts[at : at + size] for at in range(0, len(texts), size)]
+
+
 # A private key written one line per observation (the memory tool's create, a remember list).
 KEY_LINES = [
     "deploy key:",

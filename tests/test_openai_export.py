@@ -10,7 +10,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from memesh.app.openai_export import _give_arrays_items, openai_tools, parameters
+from memesh.app.openai_export import _give_arrays_items, openai_tools, parameters, strict_tools
 from memesh.app.registry import TOOLS
 from memesh.schema import files as schemas
 
@@ -172,3 +172,113 @@ def test_the_rule_checker_finds_what_openai_refuses() -> None:
 
 def test_the_whole_export_keeps_every_openai_function_calling_rule() -> None:
     assert openai_tool_problems(openai_tools()) == []
+
+
+# --- OpenAI's published function rules, for both forms -------------------------------------------------------------
+
+_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+# Strict mode: the keywords OpenAI's structured-outputs guide lists as supported (the strict form keeps a subset).
+_STRICT_SUPPORTED = {
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "$ref", "$defs",
+    "description", "title", "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "multipleOf", "minItems", "maxItems",
+}  # fmt: skip
+_MAX_DEPTH = 10
+_MAX_PROPERTIES = 5000
+_MAX_ENUM_VALUES = 1000
+
+
+def openai_violations(tool: dict[str, Any], *, strict: bool) -> list[str]:
+    """What OpenAI's function-calling rules refuse in one tool definition (strict adds the structured-outputs rules):
+    a function name of 1-64 letters, digits, `_` or `-`; parameters an object schema with no combinator at its
+    root; every array with `items`; and in strict mode every object closed with every property required, only the
+    supported keywords, every subschema typed (or a `$ref`, `anyOf` or `enum`), every `$ref` resolving, at most 10
+    levels of nesting, 5,000 properties and 1,000 enum values."""
+    found: list[str] = []
+    function = tool["function"]
+    params = function["parameters"]
+    if not _NAME.match(function["name"]):
+        found.append(f"name {function['name']!r}")
+    if params.get("type") != "object" or {"anyOf", "oneOf", "allOf", "not", "enum"} & set(params):
+        found.append("parameters is not a plain object schema")
+    if strict and function.get("strict") is not True:
+        found.append("strict is not true")
+    counts = {"properties": 0, "enum": 0}
+
+    def walk(node: Any, path: str, depth: int) -> None:
+        if isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, f"{path}/{index}", depth)
+            return
+        if not isinstance(node, dict):
+            return
+        kind = node.get("type")
+        kinds = kind if isinstance(kind, list) else [kind]
+        if "array" in kinds and "items" not in node:
+            found.append(f"{path}: array without items")
+        if strict:
+            if unknown := set(node) - _STRICT_SUPPORTED:
+                found.append(f"{path}: unsupported {sorted(unknown)}")
+            if not ({"type", "$ref", "anyOf", "enum", "const"} & set(node)):
+                found.append(f"{path}: untyped")
+            if "$ref" in node and not _resolves(params, node["$ref"]):
+                found.append(f"{path}: $ref {node['$ref']} does not resolve")
+            if "object" in kinds or "properties" in node:
+                if node.get("additionalProperties") is not False:
+                    found.append(f"{path}: additionalProperties is not false")
+                if set(node.get("required", [])) != set(node.get("properties", {})):
+                    found.append(f"{path}: not every property is required")
+            if depth > _MAX_DEPTH:
+                found.append(f"{path}: nested deeper than {_MAX_DEPTH}")
+        counts["properties"] += len(node.get("properties", {}))
+        counts["enum"] += len(node.get("enum", []))
+        for key, value in node.items():
+            if key in {"properties", "$defs"}:
+                for name, sub in value.items():
+                    walk(sub, f"{path}/{key}/{name}", depth + (key == "properties"))
+            elif key in {"items", "anyOf", "oneOf", "allOf", "additionalProperties"}:
+                walk(value, f"{path}/{key}", depth + (key == "items"))
+
+    walk(params, function["name"], 1)
+    if strict and counts["properties"] > _MAX_PROPERTIES:
+        found.append("too many properties")
+    if strict and counts["enum"] > _MAX_ENUM_VALUES:
+        found.append("too many enum values")
+    return found
+
+
+def test_the_default_export_is_not_strict_mode_as_it_stands() -> None:
+    # Why --strict exists: the schema files use what strict mode refuses (optional properties, lengths, oneOf).
+    assert all(openai_violations({**item, "function": {**item["function"], "strict": True}}, strict=True)
+               for item in openai_tools())  # fmt: skip
+
+
+def test_every_tool_in_the_strict_export_keeps_openais_strict_rules() -> None:
+    tools = strict_tools()
+    assert len(tools) == len(TOOLS)
+    assert openai_tool_problems(tools) == []  # the rules every function definition keeps, strict or not
+    assert {item["function"]["name"]: openai_violations(item, strict=True) for item in tools} == {
+        item["function"]["name"]: [] for item in tools
+    }
+    for item in tools:
+        Draft202012Validator.check_schema(item["function"]["parameters"])
+
+
+def test_an_optional_argument_is_nullable_and_a_required_one_is_not_in_the_strict_export() -> None:
+    remember = next(item for item in strict_tools() if item["function"]["name"] == "memesh_remember")
+    properties = remember["function"]["parameters"]["properties"]
+    original = schemas.load("tools/remember.input")
+    for name in original["properties"]:
+        accepts_null = Draft202012Validator(
+            {**remember["function"]["parameters"], "properties": {name: properties[name]}, "required": [name]}
+        ).is_valid({name: None})
+        assert accepts_null == (name not in original.get("required", [])), name
+
+
+def test_arguments_a_strict_model_sends_are_valid_once_their_nulls_are_dropped() -> None:
+    strict_remember = next(item for item in strict_tools() if item["function"]["name"] == "memesh_remember")
+    sent: dict[str, Any] = dict.fromkeys(strict_remember["function"]["parameters"]["properties"])
+    sent.update(name="deploy-notes", type="note", observations=["ship on Friday"])
+    assert Draft202012Validator(strict_remember["function"]["parameters"]).is_valid(sent)
+    given = {name: value for name, value in sent.items() if value is not None}
+    assert Draft202012Validator(schemas.load("tools/remember.input")).is_valid(given)

@@ -7,9 +7,9 @@ from typing_extensions import TypedDict
 
 
 class Retrieval(TypedDict, closed=True):
-    mode: Literal["fts", "hybrid"]
+    mode: Literal["fts", "broad", "hybrid"]
     """
-    What answered: `fts` the keyword index alone (recall modes `fts` and `broad`), `hybrid` the keyword index fused with the semantic signal.
+    What answered: `fts` the keyword index with the reference's rules (the default), `broad` the keyword index ORed over the query's content words (recall mode `broad`, and `hybrid` without its extra installed), `hybrid` the keyword index fused with the semantic signal.
     """
     truncated: bool
     """

@@ -32,6 +32,10 @@ class Coverage(TypedDict, closed=True):
     truncated: bool
     total_turns: NotRequired[int]
     included_turns: NotRequired[int]
+    clipped_turns: NotRequired[int]
+    """
+    Turns whose text was cut to fit the 48 KiB of source turns (the newest, when it alone is over): present only when one was.
+    """
 
 
 class Package(TypedDict, closed=True):

@@ -154,6 +154,22 @@ def insert(path: str, observations: list[str], after_line: int, text: str) -> Re
     return too_big(result).map(lambda checked: Edit(checked, line))
 
 
+def no_repeats(edit: Edit, *, allowed: str | None = None) -> Result[Edit, MemeshError]:
+    """The edit as it is, or refused when it makes a line the same as another (but `allowed`): a memory keeps each
+    line once, so the file would silently lose a line and every later line number would point one line off."""
+    first_line = 1
+    seen: dict[str, int] = {}
+    for text in edit.observations:
+        if text in seen and text != allowed:
+            return failed(
+                f"the edit would make line {first_line} the same as line {seen[text]}, and a memory keeps each line "
+                "once (the file would lose a line). Make the lines differ, or delete one of them. Nothing was changed."
+            )
+        seen[text] = first_line
+        first_line += text.count("\n") + 1
+    return Success(edit)
+
+
 def snippet(observations: list[str], line: int) -> str:
     """A few numbered lines around `line`, to show what an edit left."""
     lines = render(observations).split("\n") if observations else []

@@ -17,26 +17,42 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from memesh.core.secret_rules import Catalogue, Group, Rule, looks_random
+from memesh.core.secret_forms import (
+    COMMAND_LINES,
+    CONFIG_FILES,
+    CONTEXT_FREE,
+    PAIRED_VALUES,
+    PGPASS,
+    PROSE_AND_CALLS,
+)
+from memesh.core.secret_rules import REDACTED, Catalogue, Group, Rule, looks_random
+from memesh.core.secret_values import is_secret_value
 
 _I = re.IGNORECASE
 _S = re.DOTALL
 
 # --- private keys ---------------------------------------------------------------------------------------------------
 
-_BEGIN = r"-{4,5} ?BEGIN[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}"
-_END = r"-{4,5} ?END[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}"
+# A PEM, OpenSSH, PGP or SSH2 private key, or an OpenVPN static or tls-crypt key (`-----BEGIN OpenVPN Static key
+# V1-----`): the shared secret of a VPN tunnel.
+_KEY_KIND = r"(?:PRIVATE KEY(?: BLOCK)?|OpenVPN[A-Z0-9 _-]{0,40}KEY[A-Z0-9 _-]{0,10})"
+_BEGIN = rf"-{{4,5}} ?BEGIN[A-Z0-9 _-]{{0,40}}{_KEY_KIND} ?-{{4,5}}"
+_END = rf"-{{4,5}} ?END[A-Z0-9 _-]{{0,40}}{_KEY_KIND} ?-{{4,5}}"
 _PUTTY_BEGIN = r"Private-Lines:\s*\d+"
 _PUTTY_END = r"Private-MAC:\s*[0-9a-f]+"
 # Where key material begins and ends, for a key written across several texts (case-insensitive): the BEGIN and END
 # lines of a PEM, OpenSSH, PGP or SSH2 private key, and a PuTTY key file's private lines and their MAC. Each with the
 # lower-case literal a text must hold for it to begin there.
-KEY_BLOCK_MARKERS: Final = (("private key", _BEGIN, _END), ("private-lines:", _PUTTY_BEGIN, _PUTTY_END))
+KEY_BLOCK_MARKERS: Final = (
+    ("private key", _BEGIN, _END),
+    ("openvpn", _BEGIN, _END),
+    ("private-lines:", _PUTTY_BEGIN, _PUTTY_END),
+)
 
 _KEY_BLOCKS = Group(
     (
         # The key with its END line, or to the end of the text when it was cut off.
-        Rule("private-key", rf"{_BEGIN}(?:.*?{_END}|.*\Z)", ("private key",), flags=_I | _S),
+        Rule("private-key", rf"{_BEGIN}(?:.*?{_END}|.*\Z)", ("private key", "openvpn"), flags=_I | _S),
         # A PuTTY key file: its private lines and their MAC.
         Rule(
             "putty-private-key",
@@ -45,7 +61,7 @@ _KEY_BLOCKS = Group(
             flags=_I | _S,
         ),
     ),
-    literals=("private",),
+    literals=("private", "openvpn"),
 )
 
 # --- URLs -----------------------------------------------------------------------------------------------------------
@@ -172,8 +188,76 @@ _GITLAB_KINDS = ("pat", "dt", "ft", "soat", "rt", "cbt", "ptt", "imt", "agent", 
 # Provider tokens by the prefix the provider gives them, tried only in text with a run of 20 token characters (every
 # one of them has that). Case-sensitive: a token typed in another case does not work, and exact case keeps short
 # prefixes (`hf_`, `r8_`, `pat`) from matching words.
+# Providers whose keys have no prefix: a key right after the provider's name (`TWILIO_AUTH=…`, `twilio auth token
+# <hex>`), as gitleaks' keyword rules find them. Value lengths are the providers'; 40 and 64 hex digits (a git SHA,
+# a SHA-256) count only after an assignment sign.
+_PROVIDER_NAMES = (
+    "adafruit",
+    "algolia",
+    "asana",
+    "bittrex",
+    "cloudflare",
+    "codecov",
+    "cohere",
+    "coinbase",
+    "confluent",
+    "datadog",
+    "droneci",
+    "etsy",
+    "fastly",
+    "finicity",
+    "finnhub",
+    "flickr",
+    "freshbooks",
+    "gitter",
+    "hubspot",
+    "intercom",
+    "kraken",
+    "kucoin",
+    "launchdarkly",
+    "mailgun",
+    "mattermost",
+    "messagebird",
+    "meraki",
+    "nytimes",
+    "okta",
+    "pagerduty",
+    "plaid",
+    "rapidapi",
+    "sendbird",
+    "snyk",
+    "squarespace",
+    "sumologic",
+    "travis",
+    "trello",
+    "twilio",
+    "twitch",
+    "twitter",
+    "typeform",
+    "zendesk",
+)
+
+
+def _provider_value(match: re.Match[str], text: str) -> bool:
+    value = match["secret"]
+    if len(value) in (40, 64) and re.fullmatch(r"[0-9a-f]+", value) and not match["sep"].strip():
+        return False
+    return looks_random(value)
+
+
+_PROVIDER_KEYED = Rule(
+    "provider-keyed-secret",
+    rf"(?:{'|'.join(_PROVIDER_NAMES)})[A-Za-z0-9_ .-]{{0,20}}?"
+    r"(?P<sep>[\s\"'`]{0,3}(?:=|:|=>|,)[\s\"'`=]{0,5}|[ \t]+)(?P<secret>[A-Za-z0-9_-]{20,80})(?![A-Za-z0-9_-])",
+    _PROVIDER_NAMES,
+    flags=_I,
+    anchored=True,
+    context=_provider_value,
+)
+
 _PREFIXED_TOKENS = Group(
     (
+        _PROVIDER_KEYED,
         # Code hosts.
         _token(
             "gitlab",
@@ -202,6 +286,14 @@ _PREFIXED_TOKENS = Group(
         _token("fireworks", ("fw_",), r"fw_[A-Za-z0-9]{24,}"),
         _token("tavily", ("tvly-",), r"tvly-[A-Za-z0-9_-]{20,}"),
         _token("firecrawl", ("fc-",), rf"fc-[a-f0-9]{{32}}{_E}"),
+        # Twitch's chat OAuth token and X's app-only bearer token (a long run of `A`s, then the token).
+        _token("twitch-oauth", ("oauth:",), rf"oauth:[a-z0-9]{{30}}{_E}"),
+        Rule(
+            "twitter-bearer",
+            r"(?<![A-Za-z0-9+/%])A{22}[A-Za-z0-9%]{60,120}(?![A-Za-z0-9%+/=])",
+            ("a" * 22,),
+            anchored=True,
+        ),
         # Chat apps.
         Rule("telegram-bot", r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])", (":aa",), sign=":AA"),
         Rule(
@@ -224,6 +316,22 @@ _PREFIXED_TOKENS = Group(
         _token("google-oauth-access-token", ("ya29.",), r"ya29\.[A-Za-z0-9_-]{30,}"),
         Rule("google-oauth-refresh-token", r"(?<![A-Za-z0-9/])1//0[A-Za-z0-9_-]{40,}", ("1//0",), anchored=True),
         _token("gcs-hmac-access-id", ("goog1",), r"GOOG1[A-Z0-9]{50,}"),
+        # Amazon Bedrock's long-lived API key (base64 of its own id) and its short-lived presigned form.
+        _token(
+            "aws-bedrock-api-key",
+            ("absk", "bedrock-api-key-"),
+            r"ABSK[A-Za-z0-9+/]{100,300}={0,2}|bedrock-api-key-[A-Za-z0-9+/=_-]{40,}",
+        ),
+        # Cloudflare's Origin CA key.
+        _token("cloudflare-origin-ca-key", ("v1.0-",), r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
+        # Yandex: OAuth tokens (`y0_…`), IAM tokens (`t1.…`), API keys (`AQVN…`).
+        _token(
+            "yandex",
+            ("y0_", "y1_", "y2_", "y3_", "t1.", "aqvn"),
+            r"y[0-3]_[A-Za-z0-9_-]{55,199}|t1\.[A-Za-z0-9_-]+={0,2}\.[A-Za-z0-9_-]{86}={0,2}|AQVN[A-Za-z0-9_-]{35,38}",
+        ),
+        # Firebase Cloud Messaging's legacy server key.
+        Rule("fcm-server-key", r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}", (":apa91b",)),
         _token("digitalocean", ("doo_v1_", "dop_v1_", "dor_v1_"), r"do[opr]_v1_[a-f0-9]{64}"),
         _token("stripe-webhook-secret", ("whsec_",), r"whsec_[A-Za-z0-9]{24,}"),
         _token("pypi", ("pypi-age",), r"pypi-AgE[A-Za-z0-9_-]{50,}"),
@@ -255,6 +363,31 @@ _PREFIXED_TOKENS = Group(
         _token("age", ("age-secret-key-1",), r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
         _token("jfrog", ("akcp", "cmvmd"), r"AKCp[A-Za-z0-9]{60,}|cmVmd[A-Za-z0-9]{50,}"),
         _token("alibaba", ("ltai",), rf"LTAI[A-Za-z0-9]{{20}}{_E}"),
+        # Payment and banking providers' keys.
+        _token(
+            "flutterwave",
+            ("flwseck", "flwpubk"),
+            r"FLW(?:SEC|PUB)K(?:_TEST)?-[a-h0-9]{32}-X|FLWSECK_TEST[a-h0-9]{12}",
+        ),
+        _token("razorpay", ("rzp_live_", "rzp_test_"), rf"rzp_(?:live|test)_[A-Za-z0-9]{{14,}}{_E}"),
+        _token(
+            "plaid-access-token",
+            ("access-sandbox-", "access-development-", "access-production-"),
+            r"access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+        ),
+        _token(
+            "braintree-access-token",
+            ("access_token$production$", "access_token$sandbox$"),
+            r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}",
+        ),
+        # GoCardless (`live_…`) and Mollie (`live_…`, `test_…`) keys: judged, since `live_` starts identifiers too.
+        Rule(
+            "live-api-key",
+            rf"{_B}(?:live|test)_(?P<secret>[A-Za-z0-9_=-]{{30,}}){_E}",
+            ("live_", "test_"),
+            anchored=True,
+            judge=looks_random,
+        ),
         _token("square", ("sq0atp-", "sq0csp-", "eaaa"), r"sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9_-]{60,}"),
         _token("facebook", ("eaac", "eaam"), r"EAA[CM][A-Za-z0-9]{100,}"),
         _token("dropbox", ("sl.",), r"sl\.[A-Za-z0-9_-]{130,}"),
@@ -355,11 +488,11 @@ _NOT_REDACTED = r"(?!\*\*\*REDACTED)"
 # of any useful length: `password=hunter2` is as secret as a long one.
 _ASSIGNED = (
     rf"{_SECRET_KEY}{_Q}?\s*=\s*"
-    r"(?:\\*\"[^\"\n\\]{3,}|'[^'\n]{3,}'|[^&\s\"'<>\\]{3,})"
+    r"(?P<value>\\*\"[^\"\n\\]{3,}|'[^'\n]{3,}'|[^&\s\"'<>\\]{3,})"
 )
 # key: value (YAML, JSON, headers), where prose uses colons too: only a value with a digit or a symbol in it, which a
 # word such as "required" has not.
-_COLON = rf"{_SECRET_KEY_COLON}{_Q}?\s*:\s*{_Q}?(?=[^\s\"'\\]*[0-9_+/=!@#$%^&*.-])[^\s\"'<>,\\]{{6,}}"
+_COLON = rf"{_SECRET_KEY_COLON}{_Q}?\s*:\s*(?P<value>{_Q}?(?=[^\s\"'\\]*[0-9_+/=!@#$%^&*.-])[^\s\"'<>,\\]{{6,}})"
 # A command-line flag naming a secret, then its value (`--password hunter2`, `--api-key=…`, `--token "…"`).
 _FLAG = (
     r"(?<![A-Za-z0-9-])--(?:[A-Za-z0-9]+-)*(?:password|passwd|secret|token|api-?key|access-token|auth-token"
@@ -408,9 +541,17 @@ _GENERIC_KEY = (
 )
 _GENERIC = (
     rf"{_GENERIC_KEY}[A-Za-z0-9_.-]{{0,20}}?(?P<sep>{_Q}?[ \t]*(?:=>|:=|==|=|:)[ \t]*{_Q}?|[ \t]+)"
-    r"(?P<secret>[A-Za-z0-9+/_.~=-]*[A-Za-z0-9+/=])"
+    # A framework's encoded key keeps its `base64:` (Laravel's `APP_KEY=base64:…`).
+    r"(?:base64:)?(?P<secret>[A-Za-z0-9+/_.~=-]*[A-Za-z0-9+/=])"
 )
 _GENERIC_WORDS = ("key", "token", "secret", "passw", "pwd", "cred", "pass", "auth", "api", "pat", "sig")
+
+
+def _secret_assigned(match: re.Match[str], text: str) -> bool:
+    """The value given a secret-named key is a secret, not code naming one (`token = getToken()`, `api_key = None`,
+    `password = "<your-password>"`: `memesh.core.secret_values`). One whose value an earlier rule redacted is
+    redacted whole, as it always was (`token=ghp_…` is stored as ***REDACTED***)."""
+    return match["value"].lstrip("\\\"'").startswith(REDACTED) or is_secret_value(match["value"])
 
 
 def _assigned_or_flag(match: re.Match[str], text: str) -> bool:
@@ -425,9 +566,27 @@ def _assigned_or_flag(match: re.Match[str], text: str) -> bool:
 
 _ASSIGNMENTS = Group(
     (
-        Rule("secret-assignment", _ASSIGNED, _SECRET_KEY_STARTS, sign="=", flags=_I, anchored=True, extend=True),
-        Rule("secret-colon", _COLON, _SECRET_KEY_STARTS, sign=":", flags=_I, anchored=True, extend=True),
-        Rule("secret-flag", _FLAG, ("--",), flags=_I, anchored=True),
+        Rule(
+            "secret-assignment",
+            _ASSIGNED,
+            _SECRET_KEY_STARTS,
+            sign="=",
+            flags=_I,
+            anchored=True,
+            extend=True,
+            context=_secret_assigned,
+        ),
+        Rule(
+            "secret-colon",
+            _COLON,
+            _SECRET_KEY_STARTS,
+            sign=":",
+            flags=_I,
+            anchored=True,
+            extend=True,
+            context=_secret_assigned,
+        ),
+        Rule("secret-flag", _FLAG, ("--",), flags=_I, anchored=True, judge=is_secret_value),
         # Signatures and codes in URLs and connection strings: Azure SAS `sig=` (AWS and GCS `X-Amz-Signature` and
         # `X-Goog-Signature` are `signature=` assignments), `?code=` of a redirect or a function URL, and Azure
         # storage, Service Bus, Event Hubs and IoT Hub keys (`AccountKey=`, `SharedAccessKey=`).
@@ -461,5 +620,19 @@ _ASSIGNMENTS = Group(
 )
 
 CATALOGUE: Final = Catalogue(
-    (_KEY_BLOCKS, _URLS, _KNOWN_TOKENS, _PREFIXED_TOKENS, _SHORT_RUN_TOKENS, _HEADERS, _ASSIGNMENTS)
+    (
+        _KEY_BLOCKS,
+        _URLS,
+        _KNOWN_TOKENS,
+        PAIRED_VALUES,
+        _PREFIXED_TOKENS,
+        CONTEXT_FREE,
+        _SHORT_RUN_TOKENS,
+        _HEADERS,
+        COMMAND_LINES,
+        CONFIG_FILES,
+        PGPASS,
+        PROSE_AND_CALLS,
+        _ASSIGNMENTS,
+    )
 )

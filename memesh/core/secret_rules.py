@@ -32,7 +32,8 @@ class Rule:
 
     What is replaced is the match, or only its `secret` group when the pattern has one; with `judge`, only a `secret`
     group the judge finds secret (and that `context` accepts where it stands). `anchored`: every match begins with
-    one of `literals`, so the pattern is tried only where one occurs. `extend`: the match begins at a key word, and
+    one of `literals`, so the pattern is tried only where one occurs. `precheck`: a test cheaper than the pattern
+    that every text it matches passes (a rule with no literal of its own). `extend`: the match begins at a key word, and
     the identifier that key word ends (`DB_` in `DB_PASSWORD=…`) is replaced with it.
     """
 
@@ -45,6 +46,7 @@ class Rule:
     extend: bool = False
     judge: Callable[[str], bool] | None = None
     context: Callable[[re.Match[str], str], bool] | None = None
+    precheck: Callable[[str], bool] | None = None
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -53,6 +55,8 @@ class Rule:
     def apply(self, text: str, lower: str) -> str:
         """`text` with this rule's matches redacted (`lower` is `text.lower()`)."""
         if self.sign is not None and self.sign not in text:
+            return text
+        if self.precheck is not None and not self.precheck(text):
             return text
         # A lower-case copy can be longer than the text (`İ`); its positions are then not the text's.
         if self.anchored and len(lower) == len(text):
@@ -123,6 +127,18 @@ class Group:
     long_run: bool = False
     signs: tuple[str, ...] = ()
     dispatch: bool = False  # many rules: find which of their literals the text holds in one search
+
+    @cached_property
+    def _finder(self) -> re.Pattern[str] | None:
+        """One search for a group of many literals (a loop of `in` tests costs more past three)."""
+        return re.compile(trie_pattern(self.literals)) if len(self.literals) > 3 else None
+
+    def opens(self, lower: str) -> bool:
+        """Whether the lower-case text holds one of the group's literals."""
+        finder = self._finder
+        if finder is not None:
+            return finder.search(lower) is not None
+        return any(literal in lower for literal in self.literals)
 
 
 def _identifier_start(text: str, start: int, floor: int) -> int:
@@ -232,6 +248,20 @@ def _token_bytes() -> bytes:
     return bytes(table)
 
 
+@cache
+def _run_table(alphabet: str) -> bytes:
+    table = bytearray(b" " * 256)
+    for byte in alphabet.encode():
+        table[byte] = ord("a")
+    return bytes(table)
+
+
+def has_run(text: str, alphabet: str, length: int) -> bool:
+    """Whether `text` holds `length` characters of `alphabet` (ASCII) in a row: a translation and a search, far
+    faster than a pattern scanning every position."""
+    return b"a" * length in text.encode("utf-8", "surrogatepass").translate(_run_table(alphabet))
+
+
 def _has_long_run(text: str) -> bool:
     """Whether `text` holds a run of 20 token characters (a translation and a search: far faster than a pattern)."""
     return b"a" * 20 in text.encode("utf-8", "surrogatepass").translate(_token_bytes())
@@ -265,7 +295,7 @@ class Catalogue:
         for group in self.groups:
             if group.signs and not any(sign in text for sign in group.signs):
                 continue
-            if not any(literal in lower for literal in group.literals):
+            if not group.opens(lower):
                 if not group.long_run:
                     continue
                 if long_run is None:

@@ -120,8 +120,18 @@ def visible_turns(data: bytes, home: str | None = None) -> list[Turn]:
     return turns
 
 
-def recent_turns(turns: list[Turn]) -> list[Turn]:
-    """The most recent turns that fit: at most 100 and 48 KiB serialized, kept in chronological order."""
+@dataclass(frozen=True)
+class Recent:
+    """The turns a package keeps, and how many of them were clipped to fit (the newest, when it alone is over
+    48 KiB: a session with visible turns always has one to show)."""
+
+    turns: list[Turn]
+    clipped: int = 0
+
+
+def recent_turns(turns: list[Turn]) -> Recent:
+    """The most recent turns that fit: at most 100 and 48 KiB serialized, kept in chronological order. A newest turn
+    over 48 KiB on its own is clipped to fit (its beginning kept, ending in `…`) rather than leaving none."""
     kept: list[Turn] = []
     size = 2  # the brackets of the list
     for turn in reversed(turns):
@@ -129,8 +139,23 @@ def recent_turns(turns: list[Turn]) -> list[Turn]:
             break
         cost = encoded_size(turn.as_json()) + (1 if kept else 0)
         if size + cost > SOURCE_MAX_BYTES:
+            if not kept:
+                return Recent([_clipped(turn, SOURCE_MAX_BYTES - size)], clipped=1)
             break
         kept.append(turn)
         size += cost
     kept.reverse()
-    return kept
+    return Recent(kept)
+
+
+def _clipped(turn: Turn, budget: int) -> Turn:
+    """`turn` with its text cut, at a character, so that it serializes in `budget` bytes (escapes counted)."""
+    text = turn.text
+    keep = min(len(text), budget)
+    while keep > 0:
+        clipped = Turn(turn.role, text[:keep].rstrip() + "…")
+        over = encoded_size(clipped.as_json()) - budget
+        if over <= 0:
+            return clipped
+        keep -= max(over // 6, 1)  # an escaped character serializes in up to 6 bytes
+    return Turn(turn.role, "…")

@@ -12,7 +12,7 @@ from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
 from memesh.core import memory_lines, remembering
-from memesh.core.clean import clean_all
+from memesh.core.clean import REDACTED, clean_all
 from memesh.core.memory_commands import Create, Delete, Insert, Rename, StrReplace, View, parse
 from memesh.core.memory_paths import ROOT, File, Folder, Location, Root, file_path, shown
 from memesh.errors import MemeshError
@@ -161,6 +161,13 @@ def _create(store: MemoryToolStore, where: File, text: str, ctx: CallContext) ->
     return Success(message)
 
 
+def _cleaned_without_repeats(edit: memory_lines.Edit) -> Result[memory_lines.Edit, MemeshError]:
+    """The edit's lines as they will be stored (cleaned), refused when one repeats another; a private key's lines,
+    each redacted whole, collapse into one as they do on create."""
+    cleaned = replace(edit, observations=clean_all(edit.observations))
+    return memory_lines.no_repeats(cleaned, allowed=REDACTED).map(lambda _: cleaned)
+
+
 def _edit(
     store: MemoryToolStore,
     where: File,
@@ -173,7 +180,7 @@ def _edit(
                 return missing
             case Success(entity):
                 pass
-        match decide(entity):
+        match decide(entity).bind(_cleaned_without_repeats):
             case Failure() as refused:
                 return refused
             case Success(edit):

@@ -188,7 +188,10 @@ def recall(uses: RecallUses, request: RecallInput, *, ctx: CallContext) -> Resul
     relevance: dict[int, float] = {}
     sources: dict[int, Source] = {}
     loaded: list[Entity] | None = None
-    mode: Literal["fts", "hybrid"] = "hybrid" if uses.semantic is not None and uses.mode == "hybrid" else "fts"
+    # What answered, as the search below chooses: hybrid without its extra installed answers as broad.
+    mode: Literal["fts", "broad", "hybrid"] = (
+        "fts" if uses.mode == "fts" else "hybrid" if uses.semantic is not None and uses.mode == "hybrid" else "broad"
+    )
     if text:  # not empty: searched, so whitespace or `???` alone finds nothing rather than listing recent memories
         searched = _search(uses, text, filters, limit)
         if searched is None:

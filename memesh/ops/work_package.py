@@ -265,7 +265,8 @@ def _transcript(
             scan.skip("already_proposed")
             continue
         turns = visible_turns(session.data, home)
-        kept = recent_turns(turns)
+        recent = recent_turns(turns)
+        kept = recent.turns
         if not kept:
             scan.skip("no_visible_turns")
             continue
@@ -278,7 +279,13 @@ def _transcript(
             "workspace_hash": workspace.hash,
         }
         identifier = rules.package_id(ref)
-        coverage = {"truncated": len(kept) < len(turns), "total_turns": len(turns), "included_turns": len(kept)}
+        coverage = {
+            "truncated": len(kept) < len(turns) or recent.clipped > 0,
+            "total_turns": len(turns),
+            "included_turns": len(kept),
+        }
+        if recent.clipped:
+            coverage["clipped_turns"] = recent.clipped
         body = {
             "id": identifier,
             "ref": ref,

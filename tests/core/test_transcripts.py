@@ -8,7 +8,10 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from memesh.adapters.transcripts import Workspace, scan, slug
+from memesh.core.proposals import encoded_size
 from memesh.core.transcripts import Turn, recent_turns, recorded_cwd, visible_turns
 
 NOW = datetime.now(UTC)
@@ -57,16 +60,27 @@ def test_the_recorded_cwd_is_the_first_top_level_one() -> None:
 
 def test_at_most_the_100_most_recent_turns_are_kept_in_order() -> None:
     turns = [Turn("user", f"turn {i}") for i in range(150)]
-    kept = recent_turns(turns)
+    kept = recent_turns(turns).turns
     assert len(kept) == 100
     assert kept[0].text == "turn 50" and kept[-1].text == "turn 149"
 
 
 def test_at_most_48_kib_of_recent_turns_are_kept() -> None:
     turns = [Turn("assistant", "x" * 10_000) for _ in range(10)]
-    kept = recent_turns(turns)
-    assert len(kept) == 4
-    assert sum(len(json.dumps(t.as_json())) for t in kept) <= 48 * 1024
+    recent = recent_turns(turns)
+    assert len(recent.turns) == 4 and recent.clipped == 0
+    assert sum(len(json.dumps(t.as_json())) for t in recent.turns) <= 48 * 1024
+
+
+@pytest.mark.parametrize("text", ["y" * 60_000, '"\\\n' * 20_000, "é" * 40_000, "\x01" * 30_000])
+def test_a_newest_turn_over_48_kib_is_clipped_to_fit_rather_than_leaving_none(text: str) -> None:
+    recent = recent_turns([Turn("user", "short question"), Turn("assistant", text)])
+    assert recent.clipped == 1 and len(recent.turns) == 1
+    (turn,) = recent.turns
+    assert turn.role == "assistant" and turn.text.endswith("…")
+    assert text.startswith(turn.text[:-1].rstrip())
+    assert 2 + encoded_size(turn.as_json()) <= 48 * 1024
+    assert len(turn.text) > 1_000
 
 
 def _session(folder: Path, name: str, body: bytes, age_days: float = 0) -> None:

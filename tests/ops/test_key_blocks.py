@@ -14,7 +14,7 @@ from memesh.model import EntityWrite
 from memesh.store.sqlite import SqliteStore
 from tests.backends import Backend
 from tests.calls import run
-from tests.secret_shapes import KEY_LINE_MARKERS, KEY_LINES, database_bytes
+from tests.secret_shapes import KEY_LINE_MARKERS, KEY_LINES, assert_nothing_leaked, database_bytes, format_batches
 
 if TYPE_CHECKING:
     from tests.conftest import Caller
@@ -81,6 +81,21 @@ def test_a_key_pasted_into_a_memory_file_by_str_replace_stores_none_of_it(
     )
     assert edited["is_error"] is False
     _no_key_material(fresh_db, backend, tmp_path, "deploy-notes")
+
+
+def test_no_catalogued_format_reaches_the_database_through_the_memory_tool(
+    fresh_db: SqliteStore, backend: Backend, tmp_path: Path
+) -> None:
+    db = _db(backend, tmp_path)
+    for index, texts in enumerate(format_batches()):
+        path = f"/memories/personal/formats-{index}.md"
+        created = handle_memory_command({"command": "create", "path": path, "file_text": "\n".join(texts)}, db_path=db)
+        assert created["is_error"] is False
+        edited = handle_memory_command(
+            {"command": "insert", "path": path, "insert_line": 0, "insert_text": "\n".join(texts[:10])}, db_path=db
+        )
+        assert edited["is_error"] is False
+    assert_nothing_leaked(db)
 
 
 def test_an_imported_memory_with_a_key_across_its_observations_stores_none_of_it(

@@ -254,3 +254,37 @@ def test_any_input_gets_an_answer_that_names_no_path_of_this_machine(
             answer = error.message
     assert str(tmp_path) not in answer
     assert "/tmp/x" not in answer
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        {"command": "str_replace", "old_str": "gamma", "new_str": "alpha"},
+        {"command": "insert", "insert_line": 3, "insert_text": "beta"},
+        {"command": "insert", "insert_line": 0, "insert_text": "gamma"},
+    ],
+)
+def test_an_edit_that_makes_a_line_repeat_another_is_refused_and_nothing_changes(
+    fresh_db: SqliteStore, ctx: CallContext, command: dict[str, Any]
+) -> None:
+    run(fresh_db, ctx, command="create", path=APOLLO, file_text="alpha\nbeta\ngamma")
+    code, _ = refused(fresh_db, ctx, path=APOLLO, **command)
+    assert code == "operation.failed"
+    entity = fresh_db.find("Project Apollo")
+    assert entity is not None and entity.observations == ["alpha", "beta", "gamma"]
+
+
+def test_a_line_of_code_naming_a_secret_is_stored_as_written_and_str_replace_finds_it(
+    fresh_db: SqliteStore, ctx: CallContext
+) -> None:
+    run(fresh_db, ctx, command="create", path=APOLLO, file_text="const token = getToken();\nreturn token;")
+    run(
+        fresh_db,
+        ctx,
+        command="str_replace",
+        path=APOLLO,
+        old_str="const token = getToken();",
+        new_str="const token = await getToken();",
+    )
+    entity = fresh_db.find("Project Apollo")
+    assert entity is not None and entity.observations == ["const token = await getToken();", "return token;"]

@@ -60,7 +60,7 @@ def test_broad_ors_the_content_words_so_a_question_in_plain_words_finds_its_memo
     monkeypatch.setenv("MEMESH_RECALL_MODE", "broad")
     output = recall(two_memories, ctx, "what did we choose for the billing service and the cache?")
     assert set(names(output)) == {"db-choice", "cache-choice"}
-    assert output["retrieval"]["mode"] == "fts"
+    assert output["retrieval"]["mode"] == "broad"
     assert {entity["match"]["source"] for entity in output["entities"]} == {"keyword"}
     assert max(entity["match"]["relevance"] for entity in output["entities"]) == 1.0
 
@@ -84,7 +84,7 @@ def test_hybrid_without_the_semantic_extra_answers_as_broad(
     monkeypatch.setenv("MEMESH_RECALL_MODE", "hybrid")
     output = recall(two_memories, ctx, "what did we choose for the billing service and the cache?")
     assert set(names(output)) == {"db-choice", "cache-choice"}
-    assert output["retrieval"]["mode"] == "fts"
+    assert output["retrieval"]["mode"] == "broad"
 
 
 def test_fts_stores_no_vectors(fresh_db: SqliteStore, ctx: CallContext, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING
 
-from memesh.app.openai_export import _give_arrays_items
+from memesh.app.openai_export import _give_arrays_items, strict_tools
 from memesh.app.registry import TOOLS
 from memesh.schema import files as schemas
 from tests.test_openai_export import openai_tool_problems
@@ -41,3 +41,10 @@ def test_an_unknown_format_is_refused_naming_the_available_ones(cli: Cli) -> Non
 
 def test_what_export_schema_prints_is_accepted_by_openai_s_function_calling_rules(cli: Cli) -> None:
     assert openai_tool_problems(cli.ok("export-schema").json()) == []
+
+
+def test_strict_prints_every_tool_in_openais_strict_form(cli: Cli) -> None:
+    exported = cli.ok("export-schema", "--strict").json()
+    assert exported == strict_tools()
+    assert all(item["function"]["strict"] is True for item in exported)
+    assert openai_tool_problems(exported) == []

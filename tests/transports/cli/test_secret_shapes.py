@@ -6,7 +6,15 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tests.secret_shapes import SHAPES, assert_nothing_leaked, bundle, learn_body, remember_body, task_body
+from tests.secret_shapes import (
+    SHAPES,
+    assert_nothing_leaked,
+    bundle,
+    format_batches,
+    learn_body,
+    remember_body,
+    task_body,
+)
 
 if TYPE_CHECKING:
     from tests.transports.cli.conftest import Cli
@@ -51,6 +59,13 @@ def test_no_shape_reaches_the_database_through_any_cli_write_command(
             f"---\nname: note-{index}\ndescription: about {secret.splitlines()[0]}\n---\n{secret}\n", encoding="utf-8"
         )
     cli.ok("import", "--notes", str(notes), "--project", "demo")
+    assert_nothing_leaked(memesh_env)
+
+
+def test_no_catalogued_format_reaches_the_database_through_remember(cli: Cli, memesh_env: Path) -> None:
+    for index, texts in enumerate(format_batches()):
+        cli.ok("remember", "--name", f"formats-{index}", "--type", "note", *[f"--obs={text}" for text in texts])
+        cli.ok("remember", f"Formats {index}\n\n" + "\n".join(texts))
     assert_nothing_leaked(memesh_env)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from memesh.app.operations.insight import ANALYTICS
 from memesh.context import CallContext
 from tests.calls import call, run
+from tests.secret_shapes import assert_nothing_leaked, format_batches
 
 from .conftest import HookEnv, assistant, tool_result, tool_use, user
 from .helpers import remember
@@ -61,6 +62,14 @@ def test_code_and_secrets_never_reach_the_handoff(hook_env: HookEnv) -> None:
     _stop(hook_env, hook_env.transcript([user("go"), assistant(reply)]))
     stored = _entity(hook_env, f"session-handoff:{hook_env.project}").observations[0]
     assert "export TOKEN" not in stored and "abcd1234efgh5678" not in stored and "***REDACTED***" in stored
+
+
+def test_no_catalogued_format_reaches_the_database_through_the_handoff(hook_env: HookEnv) -> None:
+    for index, texts in enumerate(format_batches(25)):
+        reply = REPLY + "\n\n" + "\n".join(texts)
+        records = _stop(hook_env, hook_env.transcript([user("go"), assistant(reply)], f"s{index}.jsonl"), f"s{index}")
+        assert records["handoff-capture"]["outcome"] == "wrote"
+    assert_nothing_leaked(hook_env.backend.target(hook_env.db))
 
 
 def test_autocapture_off_writes_nothing(hook_env: HookEnv) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tests.backends import Backend
-from tests.secret_shapes import SHAPES, assert_nothing_leaked, bundle, learn_body, remember_body
+from tests.secret_shapes import SHAPES, assert_nothing_leaked, bundle, format_batches, learn_body, remember_body
 
 if TYPE_CHECKING:
     from tests.transports.http.conftest import Api
@@ -19,6 +19,13 @@ def test_no_shape_reaches_the_database_through_any_http_write_route(api: Api, db
         api.ok("POST", "/v1/learn", json=learn_body(kind))
     imported = api.ok("POST", "/v1/import", json={"data": bundle(), "merge_strategy": "overwrite"})
     assert imported["errors"] == []
+    assert_nothing_leaked(backend.target(db_file))
+
+
+def test_no_catalogued_format_reaches_the_database_through_remember(api: Api, db_file: Path, backend: Backend) -> None:
+    for index, texts in enumerate(format_batches()):
+        api.ok("POST", "/v1/remember", json={"name": f"formats-{index}", "type": "note", "observations": texts})
+        api.ok("POST", "/v1/remember", json={"note": f"Formats {index}\n\n" + "\n".join(texts)})
     assert_nothing_leaked(backend.target(db_file))
 
 

@@ -6,7 +6,15 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.secret_shapes import SHAPES, assert_nothing_leaked, bundle, learn_body, remember_body, task_body
+from tests.secret_shapes import (
+    SHAPES,
+    assert_nothing_leaked,
+    bundle,
+    format_batches,
+    learn_body,
+    remember_body,
+    task_body,
+)
 from tests.transports.mcp.conftest import MODERN
 
 if TYPE_CHECKING:
@@ -26,6 +34,14 @@ async def test_no_shape_reaches_the_database_through_any_mcp_write_tool(mcp_serv
         imported = await client.ok("import", {"data": bundle(), "merge_strategy": "overwrite"})
     assert imported["errors"] == []
     assert imported["imported"] == len(SHAPES)
+    assert_nothing_leaked(mcp_server.target)
+
+
+async def test_no_catalogued_format_reaches_the_database_through_remember(mcp_server: McpInMemory) -> None:
+    async with mcp_server.connect(MODERN) as client:
+        for index, texts in enumerate(format_batches()):
+            await client.ok("remember", {"name": f"formats-{index}", "type": "note", "observations": texts})
+            await client.ok("remember", {"note": f"Formats {index}\n\n" + "\n".join(texts)})
     assert_nothing_leaked(mcp_server.target)
 
 

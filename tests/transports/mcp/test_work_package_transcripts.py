@@ -146,6 +146,28 @@ async def test_a_client_offering_its_root_gets_the_visible_turns_and_stages_one_
         assert with_sessions.startswith("stale_package")
 
 
+async def test_a_session_whose_newest_turn_is_over_48_kib_is_offered_clipped_and_says_so(
+    home: Path, workspace: Path, tmp_path: Path, backend: Backend
+) -> None:
+    cwd = str(workspace)
+    long_reply = "We measured every path. " * 3_000  # ~72 KB, one visible turn
+    write_transcript(
+        home,
+        workspace,
+        "sess-long",
+        [_line("user", "Measure it", cwd), _line("assistant", [{"type": "text", "text": long_reply}], cwd)],
+    )
+    project = project_for(cwd)
+    async with client(home, tmp_path / "m.db", [workspace], backend) as session:
+        prepared = await ok(session, {"action": "prepare", "project": project, "kind": "transcript"})
+    assert prepared["status"] == "available"
+    package = prepared["package"]
+    assert package["coverage"] == {"truncated": True, "total_turns": 2, "included_turns": 1, "clipped_turns": 1}
+    (source,) = package["sources"]
+    assert source["role"] == "assistant" and source["text"].endswith("…")
+    assert long_reply.startswith(source["text"][:-1])
+
+
 async def test_the_newest_session_is_chosen_and_old_or_foreign_ones_are_not(
     home: Path, workspace: Path, tmp_path: Path, backend: Backend
 ) -> None:

@@ -200,14 +200,14 @@ def call_json(name: str, text: str) -> int:
     return report(call_tool(name, arguments), as_json=True, text=dumps)
 
 
-def export_schema(output_format: str) -> int:
-    """`memesh export-schema`: every tool as an OpenAI function definition, indented JSON on stdout."""
-    from memesh.app.openai_export import FORMATS, openai_tools
+def export_schema(output_format: str, *, strict: bool = False) -> int:
+    """`memesh export-schema [--strict]`: every tool as an OpenAI function definition, indented JSON on stdout."""
+    from memesh.app.openai_export import FORMATS, openai_tools, strict_tools
 
     if output_format not in FORMATS:
         _err(f"Unknown format: {output_format}. Available: {', '.join(FORMATS)}")
         return FAILED
-    print(json.dumps(openai_tools(), indent=2, ensure_ascii=False))
+    print(json.dumps(strict_tools() if strict else openai_tools(), indent=2, ensure_ascii=False))
     return OK
 
 

@@ -238,14 +238,17 @@ def unpin(*, name: str, json_: params.Switch = False) -> int:
     return memory.pin(name, pinned=False, as_json=json_)
 
 
-def export_schema(*, format_: str = "openai") -> int:
+def export_schema(*, format_: str = "openai", strict: params.Switch = False) -> int:
     """Print every tool as an OpenAI function-calling definition (a JSON array).
 
     Parameters
     ----------
     format_
         Output format; only openai.
+    strict
+        OpenAI's strict form (`"strict": true`): every property required, an optional one nullable (null means not
+        given: drop it before calling), every object closed, no keyword strict mode refuses.
     """
     from memesh.transports.cli.actions import memory
 
-    return memory.export_schema(format_)
+    return memory.export_schema(format_, strict=strict)
