@@ -6,7 +6,8 @@ The marketplace entry (.claude-plugin/marketplace.json) points at `plugin/`, whi
 - the manifests (.claude-plugin/plugin.json and mcp.json, .codex-plugin/, hooks/hooks.json), as in the checkout;
 - the launchers of tools/plugin/: `bin/memesh-mcp`, `bin/memesh-hook` and `bin/memesh` run MeMesh from an
   environment the plugin builds for itself on first use in ~/.memesh/runtime (`lib/memesh-bootstrap`: uv when
-  present, else venv + pip), one per payload;
+  present, else venv + pip), one per payload; until it is ready `lib/memesh-first-start` serves MCP from the
+  standard library (the opening answered at once, the build in the background, the session handed over after);
 - `wheels/memesh-<version>-py3-none-any.whl`, built from this checkout (`pip wheel --no-deps`);
 - `PAYLOAD`: on its first line a digest of every file the wheel is built from, which names the environment: a
   payload built from other sources names another, so an upgraded plugin builds its own and a rebuild from the same
@@ -36,12 +37,19 @@ MANIFESTS = (
     ".codex-plugin/mcp.json",
     "hooks/hooks.json",
 )
-LAUNCHERS = ("bin/memesh", "bin/memesh-mcp", "bin/memesh-hook", "lib/find-python", "lib/memesh-bootstrap")
+LAUNCHERS = (
+    "bin/memesh",
+    "bin/memesh-mcp",
+    "bin/memesh-hook",
+    "lib/find-python",
+    "lib/memesh-bootstrap",
+    "lib/memesh-first-start",
+)
 EXECUTABLE = ("bin/memesh", "bin/memesh-mcp", "bin/memesh-hook")
 README = """# MeMesh plugin payload
 
 Written by `tools/plugin_payload.py` from a MeMesh for Python checkout; do not edit. A plugin install copies this
-folder. On first use `bin/memesh-mcp` or `bin/memesh` (or, in the background, `bin/memesh-hook`) builds MeMesh's
+folder. On first use `bin/memesh` (or, in the background, `bin/memesh-mcp` and `bin/memesh-hook`) builds MeMesh's
 own Python environment from `wheels/` in ~/.memesh/runtime (MEMESH_DIR/runtime), once per payload (`PAYLOAD` names
 it); it needs Python 3.11 or newer on PATH and, that once, the package index.
 
