@@ -17,10 +17,13 @@ import subprocess
 from pathlib import Path
 
 import anyio
+import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memesh.app.registry import TOOLS
 from tests.payload_tool import plugin_payload
+
+pytestmark = pytest.mark.node
 
 ROOT = Path(__file__).resolve().parent.parent
 CLAUDE = ROOT / "tools" / "claude-code" / "node_modules" / ".bin" / "claude"

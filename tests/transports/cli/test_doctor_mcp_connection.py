@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.node
+
 REPO = Path(__file__).resolve().parents[3]
 CLAUDE = REPO / "tools" / "claude-code" / "node_modules" / ".bin" / "claude"
 BIN = Path(sys.executable).parent
