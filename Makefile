@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' -o -name '*.html' 2>/dev/null)
 LINKTREE = $(firstword $(wildcard build/__editable__.memesh-*))
 
-.PHONY: plugin install run test check lint typecheck typecheck-ts codegen check-codegen bench bench-postgres clean mcp browser postgres inspector claude-code gemini-cli
+.PHONY: plugin marketplace install run test check lint typecheck typecheck-ts codegen check-codegen bench bench-postgres clean mcp browser postgres inspector claude-code gemini-cli
 # Bare `make` installs (it used to stop after creating the venv, the first target in the file).
 .DEFAULT_GOAL := install
 
@@ -44,6 +44,13 @@ install: $(STAMP) plugin
 # this checkout, under 1 MB; rebuilt only when what it is made of changed (tools/plugin_payload.py).
 plugin: $(RUN_STAMP)
 	@$(BIN)/python tools/plugin_payload.py
+
+# A marketplace outside the checkout, for `claude plugin marketplace add` (and Codex's): Claude Code runs a local
+# marketplace's plugin from the folder it was added from, so one added from here survives moving or changing the
+# checkout, and changes only when this runs again (then `claude plugin update memesh@memesh`).
+MARKETPLACE ?= $(HOME)/.memesh/marketplace
+marketplace: $(RUN_STAMP)
+	@$(BIN)/python tools/plugin_payload.py --marketplace "$(MARKETPLACE)"
 
 run: $(RUN_STAMP)
 	$(BIN)/memesh serve

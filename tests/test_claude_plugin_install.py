@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -45,10 +44,10 @@ def folder_bytes(folder: Path) -> int:
 
 
 def test_claude_code_installs_the_payload_alone_and_a_session_right_after_has_the_twelve_tools(tmp_path: Path) -> None:
-    market = tmp_path / "memesh-python"
-    (market / ".claude-plugin").mkdir(parents=True)
-    shutil.copyfile(ROOT / ".claude-plugin" / "marketplace.json", market / ".claude-plugin" / "marketplace.json")
-    plugin_payload.build(market / "plugin")
+    # `make marketplace`: a marketplace outside the checkout, holding nothing that names it (the checkout may move).
+    market = plugin_payload.marketplace(tmp_path / "memesh-python")
+    for path in market.rglob("*"):
+        assert not path.is_file() or str(ROOT).encode() not in path.read_bytes(), path
     decoy = market / ".venv" / "lib"
     decoy.mkdir(parents=True)
     (decoy / "big.bin").write_bytes(os.urandom(12 * 1000 * 1000))  # a checkout's .venv is hundreds of MB

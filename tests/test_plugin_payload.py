@@ -269,3 +269,12 @@ def test_a_host_that_ends_the_first_session_at_once_leaves_the_build_running_and
     session = open_session(payload / "bin" / "memesh-mcp", env, tmp_path / "session.log", call="recall")
     assert session.call is not None and session.call.is_error is True
     assert len(records(home)) >= 2 and {r["outcome"] for r in records(home)} == {"error"}
+
+
+def test_a_marketplace_written_outside_the_checkout_holds_the_catalog_and_a_current_payload(tmp_path: Path) -> None:
+    folder = tmp_path / "marketplace"
+    assert plugin_payload.main(["--marketplace", str(folder)]) == 0
+    catalog = json.loads((folder / ".claude-plugin" / "marketplace.json").read_text())
+    (entry,) = catalog["plugins"]
+    assert (folder / entry["source"] / "PAYLOAD").exists()
+    assert plugin_payload.main(["--check", "--out", str(folder / "plugin")]) == 0
