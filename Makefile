@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' -o -name '*.html' 2>/dev/null)
 LINKTREE = $(firstword $(wildcard build/__editable__.memesh-*))
 
-.PHONY: plugin install run test lint typecheck typecheck-ts codegen check-codegen bench bench-postgres clean mcp browser postgres inspector mcp-memory-server claude-code gemini-cli
+.PHONY: plugin marketplace install run test check lint typecheck typecheck-ts codegen check-codegen bench bench-postgres clean mcp browser postgres inspector mcp-memory-server claude-code gemini-cli
 # Bare `make` installs (it used to stop after creating the venv, the first target in the file).
 .DEFAULT_GOAL := install
 
@@ -44,6 +44,13 @@ install: $(STAMP) plugin
 # this checkout, under 1 MB; rebuilt only when what it is made of changed (tools/plugin_payload.py).
 plugin: $(RUN_STAMP)
 	@$(BIN)/python tools/plugin_payload.py
+
+# A marketplace outside the checkout, for `claude plugin marketplace add` (and Codex's): Claude Code runs a local
+# marketplace's plugin from the folder it was added from, so one added from here survives moving or changing the
+# checkout, and changes only when this runs again (then `claude plugin update memesh@memesh`).
+MARKETPLACE ?= $(HOME)/.memesh/marketplace
+marketplace: $(RUN_STAMP)
+	@$(BIN)/python tools/plugin_payload.py --marketplace "$(MARKETPLACE)"
 
 run: $(RUN_STAMP)
 	$(BIN)/memesh serve
@@ -137,6 +144,12 @@ postgres:
 
 test: check-codegen lint typecheck typecheck-ts $(CHROMIUM) $(INSPECTOR)/node_modules/.installed $(MCP_MEMORY)/node_modules/.installed $(CLAUDE_CODE)/node_modules/.installed $(GEMINI_CLI)/node_modules/.installed postgres
 	MEMESH_TEST_REQUIRE_POSTGRES=1 $(BIN)/pytest -n 2 --durations=10
+
+# For contributors: what `make test` checks of the Python code, needing only python3, make and git (the package index
+# once, for .venv): codegen, ruff, mypy, and the suite without the browser and Node tests. PostgreSQL's half of the
+# store tests runs when its server programs are installed and is skipped otherwise. `make test` stays the whole thing.
+check: check-codegen lint typecheck
+	$(BIN)/pytest -n 2 -m "not node and not browser" --durations=10
 
 # The quick benchmarks; locomo.py and scale.py --n 100000 are run by hand (benchmarks/README.md). A script's own
 # folder, not the working directory, leads sys.path, so the bare memesh/ folder cannot shadow the install here.

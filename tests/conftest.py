@@ -30,6 +30,10 @@ REAL_MEMESH_BEFORE = pytest.StashKey[dict[Path, isolation.Listing]]()
 
 def pytest_configure(config: pytest.Config) -> None:
     backends.pytest_configure(config)
+    # What `make check` leaves out (-m "not node and not browser"): the programs `make test` installs with npm or
+    # apt-get (as root), which a contributor's machine may not have.
+    config.addinivalue_line("markers", "node: runs a Node program make test installs (Claude Code, Gemini CLI, tsc, …)")
+    config.addinivalue_line("markers", "browser: drives Chromium, which make test installs with apt-get")
     if isolation.SESSION_ROOT not in os.environ:
         config.stash[REAL_MEMESH_BEFORE] = isolation.listings()
     isolation.isolate(os.environ.get("PYTEST_XDIST_WORKER", "main"))

@@ -1,6 +1,8 @@
 """The plugin as Claude Code installs it: its own CLI (pinned in tools/claude-code, installed by `make test`) adds the
-marketplace, validates it strictly, installs the payload, and the installed copy's server command builds MeMesh's
-environment with only /usr/bin:/bin on PATH and lists the twelve tools.
+marketplace, validates it strictly and installs the payload; right after, with only /usr/bin:/bin on PATH and no
+environment built, `claude mcp list` connects, no failure is cached, and a session (against the stand-in Messages
+API on 127.0.0.1) has the twelve tools; once the environment the first start builds in the background is ready, a
+session's recall runs MeMesh itself.
 
 The marketplace is a folder laid out as a checkout is (its .claude-plugin/marketplace.json beside the payload
 tools/plugin_payload.py writes), with a `.venv`-sized decoy beside them: what the install copies is the payload
@@ -12,17 +14,21 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
+import time
 from pathlib import Path
 
-import anyio
-from mcp import ClientSession, StdioServerParameters, stdio_client
+import pytest
 
 from memesh.app.registry import TOOLS
 from tests.payload_tool import plugin_payload
+from tests.transports.hooks.stand_in_api import Reply as Say
+from tests.transports.hooks.stand_in_api import StandIn, result_text, serving, text, tool_use
+
+pytestmark = pytest.mark.node
 
 ROOT = Path(__file__).resolve().parent.parent
+TOOL_PREFIX = "mcp__plugin_memesh_memesh__"
 CLAUDE = ROOT / "tools" / "claude-code" / "node_modules" / ".bin" / "claude"
 MAX_INSTALLED_BYTES = 10 * 1000 * 1000
 
@@ -37,11 +43,11 @@ def folder_bytes(folder: Path) -> int:
     return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file() and not path.is_symlink())
 
 
-def test_claude_code_installs_the_payload_alone_and_its_server_bootstraps_the_twelve_tools(tmp_path: Path) -> None:
-    market = tmp_path / "memesh-python"
-    (market / ".claude-plugin").mkdir(parents=True)
-    shutil.copyfile(ROOT / ".claude-plugin" / "marketplace.json", market / ".claude-plugin" / "marketplace.json")
-    plugin_payload.build(market / "plugin")
+def test_claude_code_installs_the_payload_alone_and_a_session_right_after_has_the_twelve_tools(tmp_path: Path) -> None:
+    # `make marketplace`: a marketplace outside the checkout, holding nothing that names it (the checkout may move).
+    market = plugin_payload.marketplace(tmp_path / "memesh-python")
+    for path in market.rglob("*"):
+        assert not path.is_file() or str(ROOT).encode() not in path.read_bytes(), path
     decoy = market / ".venv" / "lib"
     decoy.mkdir(parents=True)
     (decoy / "big.bin").write_bytes(os.urandom(12 * 1000 * 1000))  # a checkout's .venv is hundreds of MB
@@ -65,20 +71,52 @@ def test_claude_code_installs_the_payload_alone_and_its_server_bootstraps_the_tw
     assert details.returncode == 0, details.stderr
     assert "MCP servers (1)" in details.stdout and "Hooks (6)" in details.stdout
 
-    # The installed copy's own server command, as the host starts it, on a machine where MeMesh was never
-    # installed: only /usr/bin:/bin on PATH.
-    mcp_entry = json.loads((copy / ".claude-plugin" / "mcp.json").read_text())["mcpServers"]["memesh"]
-    command = mcp_entry["command"].replace("${CLAUDE_PLUGIN_ROOT}", str(copy))
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "MEMESH_DIR": str(home / ".memesh")}
-    params = StdioServerParameters(
-        command=command, args=mcp_entry["args"], env={**env, "CLAUDE_PLUGIN_ROOT": str(copy)}
+    # Right after the install, on a machine where MeMesh's environment was never built (only /usr/bin:/bin on PATH):
+    # the check a new user runs first connects, Claude Code remembers no failure, and a session started at once has
+    # the twelve tools; a call made while the environment builds is answered (the result, or how long is left).
+    listed = claude("mcp", "list", home=home)
+    assert "plugin:memesh:memesh" in listed.stdout and "Connected" in listed.stdout, listed.stdout
+    assert not (home / ".claude" / "mcp-needs-auth-cache.json").exists()
+    recall = tool_use("toolu_recall_1", f"{TOOL_PREFIX}recall", {"query": "retries"})
+    with serving(StandIn([Say([recall]), Say([text("Done.")])])) as api:
+        session(api, home, tmp_path)
+    # Claude Code defers MCP tools behind its ToolSearch: the first request names them, the schemas come on use.
+    offered = json.dumps(api.turns[0].body)
+    assert all(f"{TOOL_PREFIX}{tool.name}" in offered for tool in TOOLS)
+    first = api.turns[1].tool_result("toolu_recall_1")
+    assert "No such tool" not in result_text(first)
+    assert first.get("is_error") is True or '"entities"' in result_text(first)
+
+    # Once the environment is ready (the build goes on after the session), a session's call runs MeMesh itself.
+    stamp = (copy / "PAYLOAD").read_text().split()[0]
+    ready = home / ".memesh" / "runtime" / f"env-{stamp}" / ".ready"
+    deadline = time.monotonic() + 300
+    while not ready.exists() and time.monotonic() < deadline:
+        time.sleep(1)
+    assert ready.exists(), (home / ".memesh" / "hook-outcomes.jsonl").read_text()
+    with serving(StandIn([Say([recall]), Say([text("Done.")])])) as api:
+        session(api, home, tmp_path)
+    answered = api.turns[1].tool_result("toolu_recall_1")
+    assert answered.get("is_error") is not True and '"entities"' in result_text(answered)
+
+
+def session(api: StandIn, home: Path, cwd: Path) -> None:
+    """One `claude -p` session against the stand-in, with the plugin's recall tool allowed."""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "MEMESH_DIR": str(home / ".memesh"),
+        "MEMESH_UPDATE_CHECK": "0",
+        "ANTHROPIC_BASE_URL": api.url,
+        "ANTHROPIC_API_KEY": "sk-ant-stand-in",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+    }
+    argv = [str(CLAUDE), "-p", "what do we know about retries", "--allowedTools", f"{TOOL_PREFIX}recall"]
+    done = subprocess.run(
+        argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL, check=False
     )
-
-    async def listing() -> list[str]:
-        with (tmp_path / "server.log").open("w", encoding="utf-8") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
-                await session.initialize()
-                return [tool.name for tool in (await session.list_tools()).tools]
-
-    assert anyio.run(listing) == [tool.name for tool in TOOLS]
-    assert "setting up its Python environment" in (tmp_path / "server.log").read_text()
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession, StdioServerParameters, stdio_client, types
 
 from memesh.app.registry import TOOLS
 from tests.payload_tool import plugin_payload
@@ -38,6 +39,7 @@ EXPECTED_FILES = {
     "bin/memesh-hook",
     "lib/find-python",
     "lib/memesh-bootstrap",
+    "lib/memesh-first-start",
     "README.md",
     "PAYLOAD",
 }
@@ -63,18 +65,6 @@ def host_env(home: Path, **extra: str) -> dict[str, str]:
 def records(home: Path) -> list[dict[str, object]]:
     path = home / ".memesh" / "hook-outcomes.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def listed_tools(command: Path, env: dict[str, str], errlog_path: Path) -> list[str]:
-    params = StdioServerParameters(command=str(command), env=env, cwd=str(errlog_path.parent))
-
-    async def listing() -> list[str]:
-        with errlog_path.open("w", encoding="utf-8") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
-                await session.initialize()
-                return [tool.name for tool in (await session.list_tools()).tools]
-
-    return anyio.run(listing)
 
 
 def files(folder: Path) -> Iterator[str]:
@@ -115,7 +105,36 @@ def test_a_payload_is_named_by_its_sources_so_an_upgrade_builds_a_new_environmen
     assert plugin_payload.digest(copy) != plugin_payload.digest(ROOT)
 
 
-def test_the_plugin_builds_its_own_environment_once_and_serves_the_twelve_tools_with_only_usr_bin_on_path(
+class Opening:
+    """When a started server answered initialize and tools/list (seconds since it started), and what it listed."""
+
+    def __init__(self) -> None:
+        self.initialized = self.listed = float("inf")
+        self.tools: list[str] = []
+        self.call: types.CallToolResult | None = None
+
+
+def open_session(command: Path, env: dict[str, str], errlog_path: Path, call: str | None = None) -> Opening:
+    """A session as a host opens one: initialize, tools/list, and optionally one tool call, then the end of stdin."""
+    params = StdioServerParameters(command=str(command), env=env, cwd=str(errlog_path.parent))
+    opening = Opening()
+
+    async def run() -> None:
+        started = time.monotonic()
+        with errlog_path.open("w", encoding="utf-8") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                opening.initialized = time.monotonic() - started
+                opening.tools = [tool.name for tool in (await session.list_tools()).tools]
+                opening.listed = time.monotonic() - started
+                if call is not None:
+                    opening.call = await session.call_tool(call, {"query": "retries"})
+
+    anyio.run(run)
+    return opening
+
+
+def test_the_first_start_answers_at_once_builds_in_the_background_and_hands_the_session_to_memesh_mcp(
     payload: Path, pip_cache: Path, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
@@ -126,18 +145,26 @@ def test_the_plugin_builds_its_own_environment_once_and_serves_the_twelve_tools_
         (runtime / name / "bin").mkdir(parents=True)
         os.utime(runtime / name, (time.time() - 1000 + age * 100,) * 2)
     env = host_env(home, CLAUDE_PLUGIN_ROOT=str(payload), PIP_CACHE_DIR=str(pip_cache))
+    # A call made before the environment is ready waits for it (a budget long enough for any build here), and the
+    # real server answers it.
     first_log = tmp_path / "first-start.log"
-    assert listed_tools(payload / "bin" / "memesh-mcp", env, first_log) == [tool.name for tool in TOOLS]
+    first = open_session(
+        payload / "bin" / "memesh-mcp", {**env, "MEMESH_FIRST_START_WAIT_SECONDS": "600"}, first_log, call="recall"
+    )
+    assert first.initialized <= 5 and first.listed <= 10
+    assert first.tools == [tool.name for tool in TOOLS]
+    assert first.call is not None and first.call.is_error is False
+    assert first.call.structured_content is not None and first.call.structured_content["entities"] == []
     stamp = (payload / "PAYLOAD").read_text().split()[0]
     built = runtime / f"env-{stamp}"
     assert (built / ".ready").exists()
     assert sorted(path.name for path in runtime.glob("env-*")) == sorted([built.name, "env-previous"])
-    assert "setting up its Python environment" in first_log.read_text()
     assert [(r["hook"], r["outcome"]) for r in records(home)] == [("bootstrap", "wrote")]
 
     ready_since = (built / ".ready").stat().st_mtime
     second_log = tmp_path / "second-start.log"
-    assert listed_tools(payload / "bin" / "memesh-mcp", env, second_log) == [tool.name for tool in TOOLS]
+    second = open_session(payload / "bin" / "memesh-mcp", env, second_log)
+    assert second.listed <= 3 and second.tools == first.tools
     assert "setting up" not in second_log.read_text()
     assert (built / ".ready").stat().st_mtime == ready_since
     assert len(records(home)) == 1
@@ -163,13 +190,38 @@ def test_the_plugin_builds_its_own_environment_once_and_serves_the_twelve_tools_
     assert len(list(runtime.glob("env-*"))) == 2
 
 
+def slow_uv(folder: Path, seconds: int) -> Path:
+    """A `uv` that takes `seconds` and fails: a build that is still under way while the test looks."""
+    folder.mkdir(parents=True)
+    uv = folder / "uv"
+    uv.write_text(f"#!/bin/sh\nsleep {seconds}\nexit 1\n")
+    uv.chmod(0o755)
+    return folder
+
+
+def test_a_tool_called_while_the_environment_builds_past_the_budget_says_how_long_is_left(
+    payload: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    tools = slow_uv(tmp_path / "slow", 8)
+    env = host_env(home, CLAUDE_PLUGIN_ROOT=str(payload), MEMESH_FIRST_START_WAIT_SECONDS="1")
+    env["PATH"] = f"{tools}:{env['PATH']}"
+    opening = open_session(payload / "bin" / "memesh-mcp", env, tmp_path / "server.log", call="recall")
+    assert opening.tools == [tool.name for tool in TOOLS]
+    assert opening.call is not None and opening.call.is_error is True
+    (content,) = opening.call.content
+    assert isinstance(content, types.TextContent)
+    left = re.search(r"about (\d+) s left", content.text)
+    assert left is not None and 5 <= int(left.group(1)) <= 75
+
+
 def test_a_build_that_cannot_reach_the_package_index_says_so_once_and_records_it_for_doctor(
     payload: Path, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
     env = host_env(home, CLAUDE_PLUGIN_ROOT=str(payload), **UNREACHABLE_INDEX)
     done = subprocess.run(
-        [str(payload / "bin" / "memesh-mcp")], input="", env=env, capture_output=True, text=True, check=False
+        [str(payload / "bin" / "memesh"), "--version"], env=env, capture_output=True, text=True, check=False
     )
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
@@ -199,3 +251,30 @@ def test_a_hook_never_waits_for_the_build_it_starts_in_the_background(payload: P
     while not records(home) and time.monotonic() < deadline:  # the background build's own record
         time.sleep(0.5)
     assert [(r["hook"], r["outcome"]) for r in records(home)] == [("bootstrap", "error")]
+
+
+def test_a_host_that_ends_the_first_session_at_once_leaves_the_build_running_and_a_call_reports_its_failure(
+    payload: Path, tmp_path: Path
+) -> None:
+    """`claude mcp list` opens a session, lists the tools and stops the server: the build it started goes on (here
+    to its failure, recorded for doctor), and a later first-start session's tool call says the build failed."""
+    home = tmp_path / "home"
+    env = host_env(home, CLAUDE_PLUGIN_ROOT=str(payload), **UNREACHABLE_INDEX)
+    checked = open_session(payload / "bin" / "memesh-mcp", env, tmp_path / "check.log")
+    assert checked.initialized <= 5 and checked.tools == [tool.name for tool in TOOLS]
+    deadline = time.monotonic() + 120
+    while not records(home) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert [(r["hook"], r["outcome"]) for r in records(home)] == [("bootstrap", "error")]
+    session = open_session(payload / "bin" / "memesh-mcp", env, tmp_path / "session.log", call="recall")
+    assert session.call is not None and session.call.is_error is True
+    assert len(records(home)) >= 2 and {r["outcome"] for r in records(home)} == {"error"}
+
+
+def test_a_marketplace_written_outside_the_checkout_holds_the_catalog_and_a_current_payload(tmp_path: Path) -> None:
+    folder = tmp_path / "marketplace"
+    assert plugin_payload.main(["--marketplace", str(folder)]) == 0
+    catalog = json.loads((folder / ".claude-plugin" / "marketplace.json").read_text())
+    (entry,) = catalog["plugins"]
+    assert (folder / entry["source"] / "PAYLOAD").exists()
+    assert plugin_payload.main(["--check", "--out", str(folder / "plugin")]) == 0

@@ -1,18 +1,25 @@
 """Assemble the plugin payload: the folder a Claude Code or Codex plugin install copies, holding only what runs.
 
-    python tools/plugin_payload.py [--out plugin] [--check]
+    python tools/plugin_payload.py [--out plugin] [--check] [--marketplace DIR]
 
 The marketplace entry (.claude-plugin/marketplace.json) points at `plugin/`, which this writes from the checkout:
 - the manifests (.claude-plugin/plugin.json and mcp.json, .codex-plugin/, hooks/hooks.json), as in the checkout;
 - the launchers of tools/plugin/: `bin/memesh-mcp`, `bin/memesh-hook` and `bin/memesh` run MeMesh from an
   environment the plugin builds for itself on first use in ~/.memesh/runtime (`lib/memesh-bootstrap`: uv when
-  present, else venv + pip), one per payload;
+  present, else venv + pip), one per payload; until it is ready `lib/memesh-first-start` serves MCP from the
+  standard library (the opening answered at once, the build in the background, the session handed over after);
 - `wheels/memesh-<version>-py3-none-any.whl`, built from this checkout (`pip wheel --no-deps`);
 - `PAYLOAD`: on its first line a digest of every file the wheel is built from, which names the environment: a
   payload built from other sources names another, so an upgraded plugin builds its own and a rebuild from the same
   sources reuses the old one; on its second, a digest of the manifests and launchers too, so any change rebuilds.
 No `.venv`, `build/`, tests, caches or node_modules: a host copies the whole folder into its plugin cache. The
 payload is rebuilt only when its digest changes (`--check` says whether it is current, exit 1 if not).
+
+`--marketplace DIR` writes a marketplace of its own instead: DIR/.claude-plugin/marketplace.json and the payload in
+DIR/plugin. Claude Code (2.1.332) runs a plugin of a marketplace added from a local folder from that folder, not
+from the copy `claude plugin install` makes, so a marketplace added from the checkout breaks when the checkout moves
+and changes under the running plugin with every `make install`; one added from DIR changes only when this is run
+again.
 """
 
 from __future__ import annotations
@@ -36,12 +43,19 @@ MANIFESTS = (
     ".codex-plugin/mcp.json",
     "hooks/hooks.json",
 )
-LAUNCHERS = ("bin/memesh", "bin/memesh-mcp", "bin/memesh-hook", "lib/find-python", "lib/memesh-bootstrap")
+LAUNCHERS = (
+    "bin/memesh",
+    "bin/memesh-mcp",
+    "bin/memesh-hook",
+    "lib/find-python",
+    "lib/memesh-bootstrap",
+    "lib/memesh-first-start",
+)
 EXECUTABLE = ("bin/memesh", "bin/memesh-mcp", "bin/memesh-hook")
 README = """# MeMesh plugin payload
 
 Written by `tools/plugin_payload.py` from a MeMesh for Python checkout; do not edit. A plugin install copies this
-folder. On first use `bin/memesh-mcp` or `bin/memesh` (or, in the background, `bin/memesh-hook`) builds MeMesh's
+folder. On first use `bin/memesh` (or, in the background, `bin/memesh-mcp` and `bin/memesh-hook`) builds MeMesh's
 own Python environment from `wheels/` in ~/.memesh/runtime (MEMESH_DIR/runtime), once per payload (`PAYLOAD` names
 it); it needs Python 3.11 or newer on PATH and, that once, the package index.
 
@@ -131,6 +145,17 @@ def build(out: Path) -> Path:
     return out
 
 
+def marketplace(folder: Path) -> Path:
+    """A self-contained marketplace in `folder`: its catalog, and the payload its entry points at; returns `folder`."""
+    catalog = folder / ".claude-plugin" / "marketplace.json"
+    catalog.parent.mkdir(parents=True, exist_ok=True)
+    build(folder / "plugin")
+    staged = catalog.with_name(".marketplace.json.tmp")
+    shutil.copyfile(ROOT / ".claude-plugin" / "marketplace.json", staged)
+    staged.replace(catalog)
+    return folder
+
+
 def size(folder: Path) -> int:
     return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
 
@@ -139,7 +164,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--out", type=Path, default=ROOT / "plugin", help="the payload folder (default plugin/)")
     parser.add_argument("--check", action="store_true", help="only say whether the payload is current")
+    parser.add_argument("--marketplace", type=Path, help="write a marketplace (catalog and payload) into this folder")
     args = parser.parse_args(argv)
+    if args.marketplace is not None:
+        folder = marketplace(args.marketplace.expanduser().resolve())
+        print(f"marketplace in {folder}: claude plugin marketplace add {folder}")
+        return 0
     if args.check:
         fresh = current(args.out, digest())
         print(f"{args.out}: {'current' if fresh else 'out of date: run tools/plugin_payload.py'}")

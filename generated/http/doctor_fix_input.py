@@ -7,7 +7,7 @@ from typing_extensions import TypedDict
 
 class DoctorFixInput(TypedDict, closed=True):
     """
-    Apply the repair of one current doctor check, by its id (`config`: remove retired config keys after a byte-for-byte backup; `plugin-cache-claude-code` / `plugin-cache-codex`: refresh that host's stale plugin cache through its own updater, answering restartRequired: true). Doctor runs again first, so a stale view cannot repair a different condition.
+    Apply the repair of one current doctor check, by its id (`config`: remove retired config keys after a byte-for-byte backup; `plugin-cache-claude-code` / `plugin-cache-codex`: refresh that host's stale plugin cache through its own updater, answering restartRequired: true; `mcp-connection-claude-code`: remove MeMesh's server from Claude Code's cache of failed connections, so its next session connects again). Doctor runs again first, so a stale view cannot repair a different condition.
     """
 
     id: str

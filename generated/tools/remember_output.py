@@ -48,4 +48,8 @@ class RememberOutput(TypedDict, closed=True):
     """
     movedFromNamespace: NotRequired[Literal["personal", "team", "global"]]
     replaced: NotRequired[bool]
+    warnings: NotRequired[list[str]]
+    """
+    What the call's type did that the caller may not expect: a type one or two letters from a known one ("desicion") stored as a new type, or a type given to an existing memory, which keeps its stored type (only replace retypes). Absent when there is nothing to say.
+    """
     derived: NotRequired[Derived]

@@ -13,10 +13,11 @@ import json
 import os
 import shutil
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memesh.core.plugin_cache import PLUGIN, Installed, parse_version
+from memesh.core.plugin_cache import PLUGIN, CachedFailure, Installed, parse_version
 
 UPDATER_TIMEOUT = 300  # a marketplace refresh may fetch a git repository
 
@@ -102,6 +103,47 @@ def _codex() -> Installed | None:
 def discover() -> list[Installed]:
     """The MeMesh plugin as each host that has it cached has it (a host without it is not listed)."""
     return [found for found in (_claude_code(), _codex()) if found is not None]
+
+
+def _failure_cache() -> Path:
+    return _root("CLAUDE_CONFIG_DIR", ".claude") / "mcp-needs-auth-cache.json"
+
+
+def _failure_entries() -> dict[str, Any]:
+    try:
+        entries = json.loads(_failure_cache().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return entries if isinstance(entries, dict) else {}
+
+
+def _is_memesh_server(key: str) -> bool:
+    return key.startswith(f"plugin:{PLUGIN}:")
+
+
+def failed_connections() -> list[CachedFailure]:
+    """The failed connections to MeMesh's plugin MCP servers that Claude Code remembers (its
+    mcp-needs-auth-cache.json: `{"plugin:memesh:<server>": {"timestamp": <ms>, "id": ...}}`)."""
+    found = []
+    for key, entry in _failure_entries().items():
+        stamp = entry.get("timestamp") if isinstance(entry, dict) else None
+        if _is_memesh_server(str(key)) and isinstance(stamp, int | float) and not isinstance(stamp, bool):
+            try:
+                found.append(CachedFailure(str(key), datetime.fromtimestamp(stamp / 1000, UTC)))
+            except (OverflowError, OSError, ValueError):
+                continue
+    return found
+
+
+def forget_failed_connections() -> None:
+    """Remove MeMesh's servers from Claude Code's failure cache, so its next session connects again; other
+    servers' entries are kept. Replaced in one rename, as Claude Code writes it."""
+    from memesh.adapters.claude_settings_file import write_text
+
+    entries = _failure_entries()
+    kept = {key: value for key, value in entries.items() if not _is_memesh_server(str(key))}
+    if kept != entries:
+        write_text(_failure_cache(), json.dumps(kept))
 
 
 class UpdaterError(Exception):

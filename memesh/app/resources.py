@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from memesh.app.hook_database import HookDatabase
     from memesh.app.hook_resources import HookResources
     from memesh.app.waiting import Wakeups
-    from memesh.core.plugin_cache import Installed
+    from memesh.core.plugin_cache import CachedFailure, Installed
     from memesh.core.settings import RecallModeSetting
     from memesh.core.update import Channel
     from memesh.errors import MemeshError
@@ -256,6 +256,22 @@ class Resources:
         from memesh.adapters.plugin_cache import discover
 
         return discover()
+
+    def mcp_failures(self) -> list[CachedFailure]:
+        """The failed connections to MeMesh's MCP server that Claude Code remembers and may still act on."""
+        from memesh.adapters.plugin_cache import failed_connections
+
+        return failed_connections()
+
+    def forget_mcp_failures(self) -> str | None:
+        """Make Claude Code forget them; None when done, else why it could not."""
+        from memesh.adapters.plugin_cache import forget_failed_connections
+
+        try:
+            forget_failed_connections()
+        except OSError as exc:
+            return exc.strerror or type(exc).__name__
+        return None
 
     def refresh_plugin_cache(self, commands: list[list[str]]) -> str | None:
         """Run a host's updater commands in order; None when they all succeeded, else which one failed and why."""

@@ -38,5 +38,17 @@ def checked_project(given: str | None, current: Callable[[], str]) -> Result[str
     the working directory's project, cleaned as a label (it is derived from a folder's name, which the user did not
     type for this call: a credential in it is redacted the same way every time rather than refused)."""
     if given is not None:
-        return checked_key("project", given)
+        return checked_key("project", given).map(lambda key: _as_current(key, current))
     return Success(clean_label(current()))
+
+
+def _as_current(key: str, current: Callable[[], str]) -> str:
+    """The working directory's project id for its bare label (`myapp` typed in the folder whose project is
+    `myapp~<hex>`): a person types the name they see, and a second project named by the label alone would split the
+    project's memory silently. Any other key is kept as given."""
+    if "~" in key:
+        return key
+    from memesh.core.identity import project_label
+
+    here = clean_label(current())
+    return here if here != key and project_label(here) == key else key

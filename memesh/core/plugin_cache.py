@@ -8,6 +8,7 @@ refreshes it, and the host only reads the refreshed copy after a restart. Pure: 
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta
 from typing import Final
 
 from memesh.records import dataclass
@@ -74,3 +75,43 @@ def verdict(installed: Installed, package_version: str) -> Verdict:
             True,
         )
     return Verdict("pass", f"{label}'s plugin cache is at {installed.version} (memesh {package_version})", False)
+
+
+# Claude Code (2.1.332, read from its code and seen running it) remembers a plugin MCP server that failed to connect
+# in `<config>/mcp-needs-auth-cache.json` under "plugin:<plugin>:<server>" with a millisecond timestamp, and skips the
+# server for 15 minutes ("Skipping connection (recent failure cached ...)"): every session started meanwhile lacks
+# its tools while the hooks keep running.
+FAILURE_CACHE_SECONDS: Final = 15 * 60
+CONNECTION_CHECK: Final = "mcp-connection-claude-code"
+
+
+@dataclass(frozen=True)
+class CachedFailure:
+    """One failed connection Claude Code remembers: the server's key in its cache, and when it failed."""
+
+    server: str
+    at: datetime
+
+
+def live_failures(failures: list[CachedFailure], now: datetime) -> list[CachedFailure]:
+    """The remembered failures Claude Code still acts on (younger than its 15 minutes)."""
+    return [found for found in failures if timedelta(0) <= now - found.at < timedelta(seconds=FAILURE_CACHE_SECONDS)]
+
+
+def connection_verdict(failures: list[CachedFailure], now: datetime) -> Verdict | None:
+    """A fixable warn while Claude Code skips MeMesh's server after a failed connection; None when it does not."""
+    live = live_failures(failures, now)
+    if not live:
+        return None
+    newest = max(found.at for found in live)
+    until = newest + timedelta(seconds=FAILURE_CACHE_SECONDS)
+    servers = ", ".join(sorted(f'"{found.server}"' for found in live))
+    return Verdict(
+        "warn",
+        f"Claude Code failed to connect to MeMesh's MCP server at {newest:%H:%M:%S} UTC and skips it until "
+        f"{until:%H:%M:%S} UTC, so sessions started before then have no MeMesh tools (the hooks still run) — "
+        f"repair: `memesh doctor --fix {CONNECTION_CHECK}` (or POST /v1/doctor/fix "
+        f'{{"id": "{CONNECTION_CHECK}"}}), which removes {servers} from mcp-needs-auth-cache.json in Claude '
+        "Code's config folder; then start a new session",
+        True,
+    )

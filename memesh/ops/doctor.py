@@ -58,6 +58,8 @@ class DoctorResources(Protocol):
     def claude_settings(self) -> ClaudeSettingsFile: ...
     def plugin_caches(self) -> list[plugin_cache.Installed]: ...
     def refresh_plugin_cache(self, commands: list[list[str]]) -> str | None: ...
+    def mcp_failures(self) -> list[plugin_cache.CachedFailure]: ...
+    def forget_mcp_failures(self) -> str | None: ...
     def vector_model(self) -> str | None: ...
 
 
@@ -82,6 +84,15 @@ def _plugin_caches(uses: DoctorResources) -> list[dict[str, Any]]:
         extra = {"fixable": True} if found.fixable else {}
         checks.append(_check(plugin_cache.check_id(installed.host), title, found.status, found.detail, **extra))
     return checks
+
+
+def _mcp_connection(uses: DoctorResources, now: datetime) -> list[dict[str, Any]]:
+    """A `mcp-connection-claude-code` check only while Claude Code skips MeMesh's server after a failed connection."""
+    found = plugin_cache.connection_verdict(uses.mcp_failures(), now)
+    if found is None:
+        return []
+    title = "MCP connection (Claude Code)"
+    return [_check(plugin_cache.CONNECTION_CHECK, title, found.status, found.detail, fixable=True)]
 
 
 def _database(store: DoctorStore | None, failure: tuple[str, str | None], shown: str) -> dict[str, Any]:
@@ -277,6 +288,7 @@ def _suite(uses: DoctorResources, now: datetime) -> dict[str, Any]:
     checks = [
         _install(uses),
         *_plugin_caches(uses),
+        *_mcp_connection(uses, now),
         database,
         *adoption,
         *vectors,
@@ -315,6 +327,8 @@ def doctor_fix(
     host = plugin_cache.host_of(check_id)
     if host is not None:
         return _refresh_plugin_cache(uses, host, before, now)
+    if check_id == plugin_cache.CONNECTION_CHECK:
+        return _forget_mcp_failures(uses, before, now)
     config_file = uses.config_file
     stamp = re.sub(r"[^0-9]", "", now.isoformat())[:14]
     try:
@@ -336,6 +350,31 @@ def doctor_fix(
                 "before": before,
                 "after": _current(uses, check_id, now),
                 "restartRequired": False,
+            }
+        )
+    )
+
+
+def _forget_mcp_failures(
+    uses: DoctorResources, before: dict[str, Any], now: datetime
+) -> Result[DoctorFixOutput, MemeshError]:
+    """Make Claude Code forget its failed connections to MeMesh: its next session connects again."""
+    problem = uses.forget_mcp_failures()
+    if problem is not None:
+        return Failure(
+            MemeshError(
+                ErrorCode.PERMISSION_DENIED,
+                f"Claude Code's mcp-needs-auth-cache.json could not be rewritten ({problem}); check that its config "
+                "folder is yours and writable, then retry.",
+            )
+        )
+    return Success(
+        _scrub(
+            {
+                "action": "removed MeMesh's failed connection from Claude Code's mcp-needs-auth-cache.json",
+                "before": before,
+                "after": _current(uses, plugin_cache.CONNECTION_CHECK, now),
+                "restartRequired": True,
             }
         )
     )

@@ -81,6 +81,9 @@ def remember(
         output["relationErrors"] = plan.relation_errors
     if "replaced" in plan.report:
         output["replaced"] = plan.report["replaced"]
+    warnings = _type_warnings(existing, resolved, plan.write.type)
+    if warnings:
+        output["warnings"] = warnings
     if resolved.derived is not None:
         derived = resolved.derived
         output["derived"] = {
@@ -90,6 +93,19 @@ def remember(
             "observations": derived.observations,
         }
     return Success(output)
+
+
+def _type_warnings(existing: Entity | None, resolved: remembering.Resolved, stored: str) -> list[str]:
+    """What the call's type did that the caller may not expect: a near-miss type stored as a new type, or a type
+    given to an existing memory, which keeps its own (only a replace retypes)."""
+    from memesh.core import type_hints
+
+    if resolved.type is None:
+        return []
+    if existing is not None and stored != resolved.type:
+        return [type_hints.kept_type_warning(resolved.name, stored)]
+    known = type_hints.near_miss(stored) if existing is None or resolved.replace else None
+    return [type_hints.near_miss_warning(stored, known)] if known is not None else []
 
 
 def remember_typed(

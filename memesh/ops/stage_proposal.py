@@ -38,6 +38,10 @@ class StageStore(Protocol):
     def stage(self, proposal: rules.NewProposal) -> int: ...
 
 
+class GuardStore(StageStore, Protocol):
+    def project_counts(self) -> dict[str, dict[str, int]]: ...
+
+
 Staged = Result[ProposeOutput, MemeshError]
 
 
@@ -158,12 +162,33 @@ def stage_pattern(store: StageStore, request: PatternProposalInput, *, ctx: Call
     return Success(cast(ProposeOutput, answer))
 
 
-def stage_guard(store: StageStore, request: GuardProposalInput, *, ctx: CallContext) -> Staged:
+def _guard_project(store: GuardStore, given: str, ctx: CallContext) -> str | MemeshError:
+    """The project id a guard is for: `given` when it is an id; for a bare label, the working folder's project when
+    it has that label, else the one stored project with it; a label several projects share is refused with their ids
+    (a guard for a label would fire in all of them)."""
+    from memesh.core.identity import project_label
+
+    if "~" in given:
+        return given
+    here = ctx.project()
+    if project_label(here) == given and here != given:
+        return here
+    named = sorted(key for key in store.project_counts() if "~" in key and project_label(key) == given)
+    if len(named) > 1:
+        ids = ", ".join(named)
+        return MemeshError.bad_body(f'project: "{given}" is the label of {len(named)} projects ({ids}); give the id')
+    return named[0] if named else given
+
+
+def stage_guard(store: GuardStore, request: GuardProposalInput, *, ctx: CallContext) -> Staged:
     """Failure(validation.bad-body) listing every way the guard is unusable (pattern too broad, an example it
     contradicts, a credential in the pattern); Failure(operation.failed) for a lesson that is missing, archived,
     untrusted (its guard would never fire) or not a lesson_learned."""
     args = cast(dict[str, Any], request)
-    project = normalized(args["project"])
+    resolved = _guard_project(store, normalized(args["project"]), ctx)
+    if isinstance(resolved, MemeshError):
+        return Failure(resolved)
+    project = resolved
     lesson_name = normalized(args["lesson"])
     pattern = args["pattern"]
     if clean_text(pattern) != pattern:

@@ -30,6 +30,10 @@ class WhyStore(Protocol):
     def load(self, ids: Sequence[int]) -> list[Entity]: ...
 
 
+def _is_project(tag: str) -> bool:
+    return tag.startswith("project:")
+
+
 def _entity(entity: Entity) -> ShownEntity:
     return cast(ShownEntity, shown(entity, None))
 
@@ -100,8 +104,8 @@ def why(store: WhyStore, request: WhyInput, /, *, ctx: CallContext) -> Result[Wh
             )
         )
     tagged = [e for e in store.load(store.ids_with_tag(file_tag(basename))) if not e.archived]
-    if project:
-        tagged = [e for e in tagged if f"project:{project}" in e.tags]
+    if project:  # the project's, or no project's: as the Read/Edit hooks find a file's memories
+        tagged = [e for e in tagged if f"project:{project}" in e.tags or not any(_is_project(t) for t in e.tags)]
     tagged.sort(key=lambda e: -e.id)
     top: list[str] = [] if "commits" in request else ["no_commits_supplied"]
     return Success(

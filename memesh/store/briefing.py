@@ -242,11 +242,16 @@ class Briefing(SqlBase):
         return missed
 
     def file_candidates(self, project_tag: str, file_tag: str, limit: int) -> list[CandidateRow]:
-        """Active trusted memories carrying both the project tag and the `file:<basename>` tag, newest first."""
+        """Active trusted memories carrying the `file:<basename>` tag and either the project tag or no project tag
+        at all, newest first: an agent that remembers a file without knowing the project's id tags it with the file
+        alone, and that memory is the project's as much as anyone's; another project's memory stays out."""
         sql = (
             f"SELECT {_columns(self.dialect)} FROM tags t {self.dialect.cross_join} entities e ON e.id = t.entity_id "
             f"WHERE t.tag = ? AND {_trusted_active(self.dialect)} "
-            "AND EXISTS (SELECT 1 FROM tags p WHERE p.entity_id = e.id AND p.tag = ?) "
+            "AND (EXISTS (SELECT 1 FROM tags p WHERE p.entity_id = e.id AND p.tag = ?) "
+            # A range, not LIKE (which ignores ASCII case and skips the (entity_id, tag) index).
+            "OR NOT EXISTS (SELECT 1 FROM tags p WHERE p.entity_id = e.id AND p.tag >= 'project:' "
+            "AND p.tag < 'project;')) "
             "ORDER BY e.id DESC LIMIT ?"
         )
         from memesh.values import CandidateRow

@@ -51,9 +51,11 @@ def test_stored_text_cannot_close_the_fence() -> None:
     assert out.text.count("</memesh-memory>") == 1
 
 
-def test_headings_use_the_readable_label_not_the_full_id() -> None:
+def test_headings_use_the_readable_label_and_the_preface_gives_the_full_id_to_tag_with() -> None:
     out = b.assemble(_inputs(candidates=[_c(1)]))
-    assert "## Decisions — myrepo" in out.text and "a" * 32 not in out.text
+    preface, *rest = out.text.splitlines()
+    assert "## Decisions — myrepo" in out.text and "a" * 32 not in "\n".join(rest)
+    assert preface.endswith(b.project_line(_inputs().project)) and "a" * 32 in preface
 
 
 def test_a_fresh_handoff_leads_and_a_stale_one_warns() -> None:

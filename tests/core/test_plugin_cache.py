@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from memesh.core import plugin_cache as pc
 
 
@@ -34,3 +36,13 @@ def test_each_host_refreshes_the_marketplace_then_the_plugin() -> None:
 def test_versions_parse_as_three_numbers() -> None:
     assert pc.parse_version("4.10.11") == (4, 10, 11) and pc.parse_version("v1.2.3-rc.1") == (1, 2, 3)
     assert pc.parse_version("latest") is None and pc.parse_version(None) is None
+
+
+def test_a_failed_connection_is_a_fixable_warning_for_the_fifteen_minutes_claude_code_skips_the_server() -> None:
+    failed_at = datetime(2026, 12, 7, 4, 0, 0, tzinfo=UTC)
+    failures = [pc.CachedFailure("plugin:memesh:memesh", failed_at)]
+    during = pc.connection_verdict(failures, failed_at + timedelta(minutes=14, seconds=59))
+    assert during is not None and (during.status, during.fixable) == ("warn", True)
+    assert "04:15:00 UTC" in during.detail
+    assert pc.connection_verdict(failures, failed_at + timedelta(minutes=15)) is None
+    assert pc.connection_verdict([], failed_at) is None

@@ -40,3 +40,13 @@ def test_a_prefix_two_untagged_memories_share_is_a_prefix_project() -> None:
 def test_generated_name_kinds_and_short_prefixes_name_no_project() -> None:
     untagged = [("lesson-a-1", "lesson_learned"), ("lesson-b-2", "lesson_learned"), ("ui-x", "note"), ("ui-y", "note")]
     assert merge([], untagged) == []
+
+
+def test_the_working_folders_bare_label_names_its_project_and_any_other_project_is_kept() -> None:
+    from memesh.core.keys import checked_project
+
+    here = "myapp~" + "a" * 32
+    assert checked_project("myapp", lambda: here).unwrap() == here
+    assert checked_project("other", lambda: here).unwrap() == "other"
+    assert checked_project("myapp~" + "b" * 32, lambda: here).unwrap() == "myapp~" + "b" * 32
+    assert checked_project(None, lambda: here).unwrap() == here

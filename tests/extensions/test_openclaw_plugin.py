@@ -20,9 +20,12 @@ from tests.transports.http.conftest import Api
 PLUGIN_DIR = Path(__file__).resolve().parents[2] / "extensions" / "openclaw-memesh"
 TSC = PLUGIN_DIR / "node_modules" / ".bin" / "tsc"
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("node") is None or not TSC.exists(), reason="needs node and the plugin's tsc (make typecheck-ts)"
-)
+pytestmark = [
+    pytest.mark.node,
+    pytest.mark.skipif(
+        shutil.which("node") is None or not TSC.exists(), reason="needs node and the plugin's tsc (make typecheck-ts)"
+    ),
+]
 
 RUN = """
 import { MemeshClient, formatMemories, readConfig } from "./memesh-client.js";

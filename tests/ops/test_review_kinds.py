@@ -440,3 +440,51 @@ def test_an_improvement_none_of_whose_sources_remain_is_marked_rejected(graph: S
         error = review_calls.accept(graph, proposal_id, ctx=ctx).failure()
         assert error.code == ErrorCode.OPERATION_FAILED and "use-jwt" in error.message
         assert review_calls.show(graph, proposal_id).unwrap()["status"] == status
+
+
+def _tagged(store: SqliteStore, name: str, project: str) -> None:
+    with store.transaction():
+        store.save(
+            EntityWrite(
+                entity_id=None,
+                name=name,
+                type="decision",
+                title=None,
+                namespace="personal",
+                status="active",
+                metadata={},
+                observations=("x",),
+                tags=(f"project:{project}",),
+                created_at="2026-11-24 10:00:00",
+            )
+        )
+
+
+def test_a_guard_given_the_working_folders_label_is_staged_for_its_project_id(
+    graph: SqliteStore, ctx: CallContext
+) -> None:
+    staged = _stage(graph, ctx, "guard", {**GUARD, "project": "test-project"})
+    review_calls.accept(graph, staged["proposal_id"], ctx=ctx).unwrap()
+    lesson = graph.find("rm-build-lesson")
+    assert lesson is not None and lesson.metadata["guard"]["project"] == TEST_PROJECT
+
+
+def test_a_guard_given_a_label_one_stored_project_has_is_staged_for_that_project(
+    graph: SqliteStore, ctx: CallContext
+) -> None:
+    _tagged(graph, "api-one", "api~" + "a" * 32)
+    staged = _stage(graph, ctx, "guard", {**GUARD, "project": "api"})
+    review_calls.accept(graph, staged["proposal_id"], ctx=ctx).unwrap()
+    lesson = graph.find("rm-build-lesson")
+    assert lesson is not None and lesson.metadata["guard"]["project"] == "api~" + "a" * 32
+
+
+def test_a_guard_given_a_label_several_projects_share_is_refused_and_nothing_staged(
+    graph: SqliteStore, ctx: CallContext
+) -> None:
+    _tagged(graph, "api-one", "api~" + "a" * 32)
+    _tagged(graph, "api-two", "api~" + "b" * 32)
+    before = graph.conn.execute("SELECT COUNT(*) FROM dream_proposals").fetchone()
+    refused = run(PROPOSE["guard"], graph, {**GUARD, "project": "api"}, ctx)
+    assert refused.failure().code == ErrorCode.BAD_BODY
+    assert graph.conn.execute("SELECT COUNT(*) FROM dream_proposals").fetchone() == before

@@ -36,6 +36,8 @@ from memesh.store.sqlite import open_store
 
 from .gemini_stand_in import Reply, StandIn, call, serving, text
 
+pytestmark = pytest.mark.node
+
 REPO = Path(__file__).resolve().parents[2]
 GEMINI = REPO / "tools" / "gemini-cli" / "node_modules" / ".bin" / "gemini"
 BIN = Path(sys.executable).parent

@@ -70,6 +70,7 @@ async def _written_by_the_official_server(file: Path) -> None:
                 assert not result.is_error, result.content
 
 
+@pytest.mark.node  # the official server is an npm package
 def test_a_memory_jsonl_the_official_server_wrote_imports_whole_and_recall_finds_it(cli: Cli, tmp_path: Path) -> None:
     file = tmp_path / "memory.jsonl"
     anyio.run(_written_by_the_official_server, file)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 if TYPE_CHECKING:
-    from tests.transports.cli.conftest import Cli
+    from tests.transports.cli.conftest import Cli, Process
 
 PROJECT = "shop~" + "1" * 32
 
@@ -114,3 +116,16 @@ def test_learn_repeated_as_typed_stores_each_stated_line_once_and_nothing_unstat
         cli.ok("learn", "--error", "Deploy timed out", "--fix", "Raise the budget", "--project", "shop")
     [entity] = cli.ok("export").json()["entities"]
     assert entity["observations"] == ["Error: Deploy timed out", "Fix: Raise the budget"]
+
+
+def test_task_given_the_folders_label_reads_and_writes_the_folders_project(memesh_process: Process) -> None:
+    repo = memesh_process.cwd / "myapp"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    memesh_process.cwd = repo
+    written = memesh_process("task", "--project", "myapp", "--goal", "Ship v2", "--json")
+    assert written.code == 0, written.err
+    here = memesh_process("task", "--json")
+    assert json.loads(here.out)["project"] == json.loads(written.out)["project"]
+    assert json.loads(here.out)["project"].startswith("myapp~")
+    assert json.loads(here.out)["state"]["goal"] == "Ship v2"

@@ -233,3 +233,17 @@ def test_a_mistyped_flag_is_still_refused_as_one(cli: Cli) -> None:
     refused = cli("remember", "--bogus")
     assert refused.code == 2
     assert "Unknown option: --bogus" in refused.err
+
+
+def test_a_near_miss_type_is_refused_with_the_type_it_misses_and_nothing_is_stored(cli: Cli) -> None:
+    refused = cli("remember", "--name", "auth", "--type", "desicion", "--obs", "PKCE")
+    assert refused.code == 2 and "decision" in refused.err
+    assert cli.ok("recall", "--json").json()["entities"] == []
+
+
+def test_a_type_given_to_an_existing_memory_is_said_to_keep_the_stored_one(cli: Cli) -> None:
+    cli.ok("remember", "--name", "auth", "--type", "decision", "--obs", "PKCE")
+    out = cli.ok("remember", "--name", "auth", "--type", "fact", "--obs", "no implicit", "--json")
+    body = out.json()
+    assert body["type"] == "decision" and len(body["warnings"]) == 1
+    assert "decision" in body["warnings"][0]

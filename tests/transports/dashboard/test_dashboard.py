@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+pytestmark = pytest.mark.browser
+
 if TYPE_CHECKING:
     from tests.transports.dashboard.conftest import Server, Tab
 

@@ -34,6 +34,8 @@ from tests.backends import Backend
 from .stand_in_api import Reply as Say
 from .stand_in_api import StandIn, bash, result_text, serving, text, tool_use
 
+pytestmark = pytest.mark.node
+
 REPO = Path(__file__).resolve().parents[3]
 CLAUDE = REPO / "tools" / "claude-code" / "node_modules" / ".bin" / "claude"
 BIN = Path(sys.executable).parent

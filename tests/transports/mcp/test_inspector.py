@@ -26,7 +26,7 @@ INSPECTOR = Path(__file__).resolve().parents[3] / "tools" / "inspector" / "node_
 RUN_SECONDS = 120
 # The Inspector's conformance checks are of the protocol (tools/list --strict, one call): they run on SQLite alone,
 # the calls themselves on both engines through the other MCP tests (each Inspector run costs seconds).
-pytestmark = pytest.mark.one_engine("the protocol's conformance as the Inspector checks it")
+pytestmark = [pytest.mark.node, pytest.mark.one_engine("the protocol's conformance as the Inspector checks it")]
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
 

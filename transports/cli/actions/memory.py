@@ -108,6 +108,14 @@ def remember(
         return usage("--replace requires --name: a name derived from the text changes with it, so it names nothing")
     if text is None and name is None:
         return usage('give the text to remember (memesh remember "…"), or --name and --type with --obs')
+    if entity_type is not None:
+        from memesh.core.type_hints import near_miss
+
+        # A person typed it: refuse a typo before it becomes a type nobody's briefing shows (MCP and HTTP store it
+        # and say so in `warnings`, since a model reads the answer and the call is not repeated by hand).
+        known = near_miss(entity_type.strip())
+        if known is not None:
+            return usage(f'--type "{entity_type}" is not a type MeMesh knows; did you mean --type {known}?')
     from memesh.app.operations.writing import REMEMBER_TYPED
 
     typed = {
@@ -135,6 +143,8 @@ def remember(
         # The title is shown when it came from the text: nothing typed named it.
         title_derived = text is not None and not (title and title.strip())
         print("\n".join(render.remember_lines(output, namespace=namespace, title_derived=title_derived)))
+    for warning in output.get("warnings", []):
+        _err(f"warning: {warning}")
     # The consequence asked for (an archive, a stated conflict) did not happen: said on stderr, and not a success.
     errors = render.relation_error_lines(output)
     for line in errors:

@@ -84,8 +84,8 @@ def doctor(*, fix: str | None = None, json_: params.Switch = False) -> int:
     Parameters
     ----------
     fix
-        Apply the repair of the check with this id (one doctor lists as fixable: config, plugin-cache-<host>), after
-        running doctor again; the shape of POST /v1/doctor/fix.
+        Apply the repair of the check with this id (one doctor lists as fixable: config, plugin-cache-<host>,
+        mcp-connection-claude-code), after running doctor again; the shape of POST /v1/doctor/fix.
     json_
         Print the full result as JSON (the shape of GET /v1/doctor).
     """
