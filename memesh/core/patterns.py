@@ -15,7 +15,9 @@ AUTO_TYPES: Final = ("session_keypoint", "commit", "session_identity", "workflow
 SESSION_TYPES: Final = ("session_keypoint", "session-insight")
 LEARNING_TYPES: Final = ("lesson_learned", "mistake", "bug_fix", "lesson")
 # Tags that say how a lesson was filed rather than what it is about.
-LEARNING_TAG_NOISE: Final = re.compile(r"^(?:date:|auto|session|scope:project$|project:|severity:|error-pattern:)")
+LEARNING_TAG_NOISE: Final = re.compile(
+    r"^(?:date:|auto|session|scope:project$|project:|severity:|error-pattern:|source:)"
+)
 
 FOCUS_LIMIT: Final = 10
 STRENGTH_LIMIT: Final = 5

@@ -37,6 +37,12 @@ def test_learning_areas_leave_out_filing_tags() -> None:
     assert rules.learning_areas(counts) == [{"tag": "async", "count": 3}, {"tag": "topic:db", "count": 3}]
 
 
+def test_the_tag_every_learn_carries_is_not_a_learning_area() -> None:
+    # `memesh learn` tags each lesson source:explicit: where it came from, not what it is about.
+    counts = [("source:explicit", 12), ("async", 3)]
+    assert rules.learning_areas(counts) == [{"tag": "async", "count": 3}]
+
+
 def test_markdown_has_one_section_per_category_present() -> None:
     text = rules.to_markdown(
         {
