@@ -70,7 +70,7 @@ class PostgresMessages(PostgresBase, Messages):
         """As on SQLite, and the database's listeners notified in the same transaction: delivered at its commit,
         and only if it commits (memesh.store.postgres_listen)."""
         stored = super().insert_message(new)
-        self.conn.execute("SELECT pg_notify(?, '')", (events_channel(self.conn.scope),))
+        self.conn.notify_at_commit(events_channel(self.conn.scope))
         return stored
 
     def _storage_pages(self) -> dict[str, int]:

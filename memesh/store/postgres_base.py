@@ -23,6 +23,7 @@ where the caller's `with store.transaction()` says it does.)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from functools import lru_cache
@@ -42,6 +43,7 @@ LOCK_TIMEOUT = "30s"  # as long as SQLite's busy timeout
 WRITE_LOCK = 0x4D4D5701
 MIGRATION_LOCK = 0x4D4D4D01
 _WRITES = ("INSERT", "UPDATE", "DELETE")
+_CHANNEL = re.compile(r"[a-z_][a-z0-9_]*")
 
 
 @lru_cache(maxsize=2048)
@@ -117,6 +119,7 @@ class PgConnection:
         self._lock = f"{per_transaction or ''}SELECT pg_advisory_xact_lock({WRITE_LOCK}, {int(scope)})"
         self._unread: Callable[[Exception], bool] | None = None  # a sent script's, until its answer is read
         self._writing = 0  # `writing` blocks open: a connection broken inside one is never replaced under it
+        self._notify: str | None = None  # a channel to notify at this write transaction's commit
         # Counts every use of the connection — each hand-out of the raw connection (every statement goes through
         # it), each script sent and each new connection — so a reader can tell that nothing ran since its own
         # statement (PostgresSearch's conflicts).
@@ -213,14 +216,29 @@ class PgConnection:
             self._roll_back()  # a lock not granted in time leaves the transaction begun
             raise
         self._writing += 1
+        self._notify = None
         try:
             yield
-            self._raw.execute("SELECT memesh_compact(); COMMIT")  # the counters' deltas folded in, then committed
+            # The counters' deltas folded in, then committed; a notification asked for on the way rides along (it is
+            # delivered at the commit, and only if it commits).
+            notify = f"SELECT pg_notify('{self._notify}', ''); " if self._notify else ""
+            self._raw.execute(f"{notify}SELECT memesh_compact(); COMMIT")
         except BaseException:
             self._roll_back()
             raise
         finally:
             self._writing -= 1
+            self._notify = None
+
+    def notify_at_commit(self, channel: str) -> None:
+        """Notify `channel`'s listeners when this write transaction commits (in its COMMIT's round trip, no round trip
+        of its own); outside `writing`, at once (at the commit of whatever transaction is open)."""
+        if not _CHANNEL.fullmatch(channel):
+            raise ValueError("a notification channel is a plain identifier")
+        if self._writing:
+            self._notify = channel
+            return
+        self.execute("SELECT pg_notify(?, '')", (channel,))
 
     def _roll_back(self) -> None:
         if self._raw.info.transaction_status != _idle():  # a broken connection has none to roll back: keep the

@@ -298,3 +298,24 @@ def test_a_write_after_the_connection_broke_tries_one_new_connection_when_none_w
             assert store.get_meta("k") == "v"
         finally:
             store.close()
+
+
+def test_a_notification_asked_for_inside_a_write_is_sent_with_its_commit_and_not_after_a_rollback(pg_url: str) -> None:
+    store = open_postgres(pg_url)
+    listener = psycopg.connect(pg_url, autocommit=True)
+    try:
+        listener.execute("LISTEN memesh_test_channel")
+        with store.transaction():
+            store.conn.notify_at_commit("memesh_test_channel")
+        heard = [n.channel for n in listener.notifies(timeout=2, stop_after=1)]
+        assert heard == ["memesh_test_channel"]
+        with pytest.raises(RuntimeError), store.transaction():
+            store.conn.notify_at_commit("memesh_test_channel")
+            raise RuntimeError("rolled back")
+        assert [n.channel for n in listener.notifies(timeout=0.5, stop_after=1)] == []
+        with store.transaction():  # the rolled-back request is not carried into the next transaction
+            pass
+        assert [n.channel for n in listener.notifies(timeout=0.5, stop_after=1)] == []
+    finally:
+        listener.close()
+        store.close()
