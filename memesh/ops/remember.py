@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
-from memesh.core import remembering
+from memesh.core import access, remembering
 from memesh.errors import MemeshError
 from memesh.generated.tools.remember_input import RememberInput
 from memesh.generated.tools.remember_output import RememberOutput
@@ -27,6 +27,19 @@ class RememberStore(Protocol):
     def create_relation(self, from_name: str, to_name: str, relation_type: str) -> bool: ...
     def archive_if_active(self, name: str) -> bool: ...
     def title_of(self, entity_id: int) -> str | None: ...
+
+
+def _outside_scope(ctx: CallContext, existing: Entity | None, tags: list[str]) -> MemeshError | None:
+    """auth.forbidden when the caller may not write this memory: another member's `personal` memory, or (for a
+    member scoped to projects) a memory outside its projects."""
+    if ctx.caller is None:
+        return None
+    if existing is not None:
+        provenance = existing.metadata.get("provenance")
+        author = provenance.get("author") if isinstance(provenance, dict) else None
+        if not access.may_see(ctx.caller, existing.namespace, author, existing.tags):
+            return access.forbidden(f'member "{ctx.caller.name}" may not write "{existing.name}"')
+    return access.may_write(ctx.caller, existing.tags if existing is not None else None, tags)
 
 
 def remember(
@@ -47,8 +60,19 @@ def remember(
         resolved = replace(resolved, title_derived=True)
     with store.transaction():
         existing = store.find(resolved.name)
+        refused_by_scope = _outside_scope(ctx, existing, resolved.tags or [])
+        if refused_by_scope is not None:
+            return Failure(refused_by_scope)
         present = store.existing_names([target for target, _ in resolved.relations])
-        match remembering.plan(existing, resolved, present, now=ctx.now, source_host=ctx.source_host):
+        match remembering.plan(
+            existing,
+            resolved,
+            present,
+            now=ctx.now,
+            source_host=ctx.source_host,
+            author=ctx.author(),
+            remote=ctx.caller is not None,
+        ):
             case Failure() as refused:
                 return refused
             case Success(plan):

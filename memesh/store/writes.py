@@ -60,6 +60,7 @@ def cleaned(write: EntityWrite) -> EntityWrite:
         observations=tuple(clean.clean_all(write.observations)),
         tags=tuple(dict.fromkeys(clean_text(tag) for tag in write.tags)),
         created_at=None if write.created_at is None else clean_text(write.created_at),
+        author=None if write.author is None else clean_text(write.author),
     )
 
 
@@ -250,11 +251,21 @@ class Writes(Vectors):
         rewritten with it. UncleanName when the write's name did not pass the name rules."""
         write = cleaned(write)
         metadata = _dumps(write.metadata)
+        author = write.author or _provenance_author(write.metadata)
         if write.entity_id is None:
             entity_id = self._insert_id(
-                "INSERT INTO entities (name, type, title, namespace, status, metadata, created_at) "
-                f"VALUES (?, ?, ?, ?, ?, ?, COALESCE(?, {self.dialect.now}))",
-                (write.name, write.type, write.title, write.namespace, write.status, metadata, write.created_at),
+                "INSERT INTO entities (name, type, title, namespace, status, metadata, created_at, author) "
+                f"VALUES (?, ?, ?, ?, ?, ?, COALESCE(?, {self.dialect.now}), ?)",
+                (
+                    write.name,
+                    write.type,
+                    write.title,
+                    write.namespace,
+                    write.status,
+                    metadata,
+                    write.created_at,
+                    author,
+                ),
             )
             stored_obs: list[str] = []
             stored_tags: list[str] = []
@@ -275,12 +286,12 @@ class Writes(Vectors):
                 row[0]
                 for row in self.conn.execute("SELECT tag FROM tags WHERE entity_id = ? ORDER BY id", (entity_id,))
             ]
-        unchanged = self._sync_observations(entity_id, stored_obs, list(write.observations))
+        unchanged = self._sync_observations(entity_id, stored_obs, list(write.observations), author)
         self._sync_tags(entity_id, stored_tags, list(write.tags))
         self._index(entity_id, write.name, write.title, write.observations, unchanged=unchanged)
         return entity_id
 
-    def _sync_observations(self, entity_id: int, stored: list[str], wanted: list[str]) -> int:
+    def _sync_observations(self, entity_id: int, stored: list[str], wanted: list[str], author: str | None) -> int:
         """Store `wanted` as the memory's observations; returns how many of the stored ones were kept as they were
         (the stored list when it is where `wanted` starts, else none)."""
         if stored == wanted[: len(stored)]:
@@ -289,7 +300,8 @@ class Writes(Vectors):
             self.conn.execute("DELETE FROM observations WHERE entity_id = ?", (entity_id,))
             kept = 0
         self.conn.executemany(
-            "INSERT INTO observations (entity_id, content) VALUES (?, ?)", [(entity_id, text) for text in wanted[kept:]]
+            "INSERT INTO observations (entity_id, content, author) VALUES (?, ?, ?)",
+            [(entity_id, text, author) for text in wanted[kept:]],
         )
         return kept
 
@@ -380,6 +392,12 @@ class Writes(Vectors):
             # Bookkeeping: a database that cannot be written (read-only, a full disk) still answers recall.
             if not self._bookkeeping_refused(exc):
                 raise
+
+
+def _provenance_author(metadata: dict[str, Any]) -> str | None:
+    provenance = metadata.get("provenance")
+    author = provenance.get("author") if isinstance(provenance, dict) else None
+    return author if isinstance(author, str) and author else None
 
 
 def _clean_stored_text(value: str) -> str:
