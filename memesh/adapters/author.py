@@ -1,4 +1,4 @@
-"""Who this install writes as, locally (issue 32): config.json's `author`, else MEMESH_AUTHOR, else git's
+"""Who this install writes as, locally (issue 32): MEMESH_AUTHOR, else config.json's `author`, else git's
 `user.email`, else the OS user name. Read once per process and cached: git is asked at most once, and only when a
 write asks for the author (never on a hook's trigger pre-filter)."""
 
@@ -37,6 +37,10 @@ def _os_user() -> str | None:
         return None
 
 
+def _from_environment() -> str | None:
+    return os.environ.get(AUTHOR_ENV, "").strip() or None
+
+
 def _configured() -> str | None:
     from memesh.adapters import config_file
 
@@ -49,7 +53,7 @@ def local_author() -> str | None:
     """The local author setting, cached for the process; None when nothing names one."""
     from memesh.core.clean import clean_label
 
-    for source in (_configured, lambda: os.environ.get(AUTHOR_ENV, "").strip() or None, _git_email, _os_user):
+    for source in (_from_environment, _configured, _git_email, _os_user):
         value = source()
         if value:
             cleaned = clean_label(value)[:AUTHOR_MAX].strip()
