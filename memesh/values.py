@@ -27,6 +27,7 @@ class CandidateRow(NamedTuple):
     confidence: float
     recall_hits: int
     recall_misses: int
+    author: str | None = None  # who wrote it (issue 32); None before authors were recorded
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,8 @@ def canonical_recipient(raw: str) -> Result[str, MemeshError]:
     return Success(value)
 
 
-def _candidate(row: CandidateRow, snippets: dict[int, str]) -> briefing.Candidate:
+def _candidate(row: CandidateRow, snippets: dict[int, str], reader: str | None = None) -> briefing.Candidate:
+    """One candidate; `reader` is who the briefing is for: a memory someone else wrote names its author."""
     return briefing.Candidate(
         id=row.id,
         type=row.type,
@@ -68,6 +69,7 @@ def _candidate(row: CandidateRow, snippets: dict[int, str]) -> briefing.Candidat
         signals=scoring.Signals(
             row.id, row.last_accessed_at, row.access_count, row.confidence, row.recall_hits, row.recall_misses
         ),
+        by=row.author if row.author and row.author != reader else None,
     )
 
 
@@ -146,6 +148,9 @@ def gather(
     if recipient is not None:
         counted = store.inbox(project, recipient, ctx.caller_session)  # a session sees what is meant for it
         inbox = briefing.Inbox(recipient, counted.unread, counted.known)
+    # Asked only when a memory has an author: the local author may cost one git call, once per process.
+    authored = any(r.author for r in rows) or any(r.author for r in extra) or any(r.author for _, r in others)
+    reader = ctx.author() if authored else None
     return briefing.Inputs(
         project=project,
         level=level,
@@ -153,11 +158,11 @@ def gather(
         handoff=briefing.Handoff(found[0], found[1]) if found else None,
         task=_task_record(store, project, tag),
         inbox=inbox,
-        candidates=[_candidate(r, snippets) for r in rows],
+        candidates=[_candidate(r, snippets, reader) for r in rows],
         slots=slots,
         product_work=product_work,
-        global_memories=[_candidate(r, snippets) for r in extra],
-        other_projects=[(p, _candidate(r, snippets)) for p, r in others],
+        global_memories=[_candidate(r, snippets, reader) for r in extra],
+        other_projects=[(p, _candidate(r, snippets, reader)) for p, r in others],
         index_candidates=index_rows,
         index_window_full=window_full,
         index_error=index_error,

@@ -113,6 +113,7 @@ def stage_relation(store: StageStore, request: RelationProposalInput, *, ctx: Ca
                 source_ids=[start.id, end.id],
                 proposed=payload,
                 fingerprints=_fingerprints([start, end]),
+                author=ctx.author(),
             ),
         )
     return Success(cast(ProposeOutput, answer))
@@ -153,6 +154,7 @@ def stage_pattern(store: StageStore, request: PatternProposalInput, *, ctx: Call
                 source_ids=source_ids,
                 proposed=payload,
                 fingerprints=_fingerprints(sources),
+                author=ctx.author(),
             ),
         )
     return Success(cast(ProposeOutput, answer))
@@ -214,6 +216,7 @@ def stage_guard(store: StageStore, request: GuardProposalInput, *, ctx: CallCont
                 source_ids=[lesson.id],
                 proposed=payload,
                 fingerprints=_fingerprints([lesson]),
+                author=ctx.author(),
             ),
         )
     return Success(cast(ProposeOutput, answer))

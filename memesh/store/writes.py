@@ -321,12 +321,14 @@ class Writes(Vectors):
         created = self.create_relation(from_name, to_name, relation_type)
         return created or self._relation_exists(from_name, to_name, relation_type)
 
-    def create_relation(self, from_name: str, to_name: str, relation_type: str) -> bool:
-        """Create the relation; True only when this call created it (False when it existed or an end is missing)."""
+    def create_relation(self, from_name: str, to_name: str, relation_type: str, *, author: str | None = None) -> bool:
+        """Create the relation (recording who wrote it); True only when this call created it (False when it existed
+        or an end is missing)."""
         cursor = self.conn.execute(
-            "INSERT INTO relations (from_entity_id, to_entity_id, relation_type) "
-            "SELECT f.id, t.id, ? FROM entities f, entities t WHERE f.name = ? AND t.name = ? ON CONFLICT DO NOTHING",
-            (clean_text(relation_type), key(from_name), key(to_name)),
+            "INSERT INTO relations (from_entity_id, to_entity_id, relation_type, author) "
+            "SELECT f.id, t.id, ?, ? FROM entities f, entities t WHERE f.name = ? AND t.name = ? "
+            "ON CONFLICT DO NOTHING",
+            (clean_text(relation_type), None if author is None else clean_text(author), key(from_name), key(to_name)),
         )
         return cursor.rowcount > 0
 
