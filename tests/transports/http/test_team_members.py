@@ -251,3 +251,31 @@ async def test_the_same_rules_hold_over_mcp(team: Team) -> None:
     assert sorted(written) == sorted(f"mcp-{era}" for era in ERAS)
     for author, provenance in written.values():
         assert (author, provenance["author"], provenance["source"]) == ("bea", "bea", "remote")
+
+
+@pytest.mark.anyio
+async def test_the_briefing_names_the_teammate_who_decided_but_not_the_readers_own_memories(team: Team) -> None:
+    bea, carl = team.add("bea", "writer"), team.add("carl", "writer")
+    with team.http(bea) as client:
+        ok(remember(client, "use-postgres", f"project:{ALPHA}"))
+    with team.http(carl) as client:
+        ok(remember(client, "use-granian", f"project:{ALPHA}"))
+    async with connect(team.server.url, ERAS[0], headers={"Authorization": f"Bearer {carl}"}) as mcp:
+        result = await mcp.call("briefing", {"project": ALPHA})
+    assert not result.is_error and result.structured_content is not None
+    text = result.structured_content["text"]
+    [bea_line] = [line for line in text.splitlines() if "use-postgres" in line]
+    [carl_line] = [line for line in text.splitlines() if "use-granian" in line]
+    assert "(decided by bea)" in bea_line
+    assert " by " not in carl_line
+
+
+def test_a_local_write_records_the_local_author_setting_and_stays_source_local(team: Team) -> None:
+    done = team.memesh("remember", "--name", "local-note", "--type", "note", "--obs", "kept here", "--json")
+    assert done.returncode == 0, done.stderr
+    found = team.memesh("recall", "local-note", "--json")
+    assert found.returncode == 0, found.stderr
+    [entity] = json.loads(found.stdout)["entities"]
+    provenance = entity["metadata"]["provenance"]
+    assert (provenance["author"], provenance["source"], provenance["source_host"]) == (OWNER, "local", "cli")
+    assert team.memesh("member", "list", "--json").stdout.strip() == '{"members":[]}'
