@@ -28,6 +28,7 @@ class CandidateRow(NamedTuple):
     recall_hits: int
     recall_misses: int
     author: str | None = None  # who wrote it (issue 32); None before authors were recorded
+    namespace: str | None = None  # a `personal` memory reaches only its author's briefing on a remote listener
 
 
 @dataclass(frozen=True)

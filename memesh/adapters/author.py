@@ -42,21 +42,28 @@ def _from_environment() -> str | None:
 
 
 def _configured() -> str | None:
-    from memesh.adapters import config_file
+    # Read directly, as paths.database_url reads `database`: the settings module costs more to import than this
+    # one key is worth, and an unreadable file is the settings commands' to report.
+    import json
 
-    value = config_file.read_or_defaults().get("author")
+    from memesh import paths
+
+    try:
+        value = json.loads((paths.memesh_dir() / "config.json").read_text(encoding="utf-8")).get("author")
+    except (OSError, ValueError, AttributeError):
+        return None
     return value.strip() or None if isinstance(value, str) else None
 
 
 @functools.cache
 def local_author() -> str | None:
     """The local author setting, cached for the process; None when nothing names one."""
-    from memesh.core.clean import clean_label
-
     for source in (_from_environment, _configured, _git_email, _os_user):
         value = source()
         if value:
-            cleaned = clean_label(value)[:AUTHOR_MAX].strip()
-            if cleaned:
-                return cleaned
+            # One line, no control characters; credential redaction is the store's, which cleans every string it
+            # writes (the cleaner's patterns cost ~0.1 s to load, which a write pays anyway).
+            shown = "".join(ch for ch in " ".join(value.split()) if ch.isprintable())[:AUTHOR_MAX].strip()
+            if shown:
+                return shown
     return None

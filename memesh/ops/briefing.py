@@ -11,7 +11,7 @@ from typing import Protocol, cast
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
-from memesh.core import briefing, briefing_index, handoff, messages, scoring, task
+from memesh.core import access, briefing, briefing_index, handoff, messages, scoring, task
 from memesh.core import settings as config_rules
 from memesh.errors import MemeshError
 from memesh.generated.http.briefing_index_input import BriefingIndexInput
@@ -56,6 +56,10 @@ def canonical_recipient(raw: str) -> Result[str, MemeshError]:
             )
         )
     return Success(value)
+
+
+def _seen(ctx: CallContext, row: CandidateRow) -> bool:
+    return access.may_see(ctx.caller, row.namespace or "", row.author, ())
 
 
 def _candidate(row: CandidateRow, snippets: dict[int, str], reader: str | None = None) -> briefing.Candidate:
@@ -148,6 +152,10 @@ def gather(
     if recipient is not None:
         counted = store.inbox(project, recipient, ctx.caller_session)  # a session sees what is meant for it
         inbox = briefing.Inbox(recipient, counted.unread, counted.known)
+    if ctx.caller is not None:  # a member's briefing leaves out the other members' personal memories
+        rows = [r for r in rows if _seen(ctx, r)]
+        extra = [r for r in extra if _seen(ctx, r)]
+        others = [(p, r) for p, r in others if _seen(ctx, r)]
     # Asked only when a memory has an author: the local author may cost one git call, once per process.
     authored = any(r.author for r in rows) or any(r.author for r in extra) or any(r.author for _, r in others)
     reader = ctx.author() if authored else None

@@ -77,10 +77,14 @@ class Members(SqlBase):
         )
 
     def append_audit(self, at: str, actor: str, action: str, target: str | None, detail: dict[str, Any]) -> None:
+        """Append one entry, every string cleaned as the store cleans what it writes."""
+        from memesh.store.writes import clean_json, clean_text
+
         self.conn.execute(
             "INSERT INTO audit_log (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)",
-            (at, actor, action, target, _dumps(detail)),
-        )
+            (clean_text(at), clean_text(actor), clean_text(action), None if target is None else clean_text(target),
+             _dumps(clean_json(detail))),
+        )  # fmt: skip
 
     def audit(self, limit: int, *, actor: str | None = None) -> list[AuditRow]:
         """The newest `limit` audit rows, newest first (one actor's when given)."""

@@ -279,3 +279,26 @@ def test_a_local_write_records_the_local_author_setting_and_stays_source_local(t
     provenance = entity["metadata"]["provenance"]
     assert (provenance["author"], provenance["source"], provenance["source_host"]) == (OWNER, "local", "cli")
     assert team.memesh("member", "list", "--json").stdout.strip() == '{"members":[]}'
+
+
+def test_a_member_cannot_forget_another_members_personal_memory(team: Team) -> None:
+    bea, carl = team.add("bea", "writer"), team.add("carl", "writer")
+    with team.http(bea) as client:
+        ok(remember(client, "bea-diary", namespace="personal"))
+    with team.http(carl) as client:
+        refused(client.post("/v1/forget", json={"name": "bea-diary"}), 404, "resource.not-found")
+    assert team.rows("SELECT status FROM entities WHERE name = 'bea-diary'") == [("active",)]
+
+
+@pytest.mark.anyio
+async def test_a_members_briefing_leaves_out_another_members_personal_memories(team: Team) -> None:
+    bea, carl = team.add("bea", "writer"), team.add("carl", "writer")
+    with team.http(bea) as client:
+        ok(remember(client, "bea-secret-plan", f"project:{ALPHA}", namespace="personal"))
+        ok(remember(client, "team-plan", f"project:{ALPHA}"))
+    async with connect(team.server.url, ERAS[0], headers={"Authorization": f"Bearer {carl}"}) as mcp:
+        result = await mcp.call("briefing", {"project": ALPHA})
+    assert result.structured_content is not None
+    text = result.structured_content["text"]
+    assert "team-plan" in text
+    assert "bea-secret-plan" not in text
