@@ -67,6 +67,9 @@ ADMIN_OPS = frozenset(
         "audit",
     }
 )
+# Reads over the whole store that do not apply the personal-memory rule yet (they show memories' names and text):
+# an admin's, not a reader's or writer's, so that another member's `personal` memory never reaches them.
+WHOLE_STORE_OPS = frozenset({"graph", "why", "briefing_index", "user_patterns", "dream_proposals", "dream_proposal"})
 # What a member scoped to projects may run at all: the operations whose reads and writes the project scope is
 # applied to. Anything else (a briefing, the graph, messages, …) is not scoped yet, so it is refused: fail closed.
 SCOPED_OPS = frozenset({"recall", "export", "remember", "entities", "entity", "health", "update_status"})
@@ -90,7 +93,7 @@ def admit(caller: Caller | None, op_name: str) -> MemeshError | None:
         return None
     if caller.role == "admin":
         needed = None
-    elif op_name in ADMIN_OPS:
+    elif op_name in ADMIN_OPS or op_name in WHOLE_STORE_OPS:
         needed = "admin"
     elif op_name not in READ_OPS and caller.role != "writer":
         needed = "writer"

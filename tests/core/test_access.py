@@ -37,8 +37,9 @@ def test_every_operation_a_reader_may_run_exists_and_every_other_is_forbidden_to
     assert names >= access.READ_OPS
     assert names >= access.ADMIN_OPS
     assert names >= access.SCOPED_OPS
+    readable = access.READ_OPS - access.WHOLE_STORE_OPS
     for name in names:
-        assert _code(READER, name) == (None if name in access.READ_OPS else ErrorCode.AUTH_FORBIDDEN)
+        assert _code(READER, name) == (None if name in readable else ErrorCode.AUTH_FORBIDDEN)
 
 
 def test_a_writer_writes_memories_but_not_the_installs_settings_or_members() -> None:
@@ -46,6 +47,13 @@ def test_a_writer_writes_memories_but_not_the_installs_settings_or_members() -> 
     assert _code(WRITER, "forget") is None
     for name in ("config_update", "member_add", "audit", "demo_reset", "reindex"):
         assert _code(WRITER, name) == ErrorCode.AUTH_FORBIDDEN
+        assert _code(ADMIN, name) is None
+
+
+def test_whole_store_reads_that_would_show_anothers_personal_memories_are_an_admins_alone() -> None:
+    for name in access.WHOLE_STORE_OPS:
+        assert _code(WRITER, name) == ErrorCode.AUTH_FORBIDDEN
+        assert _code(READER, name) == ErrorCode.AUTH_FORBIDDEN
         assert _code(ADMIN, name) is None
 
 
