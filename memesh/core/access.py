@@ -7,7 +7,6 @@ ever narrow what a member presenting its own token may do.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -80,6 +79,8 @@ AUDITED_SKIP = READ_OPS | {"audit", "member_list", "member_add", "member_revoke"
 
 def hash_token(token: str) -> str:
     """What the database keeps of a member's token: its SHA-256 (the token is 256 random bits, so no salt)."""
+    import hashlib  # not at import: the session-start hook imports these rules and must not load hashlib
+
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
