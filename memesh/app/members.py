@@ -29,6 +29,18 @@ def owner(author: str | None) -> Caller:
     return Caller(name=author or "owner", role=OWNER_ROLE, owner=True)
 
 
+def owner_caller() -> Caller:
+    """The owner, named by this process's local author setting (which may ask git once: off the event loop)."""
+    from memesh.adapters.author import local_author
+
+    return owner(local_author())
+
+
+def is_owner_token(presented: bytes, owner_token: str) -> bool:
+    """Whether `presented` is the owner's remote token (compared in constant time; no database read)."""
+    return hmac.compare_digest(presented, owner_token.encode("utf-8"))
+
+
 def caller_for_token(
     resources: Resources, presented: bytes, *, owner_token: str, now: datetime
 ) -> Result[Caller | None, MemeshError]:
@@ -41,10 +53,8 @@ def caller_for_token(
 def member_for_token(resources: Resources, presented: bytes, *, owner_token: str, now: datetime) -> Caller | None:
     """Who `presented` (the header's bytes) belongs to: the owner, an unrevoked unexpired member, or None.
     A database failure propagates."""
-    if hmac.compare_digest(presented, owner_token.encode("utf-8")):
-        from memesh.adapters.author import local_author
-
-        return owner(local_author())
+    if is_owner_token(presented, owner_token):
+        return owner_caller()
     try:
         text = presented.decode("utf-8")
     except UnicodeDecodeError:

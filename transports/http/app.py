@@ -22,7 +22,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from memesh.app.members import caller_for_token
+from memesh.app.members import caller_for_token, is_owner_token, owner_caller
 from memesh.context import Caller
 from memesh.errors import ErrorCode, MemeshError
 from memesh.transports.http import respond
@@ -83,6 +83,7 @@ class MemeshHttpApp:
     ) -> None:
         self.remote = remote
         self.token = token
+        self._owner: Caller | None = None  # the owner's Caller, named once by the local author setting
         # `update_fetch`: the package-index lookup GET /v1/update-status uses (None: never looked up).
         self.runtime = Runtime(db_path, update_fetch)
         # MCP at /mcp: started by its first request, on the same resources (one connection per worker thread).
@@ -165,6 +166,10 @@ class MemeshHttpApp:
         if isinstance(presented, HttpFailure):
             raise presented
         owner_token = self.token or ""
+        if is_owner_token(presented, owner_token):  # the owner's token: answered on the event loop, no thread hop
+            if self._owner is None:
+                self._owner = await anyio.to_thread.run_sync(owner_caller)
+            return self._owner
         found = await anyio.to_thread.run_sync(
             lambda: caller_for_token(self.runtime.resources, presented, owner_token=owner_token, now=datetime.now(UTC))
         )
