@@ -56,6 +56,24 @@ def session_from_environment() -> str | None:
 
 
 @dataclass(frozen=True)
+class Caller:
+    """Who a call on a remote listener is made by: a team member behind its own token, or the owner (the remote
+    token of MEMESH_REMOTE_TOKEN / remote-token, an admin over everything). Local calls have no caller.
+
+    `projects` None: every project; otherwise the project ids whose memories the member may read and write.
+    """
+
+    name: str
+    role: str
+    projects: tuple[str, ...] | None = None
+    owner: bool = False
+
+
+def _no_author() -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
 class CallContext:
     """Per-call facts an operation may not read globally.
 
@@ -72,6 +90,7 @@ class CallContext:
     this process's.
     `settings` gives config.json as stored ({}: every default, when it is missing or unreadable), read only when an
     operation needs a setting; what is in effect with the environment is core.settings' rule.
+    `caller` and `author`: who calls (a member on a remote listener) and who a write is recorded as.
     """
 
     source_host: str
@@ -87,6 +106,11 @@ class CallContext:
     workspace_roots: Callable[[], list[str] | None] | None = None
     environment: Mapping[str, str] | None = None
     settings: Callable[[], Mapping[str, Any]] = _no_settings
+    # Issue 32: who is writing. `caller` is the member (or owner) behind a remote listener's token, None locally;
+    # `author` names who a write is recorded as (the caller's name, else the local `author` setting), asked only by
+    # operations that write.
+    caller: Caller | None = None
+    author: Callable[[], str | None] = _no_author
 
     def at(self, now: datetime) -> CallContext:
         return replace(self, now=now)

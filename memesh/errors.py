@@ -16,6 +16,8 @@ class ErrorCode(StrEnum):
     AUTH_INVALID_TOKEN = "auth.invalid-token"
     AUTH_NOT_CONFIGURED = "auth.not-configured"
     AUTH_CROSS_ORIGIN = "auth.cross-origin"
+    # A member whose role or project scope does not admit the call (issue 32): a reader's write, another project.
+    AUTH_FORBIDDEN = "auth.forbidden"
     BAD_BODY = "validation.bad-body"
     BAD_PARAM = "validation.bad-param"
     ROUTE_RETIRED = "route.retired"

@@ -89,6 +89,9 @@ class EntityWrite:
     tags: tuple[str, ...]
     created_at: str | None = None
     confidence: float | None = None
+    # Who writes now (issue 32): recorded on a new memory and on the observations this write adds; None takes the
+    # memory's `metadata.provenance.author`.
+    author: str | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,13 @@ class Filters:
     tag: str | None = None
     namespace: str | None = None
     include_archived: bool = False
+    # Issue 32. `author`: only what this author wrote. `projects`: only memories tagged `project:<id>` with one of
+    # these (None: any). `viewer`: a member is reading, so `personal` memories are shown only when it wrote them
+    # (the owner also sees those written before authors were recorded).
+    author: str | None = None
+    projects: tuple[str, ...] | None = None
+    viewer: str | None = None
+    viewer_is_owner: bool = False
 
 
 @dataclass(frozen=True)
@@ -108,3 +118,26 @@ class Listed:
     type: str
     size: int  # characters of its rendered file (observations joined by newlines)
     tags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MemberRow:
+    """One member as stored (never its token; its hash stays in the database)."""
+
+    name: str
+    role: str
+    projects: tuple[str, ...] | None
+    created_at: str
+    expires_at: str | None
+    revoked_at: str | None
+    last_used_at: str | None
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    id: int
+    at: str
+    actor: str
+    action: str
+    target: str | None
+    detail: dict[str, Any]

@@ -27,6 +27,8 @@ class CandidateRow(NamedTuple):
     confidence: float
     recall_hits: int
     recall_misses: int
+    author: str | None = None  # who wrote it (issue 32); None before authors were recorded
+    namespace: str | None = None  # a `personal` memory reaches only its author's briefing on a remote listener
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,9 @@ def cleared(name: str) -> bool:
     return (name.startswith(CLEARED_PREFIXES) and not name.startswith(KEPT_PREFIX)) or name in CLEARED
 
 
+TEST_AUTHOR = "tests@memesh.invalid"  # the session's git identity (GITCONFIG), whatever HOME a child gets
+
+
 def isolate(worker: str) -> Path:
     """Point this process's environment at a home for `worker` inside the session's folder (made on first call)
     and return that home."""
@@ -58,6 +61,9 @@ def isolate(worker: str) -> Path:
     os.environ.update(paths_under(home))
     # No test reaches the package index: servers started by tests (and their children) skip the update check.
     os.environ["MEMESH_UPDATE_CHECK"] = "0"
+    # One local author for every process the suite starts (issue 32): otherwise it would be git's user.email of
+    # whichever HOME a test gives its child, and two servers compared answer for answer would differ by it.
+    os.environ["MEMESH_AUTHOR"] = TEST_AUTHOR
     return home
 
 

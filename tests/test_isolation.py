@@ -66,7 +66,9 @@ def test_a_process_a_test_starts_sees_the_same_home() -> None:
 
 def test_none_of_the_callers_own_settings_reach_a_test() -> None:
     leaked = [
-        name for name in os.environ if isolation.cleared(name) and name not in ("MEMESH_DIR", "MEMESH_UPDATE_CHECK")
+        name
+        for name in os.environ
+        if isolation.cleared(name) and name not in ("MEMESH_DIR", "MEMESH_UPDATE_CHECK", "MEMESH_AUTHOR")
     ]
     assert leaked == []
     assert not set(isolation.CLEARED) & set(os.environ)

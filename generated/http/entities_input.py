@@ -23,3 +23,7 @@ class EntitiesInput(TypedDict, closed=True):
     """
     Skip this many of the newest first (default 0): the next page starts at offset + limit.
     """
+    author: NotRequired[str]
+    """
+    Only memories this author wrote (metadata.provenance.author).
+    """

@@ -19,6 +19,10 @@ class RecallInput(TypedDict, closed=True):
     """
     Filter by tag (e.g. "project:<id>").
     """
+    author: NotRequired[str]
+    """
+    Only memories this author wrote (metadata.provenance.author: a team member's name, or a local author such as a git email).
+    """
     limit: NotRequired[int]
     """
     Max results (default 20, max 100).

@@ -17,6 +17,7 @@ from memesh.app import gate
 from memesh.app.registry import BY_NAME, Op
 from memesh.app.resources import Resources
 from memesh.context import CallContext
+from memesh.core import access
 from memesh.errors import MemeshError
 from memesh.store.errors import translate
 
@@ -47,7 +48,29 @@ def run(
             return refused
         case Success(admitted):
             request = cast(I, admitted)
-    return guarded(lambda: op.load()(op.uses(resources), request, ctx=ctx))
+    if ctx.caller is not None:  # a member on a remote listener: its role and project scope (issue 32)
+        forbidden = access.admit(ctx.caller, op.name)
+        if forbidden is not None:
+            return Failure(forbidden)
+    outcome = guarded(lambda: op.load()(op.uses(resources), request, ctx=ctx))
+    if isinstance(outcome, Success) and access.audited(ctx.caller, op.name):
+        audit = guarded(lambda: _audit(resources, op.name, request, ctx))
+        if isinstance(audit, Failure):
+            return audit
+    return outcome
+
+
+def _audit(resources: Resources, name: str, request: Any, ctx: CallContext) -> Result[None, MemeshError]:
+    """Append who did what, when, to the audit (after the write: a write that failed is not recorded)."""
+    from memesh.model import iso_time
+
+    assert ctx.caller is not None
+    target = request.get("name") if isinstance(request, dict) else None
+    detail = {"surface": ctx.source_host, "role": ctx.caller.role}
+    resources.store.append_audit(
+        iso_time(ctx.now), ctx.caller.name, name, target if isinstance(target, str) else None, detail
+    )
+    return Success(None)
 
 
 def call(

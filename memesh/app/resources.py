@@ -132,7 +132,11 @@ class Resources:
             "router": local_router,
             "message_quota": lambda: _quota_setting(given.get("environment")),
             "settings": _stored_settings,
+            "author": _local_author,
         }
+        caller = given.get("caller")
+        if caller is not None:  # a member (or the owner) on a remote listener writes as itself
+            fields["author"] = lambda: caller.name
         fields.update(given)
         return CallContext(source_host=source_host, agent_view=agent_view, **fields)
 
@@ -502,6 +506,12 @@ def local_router() -> RouterPort:
     from memesh.adapters.router_client import RouterClient
 
     return RouterClient.default()
+
+
+def _local_author() -> str | None:
+    from memesh.adapters.author import local_author
+
+    return local_author()
 
 
 def _stored_settings() -> dict[str, Any]:

@@ -57,6 +57,7 @@ class Candidate:
     snippet: str | None
     activity: str | None
     signals: scoring.Signals
+    by: str | None = None  # its author, when someone other than the reader wrote it: "decided by bea"
 
 
 @dataclass(frozen=True)
@@ -262,7 +263,7 @@ def _work_line(item: ProductWork) -> str:
 
 def _line(candidate: Candidate) -> str:
     return memory_line(
-        MemoryLine(candidate.id, candidate.type, candidate.title, candidate.snippet),
+        MemoryLine(candidate.id, candidate.type, candidate.title, candidate.snippet, candidate.by),
         title_units=TITLE_UNITS,
         snippet_units=SNIPPET_UNITS,
     )

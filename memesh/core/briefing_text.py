@@ -66,6 +66,9 @@ def safe_line(text: str, limit: int | None = None) -> str:
     return clip_units(line, limit) if limit is not None else line
 
 
+AUTHOR_UNITS = 60  # a teammate's name on a memory line, at most
+
+
 @dataclass(frozen=True)
 class MemoryLine:
     """What a memory line shows: `- [type] title — first observation [mem:id]`."""
@@ -74,6 +77,7 @@ class MemoryLine:
     type: str
     title: str
     snippet: str | None
+    by: str | None = None  # a teammate who wrote it (issue 32); None for the reader's own memories
 
 
 def memory_line(memory: MemoryLine, *, title_units: int, snippet_units: int) -> str:
@@ -81,4 +85,7 @@ def memory_line(memory: MemoryLine, *, title_units: int, snippet_units: int) -> 
     snippet = safe_line(memory.snippet, snippet_units) if memory.snippet else ""
     kind = safe_line(memory.type, 40)
     body = f"{title} — {snippet}" if snippet and snippet != title else title
+    if memory.by:
+        verb = "decided by" if memory.type == "decision" else "by"
+        body = f"{body} ({verb} {safe_line(memory.by, AUTHOR_UNITS)})"
     return f"- [{kind}] {body} [mem:{memory.id}]"

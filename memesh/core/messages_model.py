@@ -28,6 +28,7 @@ class NewMessage:
     idempotency_key: str
     request_digest: str
     created_at: str
+    author: str | None = None  # who sent it (issue 32): the member, else the local author; `sender` is a label
 
 
 @dataclass(frozen=True)

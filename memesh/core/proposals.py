@@ -70,6 +70,7 @@ class NewProposal:
     proposed: dict[str, Any]
     package_id: str | None = None
     fingerprints: dict[str, str] = field(default_factory=dict)
+    author: str | None = None  # who staged it (issue 32): the member, else the local author
 
 
 def canonical_json(value: Any) -> str:

@@ -193,12 +193,22 @@ def _dedupe(stored: list[str], incoming: list[str]) -> list[str]:
 
 
 def _metadata(
-    current: dict[str, Any], *, first_insert: bool, source_host: str, now: datetime, entity: dict[str, Any]
+    current: dict[str, Any],
+    *,
+    first_insert: bool,
+    source_host: str,
+    now: datetime,
+    entity: dict[str, Any],
+    author: str | None = None,
+    remote: bool = False,
 ) -> dict[str, Any]:
     provenance = dict(current.get("provenance") or {}) if isinstance(current.get("provenance"), dict) else {}
-    provenance.update({"source": "local", "reviewed_at": iso_time(now)})
+    # A write through a remote listener (a member's or the owner's token) is never stamped local.
+    provenance.update({"source": "remote" if remote else "local", "reviewed_at": iso_time(now)})
     if first_insert and source_host:  # a hook that cannot tell which host ran it stamps none
         provenance["source_host"] = source_host
+    if first_insert and author:  # like source_host: who created it, kept when others append
+        provenance["author"] = author
     return {**current, **entity, "trust": "trusted", "provenance": provenance}
 
 
@@ -209,6 +219,8 @@ def plan(
     *,
     now: datetime,
     source_host: str,
+    author: str | None = None,
+    remote: bool = False,
 ) -> Result[Plan, MemeshError]:
     """What the memory becomes, given what is stored (`existing`) and which relation targets exist (`present`)."""
     name = request.name
@@ -299,12 +311,19 @@ def plan(
         namespace=namespace,
         status=ACTIVE,
         metadata=_metadata(
-            current, first_insert=existing is None, source_host=source_host, now=now, entity=metadata_extra
+            current,
+            first_insert=existing is None,
+            source_host=source_host,
+            now=now,
+            entity=metadata_extra,
+            author=author,
+            remote=remote,
         ),
         observations=tuple(observations),
         tags=tuple(tags),
         created_at=sqlite_time(now) if existing is None else None,
         confidence=confidence,
+        author=author,
     )
     report["observations"] = len(incoming)
     report["tags"] = len(tags) if request.replace else len(tags_given or [])

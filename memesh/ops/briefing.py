@@ -11,7 +11,7 @@ from typing import Protocol, cast
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
-from memesh.core import briefing, briefing_index, handoff, messages, scoring, task
+from memesh.core import access, briefing, briefing_index, handoff, messages, scoring, task
 from memesh.core import settings as config_rules
 from memesh.errors import MemeshError
 from memesh.generated.http.briefing_index_input import BriefingIndexInput
@@ -58,7 +58,12 @@ def canonical_recipient(raw: str) -> Result[str, MemeshError]:
     return Success(value)
 
 
-def _candidate(row: CandidateRow, snippets: dict[int, str]) -> briefing.Candidate:
+def _seen(ctx: CallContext, row: CandidateRow) -> bool:
+    return access.may_see(ctx.caller, row.namespace or "", row.author, ())
+
+
+def _candidate(row: CandidateRow, snippets: dict[int, str], reader: str | None = None) -> briefing.Candidate:
+    """One candidate; `reader` is who the briefing is for: a memory someone else wrote names its author."""
     return briefing.Candidate(
         id=row.id,
         type=row.type,
@@ -68,6 +73,7 @@ def _candidate(row: CandidateRow, snippets: dict[int, str]) -> briefing.Candidat
         signals=scoring.Signals(
             row.id, row.last_accessed_at, row.access_count, row.confidence, row.recall_hits, row.recall_misses
         ),
+        by=row.author if row.author and row.author != reader else None,
     )
 
 
@@ -146,6 +152,13 @@ def gather(
     if recipient is not None:
         counted = store.inbox(project, recipient, ctx.caller_session)  # a session sees what is meant for it
         inbox = briefing.Inbox(recipient, counted.unread, counted.known)
+    if ctx.caller is not None:  # a member's briefing leaves out the other members' personal memories
+        rows = [r for r in rows if _seen(ctx, r)]
+        extra = [r for r in extra if _seen(ctx, r)]
+        others = [(p, r) for p, r in others if _seen(ctx, r)]
+    # Asked only when a memory has an author: the local author may cost one git call, once per process.
+    authored = any(r.author for r in rows) or any(r.author for r in extra) or any(r.author for _, r in others)
+    reader = ctx.author() if authored else None
     return briefing.Inputs(
         project=project,
         level=level,
@@ -153,11 +166,11 @@ def gather(
         handoff=briefing.Handoff(found[0], found[1]) if found else None,
         task=_task_record(store, project, tag),
         inbox=inbox,
-        candidates=[_candidate(r, snippets) for r in rows],
+        candidates=[_candidate(r, snippets, reader) for r in rows],
         slots=slots,
         product_work=product_work,
-        global_memories=[_candidate(r, snippets) for r in extra],
-        other_projects=[(p, _candidate(r, snippets)) for p, r in others],
+        global_memories=[_candidate(r, snippets, reader) for r in extra],
+        other_projects=[(p, _candidate(r, snippets, reader)) for p, r in others],
         index_candidates=index_rows,
         index_window_full=window_full,
         index_error=index_error,

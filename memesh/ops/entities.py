@@ -8,12 +8,13 @@ from typing import Protocol, cast
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
+from memesh.core import access
 from memesh.errors import MemeshError
 from memesh.generated.http.entities_input import EntitiesInput
 from memesh.generated.http.entities_output import EntitiesOutput
 from memesh.generated.http.entity_input import EntityInput
 from memesh.generated.http.entity_output import StoredEntity
-from memesh.model import Entity
+from memesh.model import Entity, Filters
 from memesh.ops.recall import shown
 from memesh.schema import facts
 
@@ -22,7 +23,13 @@ LIST_DEFAULT_LIMIT: int = facts.default("http/entities.input", "limit")
 
 class EntitiesStore(Protocol):
     def list_ids(
-        self, entity_type: str | None, limit: int, *, include_archived: bool = True, offset: int = 0
+        self,
+        entity_type: str | None,
+        limit: int,
+        *,
+        include_archived: bool = True,
+        offset: int = 0,
+        people: Filters | None = None,
     ) -> list[int]: ...
     def load(self, ids: Sequence[int]) -> list[Entity]: ...
     def find(self, name: str) -> Entity | None: ...
@@ -42,14 +49,21 @@ def list_entities(
     """Up to `limit` memories (1-5000, checked at the edge) after the newest `offset`, newest first, archived
     included; never fails."""
     limit = request.get("limit", LIST_DEFAULT_LIMIT)
-    ids = store.list_ids(request.get("type") or None, limit, offset=request.get("offset", 0))
+    people = access.scoped(Filters(author=request.get("author")), ctx.caller)
+    ids = store.list_ids(request.get("type") or None, limit, offset=request.get("offset", 0), people=people)
     return Success([full_entity(e) for e in store.load(ids)])
+
+
+def _visible(ctx: CallContext, entity: Entity) -> bool:
+    provenance = entity.metadata.get("provenance")
+    author = provenance.get("author") if isinstance(provenance, dict) else None
+    return access.may_see(ctx.caller, entity.namespace, author, entity.tags)
 
 
 def get_entity(store: EntitiesStore, request: EntityInput, /, *, ctx: CallContext) -> Result[StoredEntity, MemeshError]:
     """The memory called `name`, archived or not, with full metadata; Failure(resource.not-found) when none."""
     name = request["name"]
     entity = store.find(name)
-    if entity is None:
+    if entity is None or not _visible(ctx, entity):  # what a member may not see is not there, for it
         return Failure(MemeshError.not_found(f'Entity "{name}" not found', name=name))
     return Success(full_entity(entity))

@@ -8,6 +8,7 @@ from typing import Protocol
 from returns.result import Result, Success
 
 from memesh.context import CallContext
+from memesh.core import access
 from memesh.errors import MemeshError
 from memesh.generated.tools.export_input import ExportInput
 from memesh.generated.tools.export_output import Entity as BundleEntity
@@ -50,6 +51,7 @@ def export(store: ExportStore, request: ExportInput, *, ctx: CallContext) -> Res
     """The newest `limit` memories passing the filters, with `truncated` when more exist; never fails."""
     limit = request.get("limit", DEFAULT_LIMIT)
     filters = Filters(tag=request.get("tag") or None, namespace=request.get("namespace"), include_archived=True)
+    filters = access.scoped(filters, ctx.caller)  # a member exports only what it may read (issue 32)
     ids = store.recent(filters, limit + 1)
     # Loaded a chunk at a time, so a large export never holds every memory twice (as rows and as bundle entries).
     entities = [

@@ -8,6 +8,7 @@ from typing import Protocol
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
+from memesh.core import access
 from memesh.core.remembering import observation_hash
 from memesh.errors import MemeshError
 from memesh.generated.tools.forget_input import ForgetInput
@@ -35,6 +36,12 @@ def is_snapshot(entity: Entity) -> bool:
     )
 
 
+def _visible(ctx: CallContext, entity: Entity) -> bool:
+    provenance = entity.metadata.get("provenance")
+    author = provenance.get("author") if isinstance(provenance, dict) else None
+    return access.may_see(ctx.caller, entity.namespace, author, entity.tags)
+
+
 def forget(store: ForgetStore, request: ForgetInput, *, ctx: CallContext) -> Result[ForgetOutput, MemeshError]:
     """Archive the memory, or remove the earliest observation with exactly the given text; Failure
     (resource.not-found) when there is no such memory or observation, so nothing changed."""
@@ -42,6 +49,8 @@ def forget(store: ForgetStore, request: ForgetInput, *, ctx: CallContext) -> Res
     text = request.get("observation")
     with store.transaction():
         entity = store.find(name)
+        if entity is not None and not _visible(ctx, entity):  # another member's personal memory is not there for it
+            entity = None
         if entity is None:
             body = {"archived": False} if text is None else {"observation_removed": False, "entity_found": False}
             return Failure(MemeshError.not_found(f'Entity "{name}" not found', name=name, **body))

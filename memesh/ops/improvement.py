@@ -59,6 +59,7 @@ def improvement(
                 source_kind="entities",
                 source_ids=source_ids,
                 proposed=rules.payload(proposal, key, len(earlier) + 1, ctx.source_host),
+                author=ctx.author(),
             )
         )
         staged = store.proposal(proposal_id)

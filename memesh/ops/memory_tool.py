@@ -129,7 +129,9 @@ def _write(
     )
     # An archived memory written again at its own path is brought back, as remember brings it back.
     current = replace(existing, status=ACTIVE) if existing and existing.status == ARCHIVED else existing
-    plan = remembering.plan(current, request, set(), now=ctx.now, source_host=ctx.source_host).unwrap()
+    plan = remembering.plan(
+        current, request, set(), now=ctx.now, source_host=ctx.source_host, author=ctx.author()
+    ).unwrap()
     store.save(plan.write)
     return plan.write.observations
 

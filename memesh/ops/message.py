@@ -131,6 +131,7 @@ def _new_message(
         project=fields["project"],
         sender=fields["sender"],
         sender_host=ctx.source_host,  # provenance from the transport, never from arguments
+        author=ctx.author(),
         recipient=fields["recipient"],
         target_kind=request["target_kind"],
         intended_session=fields.get("intended_session"),

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from returns.result import Result, Success
 
 from memesh.context import CallContext
+from memesh.core import access, scoring, sizecap
 from memesh.core import query as fts
-from memesh.core import scoring, sizecap
 from memesh.core.history import summarize
 from memesh.core.terms import query_terms
 from memesh.errors import MemeshError
@@ -96,13 +96,15 @@ def filters_for(request: RecallInput) -> Filters:
     """`cross_project` lifts a `project:` tag filter and the namespace filter; any other tag still filters."""
     # Tags are stored in NFC: a filter typed in NFD finds them.
     tag = unicodedata.normalize("NFC", request.get("tag") or "") or None
+    author = request.get("author")
     if request.get("cross_project"):
         kept = None if tag is None or tag.startswith(PROJECT_TAG_PREFIX) else tag
-        return Filters(tag=kept, include_archived=request.get("include_archived", False))
+        return Filters(tag=kept, include_archived=request.get("include_archived", False), author=author)
     return Filters(
         tag=tag,
         namespace=request.get("namespace"),
         include_archived=request.get("include_archived", False),
+        author=author,
     )
 
 
@@ -183,7 +185,7 @@ def recall(uses: RecallUses, request: RecallInput, *, ctx: CallContext) -> Resul
     """The ranked envelope for a query (an unsearchable one finds nothing) or, without one, the recent memories."""
     store = uses.store
     limit = request.get("limit", DEFAULT_LIMIT)
-    filters = filters_for(request)
+    filters = access.scoped(filters_for(request), ctx.caller)  # a member sees only what it may (issue 32)
     text = request.get("query") or ""
     relevance: dict[int, float] = {}
     sources: dict[int, Source] = {}

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
-from memesh.core import remembering
+from memesh.core import access, remembering
 from memesh.errors import MemeshError
 from memesh.generated.tools.remember_input import RememberInput
 from memesh.generated.tools.remember_output import RememberOutput
@@ -24,9 +24,24 @@ class RememberStore(Protocol):
     def find(self, name: str) -> Entity | None: ...
     def existing_names(self, names: list[str]) -> set[str]: ...
     def save(self, write: EntityWrite) -> int: ...
-    def create_relation(self, from_name: str, to_name: str, relation_type: str) -> bool: ...
+    def create_relation(
+        self, from_name: str, to_name: str, relation_type: str, *, author: str | None = None
+    ) -> bool: ...
     def archive_if_active(self, name: str) -> bool: ...
     def title_of(self, entity_id: int) -> str | None: ...
+
+
+def _outside_scope(ctx: CallContext, existing: Entity | None, tags: list[str]) -> MemeshError | None:
+    """auth.forbidden when the caller may not write this memory: another member's `personal` memory, or (for a
+    member scoped to projects) a memory outside its projects."""
+    if ctx.caller is None:
+        return None
+    if existing is not None:
+        provenance = existing.metadata.get("provenance")
+        author = provenance.get("author") if isinstance(provenance, dict) else None
+        if not access.may_see(ctx.caller, existing.namespace, author, existing.tags):
+            return access.forbidden(f'member "{ctx.caller.name}" may not write "{existing.name}"')
+    return access.may_write(ctx.caller, existing.tags if existing is not None else None, tags)
 
 
 def remember(
@@ -47,8 +62,19 @@ def remember(
         resolved = replace(resolved, title_derived=True)
     with store.transaction():
         existing = store.find(resolved.name)
+        refused_by_scope = _outside_scope(ctx, existing, resolved.tags or [])
+        if refused_by_scope is not None:
+            return Failure(refused_by_scope)
         present = store.existing_names([target for target, _ in resolved.relations])
-        match remembering.plan(existing, resolved, present, now=ctx.now, source_host=ctx.source_host):
+        match remembering.plan(
+            existing,
+            resolved,
+            present,
+            now=ctx.now,
+            source_host=ctx.source_host,
+            author=ctx.author(),
+            remote=ctx.caller is not None,
+        ):
             case Failure() as refused:
                 return refused
             case Success(plan):
@@ -57,7 +83,9 @@ def remember(
         # Reported from what the store did: a relation that already existed, or a target already archived, is not
         # something this call created or superseded.
         created = [
-            (target, kind) for target, kind in plan.relations if store.create_relation(plan.write.name, target, kind)
+            (target, kind)
+            for target, kind in plan.relations
+            if store.create_relation(plan.write.name, target, kind, author=plan.write.author)
         ]
         superseded = [target for target in plan.supersede if store.archive_if_active(target)]
         title = store.title_of(entity_id)

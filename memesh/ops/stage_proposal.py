@@ -117,6 +117,7 @@ def stage_relation(store: StageStore, request: RelationProposalInput, *, ctx: Ca
                 source_ids=[start.id, end.id],
                 proposed=payload,
                 fingerprints=_fingerprints([start, end]),
+                author=ctx.author(),
             ),
         )
     return Success(cast(ProposeOutput, answer))
@@ -157,6 +158,7 @@ def stage_pattern(store: StageStore, request: PatternProposalInput, *, ctx: Call
                 source_ids=source_ids,
                 proposed=payload,
                 fingerprints=_fingerprints(sources),
+                author=ctx.author(),
             ),
         )
     return Success(cast(ProposeOutput, answer))
@@ -239,6 +241,7 @@ def stage_guard(store: GuardStore, request: GuardProposalInput, *, ctx: CallCont
                 source_ids=[lesson.id],
                 proposed=payload,
                 fingerprints=_fingerprints([lesson]),
+                author=ctx.author(),
             ),
         )
     return Success(cast(ProposeOutput, answer))

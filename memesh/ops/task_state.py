@@ -73,7 +73,15 @@ def task_state(
             namespace=None,
             replace=False,
         )
-        match remembering.plan(existing, resolved, set(), now=ctx.now, source_host=ctx.source_host):
+        match remembering.plan(
+            existing,
+            resolved,
+            set(),
+            now=ctx.now,
+            source_host=ctx.source_host,
+            author=ctx.author(),
+            remote=ctx.caller is not None,
+        ):
             case Failure() as refused:
                 return refused
             case Success(plan):

@@ -231,6 +231,7 @@ def _digest(store: WorkPackageStore, args: dict[str, Any], project: str, ctx: Ca
                 proposed=proposed,
                 package_id=package.id,
                 fingerprints=package.fingerprints,
+                author=ctx.author(),
             )
         )
     return _staged(proposal_id)
@@ -303,7 +304,7 @@ def _transcript(
         package = rules.Package(identifier, ref, body, {})
         if args["action"] == "prepare":
             return _available(package)
-        return _stage_transcript(store, args, package, represented, workspace.hash)
+        return _stage_transcript(store, args, package, represented, workspace.hash, author=ctx.author())
     if args["action"] == "prepare":
         return _none("newest_session", scan.skipped)
     return refused("stale_package", STALE)
@@ -315,6 +316,8 @@ def _stage_transcript(
     package: rules.Package,
     represented: list[Proposal],
     workspace_hash: str,
+    *,
+    author: str | None,
 ) -> Output:
     with store.transaction():
         prior = store.proposal_for_package(args["package_id"])
@@ -346,6 +349,7 @@ def _stage_transcript(
                 source_ids=evidence,
                 proposed=proposed,
                 package_id=package.id,
+                author=author,
             )
         )
     return _staged(proposal_id)

@@ -36,7 +36,7 @@ def _trusted_active(dialect: Dialect) -> str:
 def _columns(dialect: Dialect) -> str:
     return (
         f"e.id, e.name, e.type, e.title, {_activity(dialect)} AS activity, e.access_count, e.last_accessed_at, "
-        "e.confidence, e.recall_hits, e.recall_misses"
+        "e.confidence, e.recall_hits, e.recall_misses, e.author, e.namespace"
     )
 
 

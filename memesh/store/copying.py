@@ -19,20 +19,20 @@ TABLES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         "entities",
         (
             "id", "name", "type", "title", "namespace", "status", "created_at", "metadata", "access_count",
-            "last_accessed_at", "confidence", "recall_hits", "recall_misses",
+            "last_accessed_at", "confidence", "recall_hits", "recall_misses", "author",
         ),
     ),
     ("entity_vectors", ("entity_id", "model", "vectors")),
-    ("observations", ("id", "entity_id", "content", "created_at")),
+    ("observations", ("id", "entity_id", "content", "created_at", "author")),
     ("tags", ("id", "entity_id", "tag")),
-    ("relations", ("id", "from_entity_id", "to_entity_id", "relation_type", "metadata", "created_at")),
+    ("relations", ("id", "from_entity_id", "to_entity_id", "relation_type", "metadata", "created_at", "author")),
     ("memesh_metadata", ("key", "value")),
     ("session_memories", ("session_id", "entity_id", "source", "at", "credited")),
     (
         "dream_proposals",
         (
             "id", "project", "cluster_key", "kind", "source_kind", "source_ids", "proposed_digest", "package_id",
-            "fingerprints", "status", "reason", "created_at", "reviewed_at", "applied_entity",
+            "fingerprints", "status", "reason", "created_at", "reviewed_at", "applied_entity", "author",
         ),
     ),
     (
@@ -40,6 +40,7 @@ TABLES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         (
             "id", "message_id", "project", "sender", "sender_host", "content_type", "privacy", "correlation_id",
             "reply_to", "payload", "payload_bytes", "pruned_at", "idempotency_key", "request_digest", "created_at",
+            "author",
         ),
     ),
     (
@@ -67,6 +68,11 @@ TABLES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     ("agent_stop_gate", ("session_id", "message_id", "blocked_at")),
     ("guard_stops", ("session_id", "entity_id", "stopped_at")),
+    (
+        "members",
+        ("id", "name", "role", "projects", "token_hash", "created_at", "expires_at", "revoked_at", "last_used_at"),
+    ),
+    ("audit_log", ("id", "at", "actor", "action", "target", "detail")),
 )  # fmt: skip
 _BATCH = 1000
 

@@ -82,8 +82,8 @@ class Messages(SqlBase):
         """Store one message, its one delivery and its one notification event (the caller's transaction)."""
         self.conn.execute(
             "INSERT INTO agent_messages (message_id, project, sender, sender_host, content_type, privacy, "
-            "correlation_id, reply_to, payload, payload_bytes, idempotency_key, request_digest, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "correlation_id, reply_to, payload, payload_bytes, idempotency_key, request_digest, created_at, author) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 new.message_id,
                 new.project,
@@ -98,6 +98,7 @@ class Messages(SqlBase):
                 new.idempotency_key,
                 new.request_digest,
                 new.created_at,
+                new.author,
             ),
         )
         self.conn.execute(

@@ -324,4 +324,47 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
         -- own index. The number is taken so both engines count the same migrations (db copy needs one version).
         """,
     ),
+    (
+        16,
+        "people: team members (their tokens as hashes), the audit of writes, and who wrote each row",
+        """
+        -- A member's token is shown once and kept only as its SHA-256 (tokens are 256 random bits: no salt needed).
+        -- A revoked member keeps its row (the audit names it), so a name is unique among the unrevoked only.
+        CREATE TABLE members (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL,
+            role TEXT NOT NULL,
+            projects TEXT,
+            token_hash TEXT NOT NULL UNIQUE,
+            created_at TEXT NOT NULL,
+            expires_at TEXT,
+            revoked_at TEXT,
+            last_used_at TEXT
+        );
+        CREATE UNIQUE INDEX idx_members_active_name ON members(name) WHERE revoked_at IS NULL;
+
+        -- Append-only: who did what, when. The triggers refuse any change to a written row.
+        CREATE TABLE audit_log (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            at TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            action TEXT NOT NULL,
+            target TEXT,
+            detail TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
+        BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+        CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+        BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+
+        -- Who wrote each row: the member behind the token on memesh serve, else the local author setting. NULL for
+        -- what was written before (an install's own memories).
+        ALTER TABLE entities ADD COLUMN author TEXT;
+        CREATE INDEX idx_entities_author ON entities(author, id);
+        ALTER TABLE observations ADD COLUMN author TEXT;
+        ALTER TABLE relations ADD COLUMN author TEXT;
+        ALTER TABLE dream_proposals ADD COLUMN author TEXT;
+        ALTER TABLE agent_messages ADD COLUMN author TEXT;
+        """,
+    ),
 )

@@ -17,6 +17,7 @@ from memesh.store.copying import Copying
 from memesh.store.graph import Graph
 from memesh.store.health import Health
 from memesh.store.insights import Insights
+from memesh.store.members import Members
 from memesh.store.memory_files import MemoryFiles
 from memesh.store.messages import Messages
 from memesh.store.postgres_base import PostgresBase
@@ -140,6 +141,7 @@ class PostgresStore(
     Briefing,
     Proposals,
     Copying,
+    Members,
 ):
     """Every query and write MeMesh makes, on a PostgreSQL database several machines share."""
 

@@ -110,7 +110,7 @@ class Proposals(Reads):
         """Insert a pending proposal; returns its id."""
         return self._insert_id(
             "INSERT INTO dream_proposals (project, cluster_key, kind, source_kind, source_ids, proposed_digest, "
-            "package_id, fingerprints) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "package_id, fingerprints, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 proposal.project,
                 proposal.cluster_key,
@@ -120,6 +120,7 @@ class Proposals(Reads):
                 _dumps(proposal.proposed),
                 proposal.package_id,
                 _dumps(proposal.fingerprints),
+                proposal.author,
             ),
         )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from memesh.model import ACTIVE, NAMESPACES, Entity, Filters, Relation
@@ -105,23 +106,32 @@ class Reads(SqlBase):
         return self._counter("entities")
 
     def list_ids(
-        self, entity_type: str | None, limit: int, *, include_archived: bool = True, offset: int = 0
+        self,
+        entity_type: str | None,
+        limit: int,
+        *,
+        include_archived: bool = True,
+        offset: int = 0,
+        people: Filters | None = None,
     ) -> list[int]:
         """Newest first, optionally one type, after the newest `offset`; for listings that are not searches (no
-        access is counted)."""
+        access is counted). `people`: an author filter and a member's scope (`people_sql`)."""
         if unstorable(entity_type):
             return []
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[Any] = []
         if entity_type is not None:
-            clauses.append("type = ?")
+            clauses.append("e.type = ?")
             params.append(entity_type)
         if not include_archived:
-            clauses.append("status = 'active'")
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+            clauses.append("e.status = 'active'")
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else "WHERE 1 = 1"
+        scope, scope_params = people_sql(people) if people is not None else ("", [])
         return [
             row[0]
             for row in self.conn.execute(
-                f"SELECT id FROM entities {where} ORDER BY id DESC LIMIT ? OFFSET ?", (*params, limit, offset)
+                f"SELECT e.id FROM entities e {where} {scope} ORDER BY e.id DESC LIMIT ? OFFSET ?",
+                (*params, *scope_params, limit, offset),
             )
         ]
 
@@ -165,7 +175,7 @@ class Reads(SqlBase):
         caller's), and its other parameters."""
         if filters.tag is not None and not unstorable(filters.tag):
             # Walk the tag's own index newest first (a rare tag would otherwise scan every memory for it).
-            where, params = filter_sql(Filters(namespace=filters.namespace, include_archived=filters.include_archived))
+            where, params = filter_sql(replace(filters, tag=None))
             sql = (
                 f"SELECT e.id AS entity_id FROM tags t {self.dialect.cross_join} entities e ON e.id = t.entity_id "
                 f"WHERE t.tag = ? {where} ORDER BY t.entity_id DESC LIMIT ?"
@@ -188,7 +198,7 @@ def unstorable(value: str | None) -> bool:
 
 def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
     """The `AND …` clauses (over `e`, the entities row) and their parameters that keep what passes `filters`."""
-    if unstorable(filters.tag) or unstorable(filters.namespace):
+    if unstorable(filters.tag) or unstorable(filters.namespace) or unstorable(filters.author):
         return "AND 1 = 0", []
     clauses: list[str] = []
     params: list[Any] = []
@@ -204,4 +214,29 @@ def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
     if filters.tag is not None:
         clauses.append("AND EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = ?)")
         params.append(filters.tag)
+    scope, scope_params = people_sql(filters)
+    return " ".join([*clauses, scope]), [*params, *scope_params]
+
+
+def people_sql(filters: Filters) -> tuple[str, list[Any]]:
+    """The clauses of who wrote what and who may see it (issue 32): the author filter, a member's project scope,
+    and `personal` memories kept to their author. Empty for a local call with no author filter."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if unstorable(filters.author):
+        return "AND 1 = 0", []
+    if filters.author is not None:
+        clauses.append("AND e.author = ?")
+        params.append(filters.author)
+    if filters.projects is not None:
+        tags = [f"project:{project}" for project in filters.projects]
+        if tags:
+            clauses.append(f"AND EXISTS (SELECT 1 FROM tags s WHERE s.entity_id = e.id AND s.tag IN ({_marks(tags)}))")
+            params.extend(tags)
+        else:
+            clauses.append("AND 1 = 0")
+    if filters.viewer is not None:
+        unowned = " OR e.author IS NULL" if filters.viewer_is_owner else ""
+        clauses.append(f"AND (e.namespace <> 'personal' OR e.author = ?{unowned})")
+        params.append(filters.viewer)
     return " ".join(clauses), params

@@ -17,6 +17,7 @@ from memesh.store.copying import Copying
 from memesh.store.errors import StoreError
 from memesh.store.graph import Graph
 from memesh.store.insights import Insights
+from memesh.store.members import Members
 from memesh.store.memory_files import MemoryFiles
 from memesh.store.proposals import Proposals
 from memesh.store.sqlite_base import BUSY_TIMEOUT_MS
@@ -96,5 +97,6 @@ class SqliteStore(
     Graph,
     Proposals,
     Copying,
+    Members,
 ):
     """Every query and write MeMesh makes; operations reach it only through their narrow protocols."""

@@ -60,6 +60,7 @@ def cleaned(write: EntityWrite) -> EntityWrite:
         observations=tuple(clean.clean_all(write.observations)),
         tags=tuple(dict.fromkeys(clean_text(tag) for tag in write.tags)),
         created_at=None if write.created_at is None else clean_text(write.created_at),
+        author=None if write.author is None else clean_text(write.author),
     )
 
 
@@ -253,11 +254,21 @@ class Writes(Vectors):
         rewritten with it. UncleanName when the write's name did not pass the name rules."""
         write = cleaned(write)
         metadata = _dumps(write.metadata)
+        author = write.author or _provenance_author(write.metadata)
         if write.entity_id is None:
             entity_id = self._insert_id(
-                "INSERT INTO entities (name, type, title, namespace, status, metadata, created_at) "
-                f"VALUES (?, ?, ?, ?, ?, ?, COALESCE(?, {self.dialect.now}))",
-                (write.name, write.type, write.title, write.namespace, write.status, metadata, write.created_at),
+                "INSERT INTO entities (name, type, title, namespace, status, metadata, created_at, author) "
+                f"VALUES (?, ?, ?, ?, ?, ?, COALESCE(?, {self.dialect.now}), ?)",
+                (
+                    write.name,
+                    write.type,
+                    write.title,
+                    write.namespace,
+                    write.status,
+                    metadata,
+                    write.created_at,
+                    author,
+                ),
             )
             stored_obs: list[str] = []
             stored_tags: list[str] = []
@@ -278,12 +289,12 @@ class Writes(Vectors):
                 row[0]
                 for row in self.conn.execute("SELECT tag FROM tags WHERE entity_id = ? ORDER BY id", (entity_id,))
             ]
-        unchanged = self._sync_observations(entity_id, stored_obs, list(write.observations))
+        unchanged = self._sync_observations(entity_id, stored_obs, list(write.observations), author)
         self._sync_tags(entity_id, stored_tags, list(write.tags))
         self._index(entity_id, write.name, write.title, write.observations, unchanged=unchanged)
         return entity_id
 
-    def _sync_observations(self, entity_id: int, stored: list[str], wanted: list[str]) -> int:
+    def _sync_observations(self, entity_id: int, stored: list[str], wanted: list[str], author: str | None) -> int:
         """Store `wanted` as the memory's observations; returns how many of the stored ones were kept as they were
         (the stored list when it is where `wanted` starts, else none)."""
         if stored == wanted[: len(stored)]:
@@ -292,7 +303,8 @@ class Writes(Vectors):
             self.conn.execute("DELETE FROM observations WHERE entity_id = ?", (entity_id,))
             kept = 0
         self.conn.executemany(
-            "INSERT INTO observations (entity_id, content) VALUES (?, ?)", [(entity_id, text) for text in wanted[kept:]]
+            "INSERT INTO observations (entity_id, content, author) VALUES (?, ?, ?)",
+            [(entity_id, text, author) for text in wanted[kept:]],
         )
         return kept
 
@@ -312,12 +324,14 @@ class Writes(Vectors):
         created = self.create_relation(from_name, to_name, relation_type)
         return created or self._relation_exists(from_name, to_name, relation_type)
 
-    def create_relation(self, from_name: str, to_name: str, relation_type: str) -> bool:
-        """Create the relation; True only when this call created it (False when it existed or an end is missing)."""
+    def create_relation(self, from_name: str, to_name: str, relation_type: str, *, author: str | None = None) -> bool:
+        """Create the relation (recording who wrote it); True only when this call created it (False when it existed
+        or an end is missing)."""
         cursor = self.conn.execute(
-            "INSERT INTO relations (from_entity_id, to_entity_id, relation_type) "
-            "SELECT f.id, t.id, ? FROM entities f, entities t WHERE f.name = ? AND t.name = ? ON CONFLICT DO NOTHING",
-            (clean_text(relation_type), key(from_name), key(to_name)),
+            "INSERT INTO relations (from_entity_id, to_entity_id, relation_type, author) "
+            "SELECT f.id, t.id, ?, ? FROM entities f, entities t WHERE f.name = ? AND t.name = ? "
+            "ON CONFLICT DO NOTHING",
+            (clean_text(relation_type), None if author is None else clean_text(author), key(from_name), key(to_name)),
         )
         return cursor.rowcount > 0
 
@@ -383,6 +397,12 @@ class Writes(Vectors):
             # Bookkeeping: a database that cannot be written (read-only, a full disk) still answers recall.
             if not self._bookkeeping_refused(exc):
                 raise
+
+
+def _provenance_author(metadata: dict[str, Any]) -> str | None:
+    provenance = metadata.get("provenance")
+    author = provenance.get("author") if isinstance(provenance, dict) else None
+    return author if isinstance(author, str) and author else None
 
 
 def _clean_stored_text(value: str) -> str:

@@ -81,6 +81,10 @@ def _fill(store: Store, ctx: CallContext) -> None:
         store.cursor_for("p", "bob", "principal", 1, token="tok-1", created_at="2026-11-30T12:00:00.000Z")
         store.set_meta("install", "kept")
         store.store_vectors(1, "a-model", bytes(range(256)))  # hybrid recall's vectors travel with the memory
+        store.add_member(  # a team member (its token's hash) and the audit travel too (issue 32)
+            "bea", "writer", projects=["p"], token_hash="0" * 64, now="2026-11-30T12:00:00.000Z", expires_at=None
+        )
+        store.append_audit("2026-11-30T12:00:00.000Z", "al", "member_add", "bea", {"role": "writer"})
 
 
 def _rows(store: Store) -> dict[str, list[tuple[Any, ...]]]:

@@ -57,6 +57,12 @@ def test_a_type_filter_of_any_text_answers_and_matches_only_the_type_it_names(
     assert [entity["name"] for entity in answer.unwrap()] == (["ab"] if text in ("fact", "") else [])
 
 
+def test_a_nul_in_an_author_filter_matches_nothing_on_either_engine(stored: Store, ctx: CallContext) -> None:
+    for arguments in ({"query": "x", "author": "a\x00b"}, {"author": "a\x00b"}):
+        answer = call("recall", stored, arguments, ctx)
+        assert isinstance(answer, Success) and answer.unwrap()["entities"] == [], answer
+
+
 def test_a_nul_in_a_tag_filter_matches_nothing_on_either_engine(stored: Store, ctx: CallContext) -> None:
     answer = call("recall", stored, {"query": "x", "tag": "a\x00b"}, ctx)
     assert isinstance(answer, Success) and answer.unwrap()["entities"] == []

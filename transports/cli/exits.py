@@ -24,6 +24,7 @@ EXIT_STATUS: dict[ErrorCode, int] = {
     ErrorCode.AUTH_INVALID_TOKEN: FAILED,
     ErrorCode.AUTH_NOT_CONFIGURED: FAILED,
     ErrorCode.AUTH_CROSS_ORIGIN: FAILED,
+    ErrorCode.AUTH_FORBIDDEN: FAILED,
     ErrorCode.BAD_BODY: FAILED,
     ErrorCode.BAD_PARAM: FAILED,
     ErrorCode.ROUTE_RETIRED: FAILED,

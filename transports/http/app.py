@@ -11,18 +11,23 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
+from returns.result import Failure, Success
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from memesh.app.members import caller_for_token, is_owner_token, owner_caller
+from memesh.context import Caller
 from memesh.errors import ErrorCode, MemeshError
 from memesh.transports.http import respond
 from memesh.transports.http.body import Disconnected, read_limited
-from memesh.transports.http.boundary import check_bearer, check_origin
+from memesh.transports.http.boundary import CALLER_KEY, check_origin, invalid_token, presented_bearer
 from memesh.transports.http.errors import BODY_LIMIT_BYTES, HttpFailure, incomplete_body
 from memesh.transports.http.routes import ROUTES
 from memesh.transports.http.runtime import Runtime
@@ -78,6 +83,7 @@ class MemeshHttpApp:
     ) -> None:
         self.remote = remote
         self.token = token
+        self._owner: Caller | None = None  # the owner's Caller, named once by the local author setting
         # `update_fetch`: the package-index lookup GET /v1/update-status uses (None: never looked up).
         self.runtime = Runtime(db_path, update_fetch)
         # MCP at /mcp: started by its first request, on the same resources (one connection per worker thread).
@@ -134,10 +140,10 @@ class MemeshHttpApp:
             return receive
         headers = _headers(scope)
         refused = check_origin(headers, check_host=not self.remote)
-        if refused is None and self.remote:
-            refused = check_bearer(headers.get("authorization"), self.token)
         if refused is not None:
             raise refused
+        if self.remote:
+            scope[CALLER_KEY] = await self._caller(headers.get("authorization"))
         if scope["method"].upper() != "POST":
             return receive
         body = await read_limited(headers, receive)
@@ -152,6 +158,29 @@ class MemeshHttpApp:
             return message
 
         return replay
+
+    async def _caller(self, authorization: str | None) -> Caller:
+        """Who presents the bearer: the owner (its remote token, no database read) or a member, looked up on every
+        request so that a revocation holds from the next one; 401 for anyone else."""
+        presented = presented_bearer(authorization, self.token)
+        if isinstance(presented, HttpFailure):
+            raise presented
+        owner_token = self.token or ""
+        if is_owner_token(presented, owner_token):  # the owner's token: answered on the event loop, no thread hop
+            if self._owner is None:
+                self._owner = await anyio.to_thread.run_sync(owner_caller)
+            return self._owner
+        found = await anyio.to_thread.run_sync(
+            lambda: caller_for_token(self.runtime.resources, presented, owner_token=owner_token, now=datetime.now(UTC))
+        )
+        match found:
+            case Success(Caller() as caller):
+                return caller
+            case Success(None):
+                raise invalid_token()
+            case Failure(error):
+                raise HttpFailure(error)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def close(self) -> None:
         """Close the database connections (the app reopens them if another request arrives)."""

@@ -16,6 +16,9 @@ from urllib.parse import urlsplit
 from memesh.errors import ErrorCode, MemeshError
 from memesh.transports.http.errors import HttpFailure
 
+# Where the edge leaves who presented the bearer (a `memesh.context.Caller`) in the request's ASGI scope, for /v1's
+# endpoints and /mcp's tool calls to build their call context from.
+CALLER_KEY = "memesh.caller"
 LOOPBACK_NAMES = frozenset({"localhost", "::1", "127.0.0.1"})
 SAME_SITE_VALUES = frozenset({"same-origin", "none"})
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -97,6 +100,17 @@ def check_origin(headers: Mapping[str, str], *, check_host: bool) -> HttpFailure
 
 def check_bearer(authorization: str | None, token: str | None) -> HttpFailure | None:
     """Bearer auth for a remote listener: 401 without a matching token, 503 when the server has none configured."""
+    presented = presented_bearer(authorization, token)
+    if isinstance(presented, HttpFailure):
+        return presented
+    if not hmac.compare_digest(presented, (token or "").encode("utf-8")):
+        return invalid_token()
+    return None
+
+
+def presented_bearer(authorization: str | None, token: str | None) -> bytes | HttpFailure:
+    """The bearer token as the bytes the client sent; 503 when the server has no owner token, 401 when none was
+    presented. Whose token it is, is the app's question (`memesh.app.members`)."""
     if not token:
         return HttpFailure(
             MemeshError(ErrorCode.AUTH_NOT_CONFIGURED, "remote bearer auth not configured on this server")
@@ -106,9 +120,11 @@ def check_bearer(authorization: str | None, token: str | None) -> HttpFailure | 
     presented = parts[1].strip() if len(parts) == 2 else ""
     if scheme.lower() != "bearer" or not presented:
         return HttpFailure(MemeshError(ErrorCode.AUTH_MISSING_BEARER, "Missing Authorization: Bearer <token>"))
-    if not hmac.compare_digest(_header_bytes(presented), token.encode("utf-8")):
-        return HttpFailure(MemeshError(ErrorCode.AUTH_INVALID_TOKEN, "Invalid bearer token"))
-    return None
+    return _header_bytes(presented)
+
+
+def invalid_token() -> HttpFailure:
+    return HttpFailure(MemeshError(ErrorCode.AUTH_INVALID_TOKEN, "Invalid bearer token"))
 
 
 def _header_bytes(value: str) -> bytes:

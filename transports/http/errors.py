@@ -12,6 +12,7 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.AUTH_INVALID_TOKEN: 401,
     ErrorCode.AUTH_NOT_CONFIGURED: 503,
     ErrorCode.AUTH_CROSS_ORIGIN: 403,
+    ErrorCode.AUTH_FORBIDDEN: 403,
     ErrorCode.BAD_BODY: 400,
     ErrorCode.BAD_PARAM: 400,
     ErrorCode.ROUTE_RETIRED: 410,

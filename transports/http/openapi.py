@@ -28,6 +28,7 @@ ALWAYS = (
     ErrorCode.AUTH_INVALID_TOKEN,
     ErrorCode.AUTH_NOT_CONFIGURED,
     ErrorCode.AUTH_CROSS_ORIGIN,
+    ErrorCode.AUTH_FORBIDDEN,
     ErrorCode.ROUTE_NOT_FOUND,
     ErrorCode.INTERNAL,
     ErrorCode.STORE_UNAVAILABLE,

@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from memesh.app.operations import insight, memory, review, session, settings
+from memesh.app.operations import insight, members, memory, review, session, settings
 from memesh.app.registry import TOOLS, USER_PATTERNS
 from memesh.errors import ErrorCode, MemeshError
 from memesh.records import dataclass
@@ -24,6 +24,7 @@ from memesh.transports.http.handlers.common import Endpoint
 
 API: list[ApiRoute] = [
     ApiRoute("/v1/health", memory.HEALTH),
+    ApiRoute("/v1/audit", members.AUDIT),  # admins only (memesh.core.access)
     ApiRoute("/v1/entities", memory.ENTITIES),
     # `:path` so Starlette hands over a name with %2F in it; the endpoint reads the name from the path as sent, where
     # a literal `/` makes one segment too many (route.not-found).

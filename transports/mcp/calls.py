@@ -60,6 +60,7 @@ DELIVERY: dict[ErrorCode, Delivery] = {
     ErrorCode.AUTH_INVALID_TOKEN: Delivery.TOOL_ERROR,
     ErrorCode.AUTH_NOT_CONFIGURED: Delivery.TOOL_ERROR,
     ErrorCode.AUTH_CROSS_ORIGIN: Delivery.TOOL_ERROR,
+    ErrorCode.AUTH_FORBIDDEN: Delivery.TOOL_ERROR,
     ErrorCode.BAD_BODY: Delivery.TOOL_ERROR,
     ErrorCode.BAD_PARAM: Delivery.TOOL_ERROR,
     ErrorCode.ROUTE_RETIRED: Delivery.TOOL_ERROR,

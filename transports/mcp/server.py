@@ -28,7 +28,7 @@ from mcp.shared.message import SessionMessage
 
 import memesh
 from memesh.app.waiting import WAITERS, call_waiting, wait_ms
-from memesh.context import session_from_environment
+from memesh.context import Caller, session_from_environment
 from memesh.core.provenance import clean_host
 from memesh.transports.mcp import calls, channel
 from memesh.transports.mcp.backend import Backend
@@ -77,6 +77,18 @@ def _serve_hooks(backend: Backend) -> HookServer | None:
     return server
 
 
+# Where the HTTP edge leaves who presented the bearer on a remote listener (transports/http/boundary.CALLER_KEY):
+# each /mcp request carries its own, so a revoked member's next tool call is refused even in an open session.
+CALLER_KEY = "memesh.caller"
+
+
+def _caller_of(ctx: ServerRequestContext[Backend]) -> Caller | None:
+    """The member behind this request's bearer (None on stdio and on a loopback listener)."""
+    scope = getattr(ctx.request, "scope", None)
+    found = scope.get(CALLER_KEY) if isinstance(scope, dict) else None
+    return found if isinstance(found, Caller) else None
+
+
 def build_server(
     backend: Backend,
     *,
@@ -100,11 +112,13 @@ def build_server(
         ctx: ServerRequestContext[Backend], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         backend = ctx.lifespan_context
+        caller = _caller_of(ctx)
         call_ctx = backend.resources.context(
             clean_host(client_name(ctx), DEFAULT_HOST),
             True,
             caller_session=caller_session(),
             workspace_roots=roots_asker(ctx),
+            **({"caller": caller} if caller is not None else {}),
         )
         wait = wait_ms(params.name, params.arguments)
         if wait:

@@ -21,6 +21,7 @@ def all_ops() -> tuple[Op[Any, Any, Any], ...]:
         insight,
         kg,
         maintenance,
+        members,
         memory,
         messages,
         review,
@@ -47,6 +48,7 @@ def all_ops() -> tuple[Op[Any, Any, Any], ...]:
         *writing.OPS,
         *hooks.OPS,
         *database.OPS,
+        *members.OPS,
     ):
         found.setdefault(id(op), op)
     return tuple(found.values())

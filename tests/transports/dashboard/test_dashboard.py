@@ -464,6 +464,7 @@ def test_a_memory_page_shows_relations_both_ways_its_history_and_its_provenance(
     assert "Sessions in a cookie" in history and "HttpOnly" in history
     provenance = detail.locator("#provenance").inner_text()
     assert "written by" in provenance
+    assert provenance.split()[0] == "author"  # who wrote it leads (issue 32)
     assert "[object" not in detail.inner_text()
     detail.get_by_role("button", name="other-view").click()
     tab.page.wait_for_selector("#detail-card h2:text-is('Cookies broke the app')")

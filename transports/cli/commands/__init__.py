@@ -29,6 +29,7 @@ DECLARED: dict[str, str] = {
     "dream": f"{_HERE}.dream:dream",
     "kg": f"{_HERE}.kg:kg",
     "db": f"{_HERE}.db:db",
+    "member": f"{_HERE}.member:member",
     "demo": f"{_HERE}.insight:demo",
     "feedback": f"{_HERE}.insight:feedback",
     "call": f"{_HERE}.tools:call_",

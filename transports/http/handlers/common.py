@@ -15,6 +15,7 @@ from memesh.context import CallContext
 from memesh.errors import ErrorCode, MemeshError
 from memesh.transports.http import respond
 from memesh.transports.http.body import Disconnected, decode_json
+from memesh.transports.http.boundary import CALLER_KEY
 from memesh.transports.http.errors import HttpFailure
 from memesh.transports.http.runtime import Runtime
 
@@ -49,7 +50,10 @@ def runtime(request: Request) -> Runtime:
 
 def http_context(request: Request) -> CallContext:
     """An HTTP call: stamped `http`; its answer goes to a program or the dashboard, not into an agent's context."""
-    return runtime(request).resources.context("http", False)
+    caller = request.scope.get(CALLER_KEY)  # set by the edge on a remote listener (issue 32)
+    if caller is None:
+        return runtime(request).resources.context("http", False)
+    return runtime(request).resources.context("http", False, caller=caller)
 
 
 async def json_body(request: Request) -> Any:

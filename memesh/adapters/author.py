@@ -1,0 +1,69 @@
+"""Who this install writes as, locally (issue 32): MEMESH_AUTHOR, else config.json's `author`, else git's
+`user.email`, else the OS user name. Read once per process and cached: git is asked at most once, and only when a
+write asks for the author (never on a hook's trigger pre-filter)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+
+AUTHOR_ENV = "MEMESH_AUTHOR"
+AUTHOR_MAX = 128
+GIT_TIMEOUT_S = 2
+
+
+def _git_email() -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "config", "--get", "user.email"],
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+def _os_user() -> str | None:
+    import getpass
+
+    try:
+        return getpass.getuser() or None
+    except Exception:  # no user name for this uid (a container): no author rather than a failed write
+        return None
+
+
+def _from_environment() -> str | None:
+    return os.environ.get(AUTHOR_ENV, "").strip() or None
+
+
+def _configured() -> str | None:
+    # Read directly, as paths.database_url reads `database`: the settings module costs more to import than this
+    # one key is worth, and an unreadable file is the settings commands' to report.
+    import json
+
+    from memesh import paths
+
+    try:
+        value = json.loads((paths.memesh_dir() / "config.json").read_text(encoding="utf-8")).get("author")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value.strip() or None if isinstance(value, str) else None
+
+
+@functools.cache
+def local_author() -> str | None:
+    """The local author setting, cached for the process; None when nothing names one."""
+    for source in (_from_environment, _configured, _git_email, _os_user):
+        value = source()
+        if value:
+            # One line, no control characters; credential redaction is the store's, which cleans every string it
+            # writes (the cleaner's patterns cost ~0.1 s to load, which a write pays anyway).
+            shown = "".join(ch for ch in " ".join(value.split()) if ch.isprintable())[:AUTHOR_MAX].strip()
+            if shown:
+                return shown
+    return None
