@@ -48,7 +48,11 @@ def _as_current(key: str, current: Callable[[], str]) -> str:
     project's memory silently. Any other key is kept as given."""
     if "~" in key:
         return key
+    from memesh.context import NotGiven
     from memesh.core.identity import project_label
 
-    here = clean_label(current())
+    try:
+        here = clean_label(current())
+    except NotGiven:  # a call with no working folder of its own (a test's or a caller's bare context): as given
+        return key
     return here if here != key and project_label(here) == key else key
