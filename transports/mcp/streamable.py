@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import Set as AbstractSet
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -116,17 +117,10 @@ class McpOverHttp:
         for gone in [sid for sid in self._owner if sid not in open_now]:
             self._owner.pop(gone, None)
             self._used.pop(gone, None)
-        own = [sid for sid, owner in self._owner.items() if owner == client]
-        if len(own) >= SESSIONS_PER_CLIENT:
-            candidates = own
-        elif len(open_now) >= MAX_SESSIONS:
-            candidates = list(self._owner)
-        else:
-            return True
-        idle = [sid for sid in candidates if getattr(open_now.get(sid), "_requests_in_flight", 1) == 0]
-        if not idle:
-            return False
-        oldest = min(idle, key=lambda sid: self._used.get(sid, 0.0))
+        busy = {sid for sid in self._owner if getattr(open_now.get(sid), "_requests_in_flight", 1) != 0}
+        room, oldest = reclaim(self._owner, self._used, busy, client, len(open_now))
+        if oldest is None:
+            return room
         log.info("closing the idle MCP session %s to open a new one", oldest[:8])
         self._owner.pop(oldest, None)
         self._used.pop(oldest, None)
@@ -157,6 +151,25 @@ class McpOverHttp:
             await self._group.start(_run, manager)
             self._manager = manager
             return manager
+
+
+def reclaim(
+    owners: Mapping[str, str], used: Mapping[str, float], busy: AbstractSet[str], client: str, open_count: int
+) -> tuple[bool, str | None]:
+    """Whether `client` may open a session, and which session to close first for it: none under both caps; at its
+    own cap its session idle longest, at the total cap anyone's; no room when every candidate has a request in
+    flight (an open stream counts)."""
+    own = [sid for sid, owner in owners.items() if owner == client]
+    if len(own) >= SESSIONS_PER_CLIENT:
+        candidates = own
+    elif open_count >= MAX_SESSIONS:
+        candidates = list(owners)
+    else:
+        return True, None
+    idle = [sid for sid in candidates if sid not in busy]
+    if not idle:
+        return False, None
+    return True, min(idle, key=lambda sid: used.get(sid, 0.0))
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
