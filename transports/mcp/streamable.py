@@ -73,6 +73,7 @@ class McpOverHttp:
         self._opening = anyio.Lock()
         self._owner: dict[str, str] = {}  # session id → the client that opened it
         self._used: dict[str, float] = {}  # session id → when a request last reached it
+        self._pending: dict[str, int] = {}  # client → sessions admitted whose opening answer has not started yet
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -100,6 +101,18 @@ class McpOverHttp:
             if not await self._room_for(manager, client):
                 await _too_many(send)
                 return
+            # Counted against the client until its session id is known: openings sent at once cannot pass the cap.
+            self._pending[client] = self._pending.get(client, 0) + 1
+        counted = True
+
+        def settled() -> None:
+            nonlocal counted
+            if counted:
+                counted = False
+                if (left := self._pending.get(client, 0) - 1) > 0:
+                    self._pending[client] = left
+                else:
+                    self._pending.pop(client, None)
 
         async def noting(message: MutableMapping[str, Any]) -> None:
             if message.get("type") == "http.response.start":
@@ -107,9 +120,13 @@ class McpOverHttp:
                 if opened is not None:
                     self._owner[opened.decode("latin-1")] = client
                     self._used[opened.decode("latin-1")] = anyio.current_time()
+                settled()
             await send(message)
 
-        await manager.handle_request(scope, receive, noting)
+        try:
+            await manager.handle_request(scope, receive, noting)
+        finally:
+            settled()
 
     async def _room_for(self, manager: StreamableHTTPSessionManager, client: str) -> bool:
         """Whether `client` may open a session, after closing the one idle longest where a cap is reached."""
@@ -118,7 +135,8 @@ class McpOverHttp:
             self._owner.pop(gone, None)
             self._used.pop(gone, None)
         busy = {sid for sid in self._owner if getattr(open_now.get(sid), "_requests_in_flight", 1) != 0}
-        room, oldest = reclaim(self._owner, self._used, busy, client, len(open_now))
+        pending = self._pending.get(client, 0)
+        room, oldest = reclaim(self._owner, self._used, busy, client, len(open_now), pending=pending)
         if oldest is None:
             return room
         log.info("closing the idle MCP session %s to open a new one", oldest[:8])
@@ -154,13 +172,20 @@ class McpOverHttp:
 
 
 def reclaim(
-    owners: Mapping[str, str], used: Mapping[str, float], busy: AbstractSet[str], client: str, open_count: int
+    owners: Mapping[str, str],
+    used: Mapping[str, float],
+    busy: AbstractSet[str],
+    client: str,
+    open_count: int,
+    *,
+    pending: int = 0,
 ) -> tuple[bool, str | None]:
     """Whether `client` may open a session, and which session to close first for it: none under both caps; at its
     own cap its session idle longest, at the total cap anyone's; no room when every candidate has a request in
-    flight (an open stream counts)."""
+    flight (an open stream counts). `pending` are the client's openings still being answered: they count against
+    its cap but cannot be closed."""
     own = [sid for sid, owner in owners.items() if owner == client]
-    if len(own) >= SESSIONS_PER_CLIENT:
+    if len(own) + pending >= SESSIONS_PER_CLIENT:
         candidates = own
     elif open_count >= MAX_SESSIONS:
         candidates = list(owners)

@@ -34,3 +34,9 @@ def test_at_the_total_cap_anyones_idle_longest_session_gives_way_to_a_new_client
         owners |= _held(client, SESSIONS_PER_CLIENT - 1)
     used = dict.fromkeys(owners, 10.0) | {"c3-7": 1.0}
     assert reclaim(owners, used, set(), "newcomer", MAX_SESSIONS) == (True, "c3-7")
+
+
+def test_openings_still_being_answered_count_against_the_cap_so_a_burst_cannot_pass_it() -> None:
+    owners = _held("a", 10)
+    assert reclaim(owners, {}, set(owners), "a", len(owners), pending=SESSIONS_PER_CLIENT - 10) == (False, None)
+    assert reclaim(owners, {}, set(owners), "a", len(owners), pending=SESSIONS_PER_CLIENT - 11) == (True, None)
