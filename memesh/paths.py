@@ -39,12 +39,40 @@ def foreign_owner(path: Path) -> int | None:
     return None if uid == os.getuid() else uid
 
 
-def foreign_folder(folder: Path, uid: int) -> str:
-    """What to say about a MeMesh folder another user owns: whose it is and the fix."""
+def foreign_folder(folder: Path, uid: int, unused: str = "its router is not used") -> str:
+    """What to say about a MeMesh folder another user owns: whose it is, what is not used, and the fix."""
     return (
-        f"the MeMesh folder {folder} belongs to another user (uid {uid}), so its router is not used; "
+        f"the MeMesh folder {folder} belongs to another user (uid {uid}), so {unused}; "
         "set MEMESH_DIR to a folder of your own, or have the folder's owner give it to you (chown)"
     )
+
+
+FOREIGN_DB_FOLDER = (
+    "the MeMesh folder belongs to another user, so its database is not used; set MEMESH_DIR to a folder of your "
+    "own, or have the folder's owner give it to you (chown)"
+)
+FOREIGN_DB_FILE = (
+    "the database file belongs to another user, so it is not used; point MEMESH_DB_PATH at a file of your own, "
+    "or have the file's owner give it to you (chown)"
+)
+
+
+def db_owner_problem(target: Path) -> str | None:
+    """Why the database at `target` must not be opened because another user owns it, or None.
+
+    Another user's MeMesh folder, or a database file another user made, lets that user plant the file and read what
+    is written next; the router refuses such a folder the same way. A database of our own kept in a shared folder
+    (MEMESH_DB_PATH elsewhere) is not refused for the folder alone: only the MeMesh folder is meant to be private.
+    """
+    folder = target.parent
+    if folder.absolute() == memesh_dir().absolute() and (uid := foreign_owner(folder)) is not None:
+        warn_once(foreign_folder(folder, uid, "its database is not used"))
+        return FOREIGN_DB_FOLDER
+    try:
+        owner = target.lstat().st_uid
+    except OSError:
+        return None
+    return None if owner == os.getuid() else FOREIGN_DB_FILE
 
 
 _WARNED: set[str] = set()

@@ -42,6 +42,7 @@ def open_as(kind: type[S], path: Path | None = None, *, backup_before_adopting: 
     `backup_before_adopting` is off (a private copy made for `db copy` or `import`)."""
     target = path or paths.db_path()
     problem = paths.db_path_problem() if path is None else None
+    problem = problem or paths.db_owner_problem(target)
     if problem is not None:
         message = f"cannot open the database: {problem}"
         raise StoreError(f"cannot open the database at {target}: {problem}", cannot_open_error(message))

@@ -13,7 +13,7 @@ from memesh import hook_outcomes
 from memesh.transports.hooks.wire import MAX_STDIN
 
 if TYPE_CHECKING:  # typing and dataclasses cost a hook measurable start-up: neither is imported at run time
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import IO, Any
 
     from memesh.generated.hooks.answer_output import HookAnswer
@@ -79,12 +79,45 @@ def detect_host(env: Mapping[str, str]) -> str | None:
     return None
 
 
-def _decode(data: bytes) -> dict[str, Any] | None:
+# An event's JSON has a few dozen members; a tool's input or answer inside it, a few thousand at most. Far more is
+# hostile: a 400,000-key object cost seconds in the schema check (issue 35), so it is refused before that.
+MAX_MEMBERS = 20_000
+TOO_MANY_MEMBERS = "stdin JSON has too many members"
+MALFORMED = "malformed stdin JSON"
+
+
+class _TooManyMembers(ValueError):
+    pass
+
+
+def _members_counted() -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    """An object_pairs_hook that refuses the input once its objects together hold over MAX_MEMBERS members."""
+    seen = 0
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal seen
+        seen += len(pairs)
+        if seen > MAX_MEMBERS:
+            raise _TooManyMembers(TOO_MANY_MEMBERS)
+        return dict(pairs)
+
+    return hook
+
+
+def _decode(data: bytes) -> dict[str, Any] | str:
+    """The event's JSON object, or the reason it is refused. Every member has a colon outside its strings, so input
+    with few colons cannot hold too many members and is parsed as it is; only the rest is counted on the way."""
     try:
-        value = json.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        if data.count(b":") <= MAX_MEMBERS:
+            value = json.loads(text)
+        else:
+            value = json.loads(text, object_pairs_hook=_members_counted())
+    except _TooManyMembers:
+        return TOO_MANY_MEMBERS
     except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
+        return MALFORMED
+    return value if isinstance(value, dict) else MALFORMED
 
 
 def _not_triggered(event: str, payload: dict[str, Any], call: HookCall) -> list[tuple[str, str]] | None:
@@ -148,9 +181,9 @@ def run(event: str, data: bytes, stdout: IO[str], call: HookCall) -> int:
     if hook is None:
         hook_outcomes.record("session-start", "error", host=host, reason="unknown hook event")
         return 0
-    payload = _decode(data) if len(data) <= MAX_STDIN else None
-    if payload is None:
-        hook_outcomes.record(hook, "error", host=host, reason="malformed stdin JSON")
+    payload = _decode(data) if len(data) <= MAX_STDIN else MALFORMED
+    if isinstance(payload, str):
+        hook_outcomes.record(hook, "error", host=host, reason=payload)
         return 0
     try:
         skipped = _not_triggered(event, payload, call)

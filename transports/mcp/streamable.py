@@ -17,8 +17,10 @@ envelopes whichever mode (the SDK routes them by header). A message poll that wa
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import Set as AbstractSet
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +48,12 @@ SESSION_IDLE_SECONDS = 30 * 60
 # Open sessions at most; past it a new one is refused with 503 until one ends or idles out. Measured at about
 # 0.35 MB each (benchmarks/mcp_http.py), so the SDK's default of 10,000 would let a client hold 3.5 GB.
 MAX_SESSIONS = 1000
+# Open sessions one client may hold (issue 35: one client opened all 1,000 in a minute and locked everyone else out
+# for the idle half hour). A client is its bearer, else its address: every local client shares one, and an MCP
+# client holds a single session. At the cap, or at MAX_SESSIONS, the session idle longest (no request in flight,
+# no open stream) is closed for the new one; its client gets 404 and initializes again, as the protocol says.
+SESSIONS_PER_CLIENT = 100
+RETRY_AFTER_SECONDS = 30
 
 
 class NotRunning(RuntimeError):
@@ -62,6 +70,10 @@ class McpOverHttp:
         self._group: anyio.abc.TaskGroup | None = None
         self._manager: StreamableHTTPSessionManager | None = None
         self._starting = anyio.Lock()
+        self._opening = anyio.Lock()
+        self._owner: dict[str, str] = {}  # session id → the client that opened it
+        self._used: dict[str, float] = {}  # session id → when a request last reached it
+        self._pending: dict[str, int] = {}  # client → sessions admitted whose opening answer has not started yet
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -78,7 +90,60 @@ class McpOverHttp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         manager = self._manager or await self._start()
-        await manager.handle_request(scope, receive, send)
+        session = _header(scope, b"mcp-session-id")
+        if session is not None or scope.get("method") != "POST" or STATELESS:
+            if session in self._used:
+                self._used[session] = anyio.current_time()
+            await manager.handle_request(scope, receive, send)
+            return
+        client = _client(scope)
+        async with self._opening:
+            if not await self._room_for(manager, client):
+                await _too_many(send)
+                return
+            # Counted against the client until its session id is known: openings sent at once cannot pass the cap.
+            self._pending[client] = self._pending.get(client, 0) + 1
+        counted = True
+
+        def settled() -> None:
+            nonlocal counted
+            if counted:
+                counted = False
+                if (left := self._pending.get(client, 0) - 1) > 0:
+                    self._pending[client] = left
+                else:
+                    self._pending.pop(client, None)
+
+        async def noting(message: MutableMapping[str, Any]) -> None:
+            if message.get("type") == "http.response.start":
+                opened = dict(message.get("headers") or []).get(b"mcp-session-id")
+                if opened is not None:
+                    self._owner[opened.decode("latin-1")] = client
+                    self._used[opened.decode("latin-1")] = anyio.current_time()
+                settled()
+            await send(message)
+
+        try:
+            await manager.handle_request(scope, receive, noting)
+        finally:
+            settled()
+
+    async def _room_for(self, manager: StreamableHTTPSessionManager, client: str) -> bool:
+        """Whether `client` may open a session, after closing the one idle longest where a cap is reached."""
+        open_now: dict[str, Any] = getattr(manager, "_server_instances", {})
+        for gone in [sid for sid in self._owner if sid not in open_now]:
+            self._owner.pop(gone, None)
+            self._used.pop(gone, None)
+        busy = {sid for sid in self._owner if getattr(open_now.get(sid), "_requests_in_flight", 1) != 0}
+        pending = self._pending.get(client, 0)
+        room, oldest = reclaim(self._owner, self._used, busy, client, len(open_now), pending=pending)
+        if oldest is None:
+            return room
+        log.info("closing the idle MCP session %s to open a new one", oldest[:8])
+        self._owner.pop(oldest, None)
+        self._used.pop(oldest, None)
+        await manager._discard_session(oldest, open_now[oldest])  # the SDK has no public close
+        return True
 
     async def _warm(self) -> None:
         """Start the SDK as soon as the app serves, off the event loop: a connector's first request (whose client
@@ -104,6 +169,64 @@ class McpOverHttp:
             await self._group.start(_run, manager)
             self._manager = manager
             return manager
+
+
+def reclaim(
+    owners: Mapping[str, str],
+    used: Mapping[str, float],
+    busy: AbstractSet[str],
+    client: str,
+    open_count: int,
+    *,
+    pending: int = 0,
+) -> tuple[bool, str | None]:
+    """Whether `client` may open a session, and which session to close first for it: none under both caps; at its
+    own cap its session idle longest, at the total cap anyone's; no room when every candidate has a request in
+    flight (an open stream counts). `pending` are the client's openings still being answered: they count against
+    its cap but cannot be closed."""
+    own = [sid for sid, owner in owners.items() if owner == client]
+    if len(own) + pending >= SESSIONS_PER_CLIENT:
+        candidates = own
+    elif open_count >= MAX_SESSIONS:
+        candidates = list(owners)
+    else:
+        return True, None
+    idle = [sid for sid in candidates if sid not in busy]
+    if not idle:
+        return False, None
+    return True, min(idle, key=lambda sid: used.get(sid, 0.0))
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers") or []:
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+def _client(scope: Scope) -> str:
+    """Who opens a session: a digest of its bearer (never the token itself), else its address."""
+    authorization = _header(scope, b"authorization")
+    if authorization:
+        import hashlib
+
+        return "bearer:" + hashlib.sha256(authorization.encode("latin-1")).hexdigest()
+    peer = scope.get("client")
+    return f"address:{peer[0]}" if peer else "address:?"
+
+
+async def _too_many(send: Send) -> None:
+    """503 with a retry hint, as the SDK answers its own limit: JSON-RPC error, no request id."""
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": "Too many open sessions for this client"}}
+    ).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"retry-after", str(RETRY_AFTER_SECONDS).encode()),
+    ]
+    await send({"type": "http.response.start", "status": 503, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _load_sdk() -> None:

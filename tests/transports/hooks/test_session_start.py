@@ -141,3 +141,22 @@ def test_a_stored_session_limit_that_is_no_number_records_why(hook_env: HookEnv)
     assert _limit_records(hook_env) == [
         'sessionLimit "twenty" in config.json (not a whole number; the SessionStart hook uses the default 10)'
     ]
+
+
+def test_an_object_of_400000_keys_is_refused_by_the_member_bound_before_the_schema(hook_env: HookEnv) -> None:
+    # It took seconds in the schema check (issue 35); the bound refuses it first, by its own label.
+    hostile = {"session_id": "s1", "cwd": str(hook_env.project_dir)} | {f"k{i}": i for i in range(400_000)}
+    run = hook_env.run("SessionStart", hostile)
+    assert run.returncode == 0 and run.stdout == ""
+    assert hook_env.outcomes()[-1] | {"at": None} == {
+        "hook": "session-start",
+        "at": None,
+        "host": "claude-code",
+        "outcome": "error",
+        "reason": "stdin JSON has too many members",
+    }
+
+
+def test_many_colons_inside_strings_are_not_members_and_the_event_runs(hook_env: HookEnv) -> None:
+    run = hook_env.run("SessionStart", {"session_id": "s1", "cwd": str(hook_env.project_dir), "source": "a:" * 50_000})
+    assert run.returncode == 0 and hook_env.outcomes()[-1]["outcome"] == "skipped"  # nothing to brief: it ran

@@ -305,3 +305,25 @@ def test_a_broken_stream_resumes_with_last_event_id_and_replays_the_answer(loopb
                     break
         assert f"id: {answer_id}" in seen
         assert json.loads(seen[-1].removeprefix("data: ")) == json.loads(answer)
+
+
+@pytest.mark.one_engine("sessions are kept in the server, before any store is read")
+def test_one_client_at_its_session_cap_reclaims_its_idle_longest_session_instead_of_locking_others_out(
+    serve: Launcher,
+) -> None:
+    from memesh.transports.mcp.streamable import SESSIONS_PER_CLIENT
+
+    server = serve()
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    versioned = {**MCP_HEADERS, "MCP-Protocol-Version": LEGACY}
+    with httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=WAIT_SECONDS) as client:
+        sessions = [_initialize(client) for _ in range(SESSIONS_PER_CLIENT)]
+        assert (
+            client.post("/mcp", json=listing, headers={**versioned, "Mcp-Session-Id": sessions[0]}).status_code == 200
+        )
+        newest = _initialize(client)  # at the cap: the session idle longest (the second; the first was just used) goes
+        assert (
+            client.post("/mcp", json=listing, headers={**versioned, "Mcp-Session-Id": sessions[1]}).status_code == 404
+        )
+        for kept in (sessions[0], sessions[2], newest):
+            assert client.post("/mcp", json=listing, headers={**versioned, "Mcp-Session-Id": kept}).status_code == 200
