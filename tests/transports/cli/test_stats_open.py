@@ -15,9 +15,10 @@ import pytest
 from tests.transports.cli.conftest import Process
 
 
-def test_stats_counts_memories_by_type_and_status_with_the_database_size(memesh_process: Process) -> None:
+def test_stats_counts_memories_by_type_status_namespace_and_project_and_the_db_size(memesh_process: Process) -> None:
     for name, kind in (("cache-choice", "decision"), ("flaky-ci", "lesson_learned"), ("old-plan", "decision")):
-        assert memesh_process("remember", "--name", name, "--type", kind, "--obs", f"about {name}").code == 0
+        tags = ["--tags", "project:shop"] if kind == "decision" else ["--namespace", "team"]
+        assert memesh_process("remember", "--name", name, "--type", kind, "--obs", f"about {name}", *tags).code == 0
     assert memesh_process("forget", "--name", "old-plan").code == 0
 
     done = memesh_process("stats", "--json")
@@ -27,6 +28,8 @@ def test_stats_counts_memories_by_type_and_status_with_the_database_size(memesh_
     assert found["totalEntities"] == 3
     assert {row["type"]: row["count"] for row in found["typeDistribution"]} == {"decision": 2, "lesson_learned": 1}
     assert {row["status"]: row["count"] for row in found["statusDistribution"]} == {"active": 2, "archived": 1}
+    assert {row["namespace"]: row["count"] for row in found["namespaceDistribution"]} == {"personal": 2, "team": 1}
+    assert found["projectDistribution"] == [{"project": "shop", "count": 2}]
     if memesh_process.backend.postgres:
         assert found["databaseBytes"] is None
     else:

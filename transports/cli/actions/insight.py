@@ -97,9 +97,11 @@ def stats(*, as_json: bool) -> int:
     for title, key, name in (
         ("By status", "statusDistribution", "status"),
         ("By type", "typeDistribution", "type"),
+        ("By namespace", "namespaceDistribution", "namespace"),
+        ("By project", "projectDistribution", "project"),
         ("Top tags", "tagDistribution", "tag"),
     ):
-        if out[key]:
+        if out.get(key):
             lines.append(f"{title}: " + ", ".join(f"{row[name]} {row['count']}" for row in out[key][:15]))
     size = out["databaseBytes"]
     lines.append(f"Database: {size / 1e6:.1f} MB" if size is not None else "Database: PostgreSQL (size not shown)")
