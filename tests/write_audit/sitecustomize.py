@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+
+# Not `from typing import ...`: a startup test that counts what a process imports must not see typing here.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LOG = "PYTEST_MEMESH_WRITE_LOG"  # the file every suite process appends its writes to
 WATCHED = "PYTEST_MEMESH_WATCHED"  # the real .memesh folders, os.pathsep-separated
