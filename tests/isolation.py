@@ -1,15 +1,29 @@
 """The whole suite runs in a home of its own: HOME and every path MeMesh (or a host it reads) takes from the
 environment point into one temporary folder per test session, set before any test runs, so every process a test
-starts inherits them. The real home's `.memesh` is listed before that and again when the session ends: a difference
-fails the run.
+starts inherits them.
+
+What proves the suite never writes to the real home's `.memesh` is attribution, not a before/after listing: the user's
+own MeMesh (an agent in use beside a 50-minute run) writes there too, and a listing cannot tell whose write it was.
+So every Python process of the suite records its own writes there: the pytest process installs an audit hook
+(tests/write_audit/sitecustomize.py, `sys.addaudithook`), and the same folder goes first on PYTHONPATH, so every
+Python process a test starts (the CLI, the MCP server, hooks, `memesh serve`) loads it at start-up and appends each
+write under the real `.memesh` (an open for writing, a rename, a removal, a new folder, an SQLite connection) to one
+log in the session's folder. The session fails when that log is not empty. A write by any other process is no
+failure: the listing is still compared, and a difference is only reported as a note.
+
+What the hook cannot see: a process that is not Python, or one a test starts with an environment made from scratch
+(no PYTHONPATH). Such a process also gets no HOME of the real home from the suite (HOME is the session's), so it
+could reach the real home only through the account database (`pwd`), which MeMesh reads only when HOME is unset.
 
 Under pytest-xdist the controller makes the session folder and each worker takes a home of its own inside it (the
-workers inherit the controller's environment, where the real home is remembered).
+workers inherit the controller's environment, where the real home is remembered). A test can run a pytest of its own
+against a stand-in for the real home: MEMESH_TEST_REAL_HOME names it, and then it is the only real home watched.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import pwd
 import shutil
@@ -19,6 +33,13 @@ from pathlib import Path
 # Set by the first process of the session (the xdist controller, or the only process) for the others.
 REAL_HOME = "PYTEST_MEMESH_REAL_HOME"
 SESSION_ROOT = "PYTEST_MEMESH_SESSION_ROOT"
+# Where the suite's processes record their writes to the real .memesh, and which folders those are (the names
+# tests/write_audit/sitecustomize.py reads).
+WRITE_LOG = "PYTEST_MEMESH_WRITE_LOG"
+WATCHED = "PYTEST_MEMESH_WATCHED"
+# A folder a test's own pytest run takes for the real home instead of the account's (tests/test_isolation.py).
+REAL_HOME_OVERRIDE = "MEMESH_TEST_REAL_HOME"
+WRITE_AUDIT = Path(__file__).resolve().parent / "write_audit"
 # What a served hook forwards (transports/hooks/wire.py) and what MeMesh and its hosts read: none of the caller's
 # own settings (a session id, a recipient, a token, a folder) may reach a test.
 CLEARED_PREFIXES = ("MEMESH_", "CLAUDE", "CODEX_", "HERMES_")
@@ -51,8 +72,12 @@ def isolate(worker: str) -> Path:
     """Point this process's environment at a home for `worker` inside the session's folder (made on first call)
     and return that home."""
     if SESSION_ROOT not in os.environ:
-        os.environ[REAL_HOME] = str(Path.home())
+        os.environ[REAL_HOME] = os.environ.get(REAL_HOME_OVERRIDE) or str(Path.home())
         os.environ[SESSION_ROOT] = tempfile.mkdtemp(prefix="memesh-tests-")
+        os.environ[WRITE_LOG] = str(Path(os.environ[SESSION_ROOT]) / "writes-to-the-real-memesh.log")
+        os.environ[WATCHED] = os.pathsep.join(str(folder) for folder in real_memesh_folders())
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(WRITE_AUDIT), os.environ.get("PYTHONPATH")]))
+    _audit_this_process()
     home = Path(os.environ[SESSION_ROOT]) / worker / "home"
     home.mkdir(parents=True, exist_ok=True)
     (home / ".gitconfig").write_text(GITCONFIG, encoding="utf-8")
@@ -67,9 +92,26 @@ def isolate(worker: str) -> Path:
     return home
 
 
+def _audit_this_process() -> None:
+    """Record this process's own writes too: it started before PYTHONPATH named the hook."""
+    spec = importlib.util.spec_from_file_location("memesh_write_audit", WRITE_AUDIT / "sitecustomize.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.install(os.environ[WRITE_LOG], os.environ[WATCHED])
+
+
+def suite_writes() -> list[str]:
+    """Each write a process of the suite made under the real .memesh (pid, event, path), in order."""
+    log = Path(os.environ[WRITE_LOG])
+    return log.read_text(encoding="utf-8", errors="replace").splitlines() if log.exists() else []
+
+
 def real_memesh_folders() -> list[Path]:
     """The real home's .memesh: HOME's as the session found it, and the account's own (where a process started
-    without HOME in its environment would look)."""
+    without HOME in its environment would look); only the stand-in's when a test names one."""
+    if os.environ.get(REAL_HOME_OVERRIDE):
+        return [Path(os.environ[REAL_HOME_OVERRIDE]) / ".memesh"]
     homes = [Path(os.environ.get(REAL_HOME) or Path.home()), Path(pwd.getpwuid(os.getuid()).pw_dir)]
     return [home / ".memesh" for home in dict.fromkeys(homes)]
 

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -189,3 +190,81 @@ def test_a_missing_postgresql_is_a_skip_when_the_suite_does_not_require_it(tmp_p
     test = f"{ENGINE_TEST}[postgres]"
     code, found = _pytest(tmp_path, test, extra={}, no_server=True)
     assert (code, found["outcomes"]) == (pytest.ExitCode.OK, {test: "skipped"})
+
+
+# The guard's own tests: a pytest run of its own, told that `home` is the real home (MEMESH_TEST_REAL_HOME), whose
+# one test writes there itself, through a process it starts, or waits while a process outside the run writes there.
+GUARD_TEST = "tests/test_isolation.py::test_a_child_run_writes_where_the_guard_test_says"
+CHILD_MODE = "MEMESH_TEST_GUARD_CHILD"  # "test", "subprocess" or "outside"; unset in every ordinary run
+CHILD_SIGNALS = "MEMESH_TEST_GUARD_SIGNALS"  # a folder: "started" from the child, "written" from the parent
+
+
+def test_a_child_run_writes_where_the_guard_test_says() -> None:
+    mode = os.environ.get(CHILD_MODE)
+    if mode is None:
+        pytest.skip("runs only as the child of the guard's own tests")
+    real = Path(os.environ[isolation.REAL_HOME_OVERRIDE]) / ".memesh"
+    signals = Path(os.environ[CHILD_SIGNALS])
+    if mode == "test":
+        (real / "memories.jsonl").write_text("{}\n", encoding="utf-8")
+    elif mode == "subprocess":
+        write = "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('create table t (x)')"
+        subprocess.run([sys.executable, "-c", write, str(real / "scratch.db")], check=True)
+    else:
+        (signals / "started").touch()
+        deadline = time.monotonic() + 60
+        while not (signals / "written").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+
+def _guarded_run(tmp_path: Path, mode: str) -> tuple[int, str]:
+    """The exit code and output of a child run in `mode`; for "outside", this process writes to the stand-in's
+    .memesh while the child runs, as the user's own MeMesh would."""
+    home = tmp_path / "real-home"
+    (home / ".memesh").mkdir(parents=True)
+    (home / ".memesh" / "knowledge-graph.db").write_bytes(b"the user's own")
+    signals = tmp_path / "signals"
+    signals.mkdir()
+    inherited = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("MEMESH_TEST_", "PYTEST_MEMESH_")) and k not in ("PYTHONPATH", "HOME")
+    }
+    child = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:xdist", "-p", "no:cacheprovider", GUARD_TEST],
+        cwd=ROOT,
+        env={
+            **inherited,
+            "HOME": str(home),
+            isolation.REAL_HOME_OVERRIDE: str(home),
+            CHILD_MODE: mode,
+            CHILD_SIGNALS: str(signals),
+            "MEMESH_TEST_BACKENDS": "sqlite",
+        },
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    if mode == "outside":
+        deadline = time.monotonic() + 60
+        while not (signals / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        (home / ".memesh" / "knowledge-graph.db").write_bytes(b"the user's own, one memory more")
+        (home / ".memesh" / "knowledge-graph.db-wal").write_bytes(b"")
+        (signals / "written").touch()
+    output, _ = child.communicate(timeout=120)
+    return child.returncode, output
+
+
+def test_a_write_to_the_real_memesh_by_a_process_outside_the_suite_does_not_fail_the_run(tmp_path: Path) -> None:
+    code, output = _guarded_run(tmp_path, "outside")
+    assert code == pytest.ExitCode.OK, output
+    assert "1 passed" in output
+
+
+@pytest.mark.parametrize("mode", ["test", "subprocess"])
+def test_a_write_to_the_real_memesh_by_a_test_or_a_process_it_starts_fails_the_run(tmp_path: Path, mode: str) -> None:
+    code, output = _guarded_run(tmp_path, mode)
+    assert code == pytest.ExitCode.TESTS_FAILED, output
+    assert "1 passed" in output  # the test itself passes: the guard is what fails the run
+    assert str(tmp_path / "real-home" / ".memesh") in output

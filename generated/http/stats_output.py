@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 from typing_extensions import TypedDict
+from typing import NotRequired
 
 
 class TypeDistributionItem(TypedDict, closed=True):
@@ -20,6 +21,16 @@ class StatusDistributionItem(TypedDict, closed=True):
     count: int
 
 
+class NamespaceDistributionItem(TypedDict, closed=True):
+    namespace: str
+    count: int
+
+
+class ProjectDistributionItem(TypedDict, closed=True):
+    project: str
+    count: int
+
+
 class StatsOutput(TypedDict, closed=True):
     """
     Aggregate counts of the knowledge graph (GET /v1/stats). Counts are rows: every memory (archived included), observation, relation and tag assignment. typeDistribution and statusDistribution are complete; tagDistribution holds the 50 most used tags.
@@ -32,3 +43,11 @@ class StatsOutput(TypedDict, closed=True):
     typeDistribution: list[TypeDistributionItem]
     tagDistribution: list[TagDistributionItem]
     statusDistribution: list[StatusDistributionItem]
+    namespaceDistribution: NotRequired[list[NamespaceDistributionItem]]
+    """
+    Memories (archived included) per namespace, most first. Additive to the reference.
+    """
+    projectDistribution: NotRequired[list[ProjectDistributionItem]]
+    """
+    Memories (archived included) per project: tag, most first. Additive to the reference.
+    """

@@ -47,6 +47,20 @@ class Insights(Reads):
         rows = self.conn.execute("SELECT status, COUNT(*) AS n FROM entities GROUP BY status ORDER BY n DESC, status")
         return [(str(status), int(count)) for status, count in rows]
 
+    def namespace_counts(self) -> list[tuple[str, int]]:
+        rows = self.conn.execute(
+            "SELECT namespace, COUNT(*) AS n FROM entities GROUP BY namespace ORDER BY n DESC, namespace"
+        )
+        return [(str(namespace), int(count)) for namespace, count in rows]
+
+    def project_tag_counts(self) -> list[tuple[str, int]]:
+        """(project, memories tagged project:<project>) for every project tag, most common first."""
+        rows = self.conn.execute(
+            "SELECT SUBSTR(tag, 9) AS project, COUNT(*) AS n FROM tags WHERE SUBSTR(tag, 1, 8) = 'project:' "
+            "GROUP BY tag ORDER BY n DESC, project"
+        )
+        return [(str(project), int(count)) for project, count in rows]
+
     def health_counts(
         self, *, accessed_since: str, created_since: str, confidence_above: float, lesson_types: Sequence[str]
     ) -> tuple[int, int, int, int, int]:

@@ -9,7 +9,7 @@ from returns.result import Failure, Success
 
 from memesh.app.operations import insight
 from memesh.transports.cli.actions.memory import report, run_op
-from memesh.transports.cli.exits import OK, fail, usage
+from memesh.transports.cli.exits import FAILED, OK, dumps, fail, usage
 
 
 def demo(*, reset: bool, as_json: bool) -> int:
@@ -65,4 +65,98 @@ def feedback(*, bug: bool, feature: bool, question: bool, message: str | None, d
 
     if not webbrowser.open(issue["url"]):
         print("No browser could be opened: copy the link above.", file=sys.stderr)
+    return OK
+
+
+def _database_bytes() -> int | None:
+    """The SQLite database's size on disk (with its write-ahead log); None on PostgreSQL or before the first write."""
+    from memesh import paths
+
+    if paths.database_url():
+        return None
+    main = paths.db_path()
+    if not main.exists():
+        return None
+    wal = main.with_name(main.name + "-wal")
+    return main.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
+
+
+def stats(*, as_json: bool) -> int:
+    match run_op(insight.STATS, {}):
+        case Failure(error):
+            return fail(error, as_json=as_json)
+        case Success(found):
+            out: dict[str, Any] = {**found, "databaseBytes": _database_bytes()}
+    if as_json:
+        print(dumps(out))
+        return OK
+    lines = [
+        f"Memories: {out['totalEntities']}  observations: {out['totalObservations']}  "
+        f"relations: {out['totalRelations']}  tag uses: {out['totalTags']}"
+    ]
+    for title, key, name in (
+        ("By status", "statusDistribution", "status"),
+        ("By type", "typeDistribution", "type"),
+        ("By namespace", "namespaceDistribution", "namespace"),
+        ("By project", "projectDistribution", "project"),
+        ("Top tags", "tagDistribution", "tag"),
+    ):
+        if out.get(key):
+            lines.append(f"{title}: " + ", ".join(f"{row[name]} {row['count']}" for row in out[key][:15]))
+    size = out["databaseBytes"]
+    lines.append(f"Database: {size / 1e6:.1f} MB" if size is not None else "Database: PostgreSQL (size not shown)")
+    print("\n".join(lines))
+    return OK
+
+
+def _answers(base: str) -> bool:
+    """Whether a MeMesh server answers its health check at `base`."""
+    import json
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{base}/v1/health", timeout=1) as answer:
+            return answer.status == 200 and isinstance(json.loads(answer.read()), dict)
+    except (OSError, ValueError):
+        return False
+
+
+SERVE_WAIT_SECONDS = 30.0
+
+
+def open_dashboard(*, port: int, browser: bool, as_json: bool) -> int:
+    import subprocess
+    import time
+
+    base = f"http://127.0.0.1:{port}"
+    url = f"{base}/dashboard"
+    pid: int | None = None
+    if not _answers(base):
+        # Its own session: the server outlives this command (and a Ctrl-C in the terminal it was opened from).
+        server = subprocess.Popen(
+            [sys.executable, "-m", "memesh", "serve", "--port", str(port)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        pid = server.pid
+        deadline = time.monotonic() + SERVE_WAIT_SECONDS
+        while not _answers(base):
+            if server.poll() is not None or time.monotonic() > deadline:
+                why = f"run `memesh serve --port {port}` to see why"
+                print(f"memesh serve did not start on port {port}: {why}.", file=sys.stderr)
+                return FAILED
+            time.sleep(0.2)
+        if not as_json:
+            print(f"Started memesh serve in the background (pid {pid}); stop it with: kill {pid}", file=sys.stderr)
+    if as_json:
+        print(dumps({"url": url, "started": pid is not None, "pid": pid}))
+        return OK
+    print(url)
+    if browser:
+        import webbrowser
+
+        if not webbrowser.open(url):
+            print("No browser could be opened: open the URL above.", file=sys.stderr)
     return OK
