@@ -40,17 +40,23 @@ def _pg_cluster() -> ModuleType:
     return module
 
 
-@functools.cache
-def cluster() -> Any:
-    """This pytest process's cluster, started on first use (about 2 s)."""
-    tools = _pg_cluster()
-    bindir = tools.binaries()
+def server_programs() -> Path:
+    """The folder of PostgreSQL's server programs; a missing server fails the test under MEMESH_TEST_REQUIRE_POSTGRES
+    (`make test`) and skips it otherwise. Every cluster the suite starts finds them here."""
+    bindir: Path | None = _pg_cluster().binaries()
     if bindir is None:
         reason = "PostgreSQL is not installed (apt-get install -y postgresql, or run `make test`)"
         if os.environ.get("MEMESH_TEST_REQUIRE_POSTGRES"):
             pytest.fail(reason)
         pytest.skip(reason)
-    return tools.Cluster(bindir)
+    return bindir
+
+
+@functools.cache
+def cluster() -> Any:
+    """This pytest process's cluster, started on first use (about 2 s)."""
+    bindir = server_programs()  # first: a missing server fails or skips before the cluster's module is asked for more
+    return _pg_cluster().Cluster(bindir)
 
 
 @dataclass

@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.backends import _pg_cluster, engines
+from tests.backends import _pg_cluster, engines, server_programs
 
 
 def own_cluster(settings: tuple[str, ...] = ()) -> Any:
@@ -22,11 +22,22 @@ def own_cluster(settings: tuple[str, ...] = ()) -> Any:
     where PostgreSQL is not installed or not asked for); the caller stops it."""
     if "postgres" not in engines():
         pytest.skip("PostgreSQL is not among MEMESH_TEST_BACKENDS")
-    tools = _pg_cluster()
-    bindir = tools.binaries()
-    if bindir is None:
-        pytest.skip("PostgreSQL is not installed")
-    return tools.Cluster(bindir, tcp=True, settings=settings)
+    bindir = server_programs()
+    return _pg_cluster().Cluster(bindir, tcp=True, settings=settings)
+
+
+def running_cluster(settings: tuple[str, ...] = ()) -> Iterator[Any]:
+    """A module's `cluster` fixture: `own_cluster`, stopped when the module is done."""
+    started = own_cluster(settings=settings)
+    yield started
+    started.stop()
+
+
+def fresh_database(cluster: Any) -> Iterator[str]:
+    """A test's `url` fixture: a migrated database of its own on `cluster`, dropped after it."""
+    made: str = cluster.new_database()
+    yield made
+    cluster.drop(made)
 
 
 def terminate_memesh(admin_url: str) -> int:

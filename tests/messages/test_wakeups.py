@@ -165,11 +165,10 @@ def test_a_watch_process_is_woken_promptly_by_a_send_from_another_process(
 def counted_url() -> Iterator[str]:
     """A database on a cluster of its own that counts every statement as it runs (pg_stat_statements): the
     statistics of pg_stat_database reach it from an idle backend up to 10 s late."""
-    tools = backends._pg_cluster()
-    bindir = tools.binaries()
-    if bindir is None:
-        pytest.skip("PostgreSQL is not installed")
-    counted = tools.Cluster(bindir, template=False, settings=["shared_preload_libraries=pg_stat_statements"])
+    bindir = backends.server_programs()
+    counted = backends._pg_cluster().Cluster(
+        bindir, template=False, settings=["shared_preload_libraries=pg_stat_statements"]
+    )
     try:
         url = counted.new_database(migrated=False)
         with psycopg.connect(url, autocommit=True) as conn:

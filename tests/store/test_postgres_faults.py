@@ -21,21 +21,17 @@ from memesh.store.postgres import PostgresStore, open_postgres
 from memesh.store.postgres_hooks import open_postgres_hooks
 from memesh.store.postgres_link import AnswerTimeout
 from memesh.store.postgres_open import _with_defaults
-from tests.pg_faults import own_cluster, proxy_to, terminate_memesh, wait_for
+from tests.pg_faults import fresh_database, proxy_to, running_cluster, terminate_memesh, wait_for
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
-    started = own_cluster()
-    yield started
-    started.stop()
+    yield from running_cluster()
 
 
 @pytest.fixture
 def url(cluster: Any) -> Iterator[str]:
-    made = cluster.new_database()
-    yield made
-    cluster.drop(made)
+    yield from fresh_database(cluster)
 
 
 @pytest.fixture

@@ -60,9 +60,8 @@ def started() -> Iterator[list[int]]:
             os.kill(pid, signal.SIGTERM)
 
 
+@pytest.mark.one_engine("what open starts does not depend on the engine")
 def test_open_starts_a_server_when_none_answers_then_reuses_it(memesh_process: Process, started: list[int]) -> None:
-    if memesh_process.backend.postgres:
-        pytest.skip("what open starts does not depend on the engine")
     port = _free_port()
 
     first = memesh_process("open", "--port", str(port), "--json")

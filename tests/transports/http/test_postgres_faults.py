@@ -19,7 +19,7 @@ import pytest
 from psycopg.conninfo import conninfo_to_dict
 
 from memesh.store.errors import translate
-from tests.pg_faults import Proxy, own_cluster, proxy_to, terminate_memesh, wait_for
+from tests.pg_faults import Proxy, fresh_database, proxy_to, running_cluster, terminate_memesh, wait_for
 from tests.transports.http.test_serve import Running
 
 MEMESH = Path(sys.executable).parent / "memesh"
@@ -27,16 +27,12 @@ MEMESH = Path(sys.executable).parent / "memesh"
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
-    started = own_cluster(settings=("synchronous_commit=on",))  # acknowledged is durable, even through -m immediate
-    yield started
-    started.stop()
+    yield from running_cluster(("synchronous_commit=on",))  # acknowledged is durable, even through -m immediate
 
 
 @pytest.fixture
 def url(cluster: Any) -> Iterator[str]:
-    made = cluster.new_database()
-    yield made
-    cluster.drop(made)
+    yield from fresh_database(cluster)
 
 
 @pytest.fixture

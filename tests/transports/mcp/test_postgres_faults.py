@@ -13,7 +13,7 @@ import anyio
 import psycopg
 import pytest
 
-from tests.pg_faults import own_cluster, terminate_memesh
+from tests.pg_faults import fresh_database, running_cluster, terminate_memesh
 from tests.transports.mcp.conftest import LEGACY, McpClient, McpHarness
 
 pytestmark = pytest.mark.anyio
@@ -21,16 +21,12 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
-    started = own_cluster(settings=("synchronous_commit=on",))  # acknowledged is durable, even through -m immediate
-    yield started
-    started.stop()
+    yield from running_cluster(("synchronous_commit=on",))  # acknowledged is durable, even through -m immediate
 
 
 @pytest.fixture
 def url(cluster: Any) -> Iterator[str]:
-    made = cluster.new_database()
-    yield made
-    cluster.drop(made)
+    yield from fresh_database(cluster)
 
 
 class _Database:
