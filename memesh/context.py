@@ -6,7 +6,6 @@ given by the composition root (`memesh.app.resources.Resources.context`); nothin
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import field, replace
 from datetime import UTC, datetime
@@ -46,15 +45,6 @@ def _new_token() -> str:
     return uuid.uuid4().hex
 
 
-def session_from_environment() -> str | None:
-    """The calling agent session, as MCP and the CLI learn it: CLAUDE_CODE_SESSION_ID, else CODEX_THREAD_ID."""
-    for name in ("CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"):
-        value = os.environ.get(name, "").strip()
-        if value:
-            return value
-    return None
-
-
 @dataclass(frozen=True)
 class Caller:
     """Who a call on a remote listener is made by: a team member behind its own token, or the owner (the remote
@@ -82,9 +72,9 @@ class CallContext:
     `project` gives the current project's id (the working directory's), asked only when an operation needs it.
     `workspace_roots` asks the client for its workspace roots (MCP `roots/list`): the root URIs it offered, or None
     when the transport has no client to ask or the client does not offer roots. Asked only when needed.
-    `caller_session` is the agent session the call is made in (Claude Code's session id, or Codex's thread id),
-    when the transport knows it: what recall returns in a session is recorded so a [mem:id] citation there credits
-    it, and the message tool sends and polls as it.
+    `caller_session` is the agent session the call is made in (the host's session or thread id:
+    memesh.hosts.session_from_environment), when the transport knows it: what recall returns in a session is
+    recorded so a [mem:id] citation there credits it, and the message tool sends and polls as it.
     `environment` is the caller's environment variables where they are not this process's (a hook run for its
     client by a warm memesh-mcp): settings read from the environment (MEMESH_BRIEFING, …) come from it; None reads
     this process's.

@@ -45,6 +45,18 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "memesh/core": ("memesh.app", "memesh.ops", "memesh.store", "memesh.adapters", "memesh.transports"),
     "memesh/store": ("memesh.app", "memesh.ops", "memesh.adapters", "memesh.transports"),
     "memesh/adapters": ("memesh.app", "memesh.ops", "memesh.store", "memesh.transports"),
+    # The hosts: pure data and two functions each, read by the hook runner before anything else.
+    "memesh/hosts": (
+        "memesh.app",
+        "memesh.ops",
+        "memesh.core",
+        "memesh.store",
+        "memesh.adapters",
+        "memesh.transports",
+        "memesh.schema",
+        "memesh.errors",
+        "memesh.context",
+    ),
     "memesh/schema": (
         "memesh.app",
         "memesh.ops",

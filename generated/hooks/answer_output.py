@@ -6,60 +6,27 @@ from typing import Literal, NotRequired
 from typing_extensions import TypedDict
 
 
-class HookSpecificOutput(TypedDict, closed=True):
-    hookEventName: Literal["SessionStart", "PreToolUse", "UserPromptSubmit", "AfterTool"]
-    additionalContext: str
-
-
-class Context(TypedDict, closed=True):
+class Output(TypedDict, closed=True):
     """
-    Context for the agent (SessionStart's briefing, PreToolUse's file memories or lesson warnings, UserPromptSubmit's message reminder; under Gemini CLI, AfterTool's file memories, which it appends to the tool's result), with a line for the person when there is one.
+    What the hook says, host-neutral: each host's render() turns it into that host's answer and leaves out what the host cannot read.
     """
 
-    hookSpecificOutput: HookSpecificOutput
-    systemMessage: NotRequired[str]
-
-
-class HookSpecificOutput1(TypedDict, closed=True):
-    hookEventName: Literal["PreToolUse"]
-    permissionDecision: Literal["deny"]
-    permissionDecisionReason: str
-
-
-class Deny(TypedDict, closed=True):
+    context: NotRequired[str]
     """
-    PreToolUse refusing a tool call, and why: the one hook output Claude Code shows the model before the tool runs (as the call's result; additionalContext only arrives with the result of a call that ran). A lesson guard stops the first matching command of a session this way.
+    Context for the agent (the session-start briefing, a file's memories, lesson warnings, a message reminder).
     """
-
-    hookSpecificOutput: HookSpecificOutput1
-    systemMessage: NotRequired[str]
-
-
-class Refusal(TypedDict, closed=True):
+    message: NotRequired[str]
     """
-    Gemini CLI's BeforeTool refusing a tool call, and why: it does not run the tool and gives the model `Tool execution blocked: <reason>` as the call's result (it reads no permissionDecision). A lesson guard stops the first matching command of a session this way under Gemini CLI.
+    A line for the person.
     """
-
-    decision: Literal["deny"]
-    reason: str
-    systemMessage: NotRequired[str]
-
-
-class Notice(TypedDict, closed=True):
+    deny: NotRequired[str]
     """
-    A line for the person alone (SessionStart with nothing to brief, when capture has gone quiet).
+    Refuse the tool call, with this reason for the model (a lesson guard stopping the first matching command of a session).
     """
-
-    systemMessage: str
-
-
-class Block(TypedDict, closed=True):
+    block: NotRequired[str]
     """
-    The Stop gate holding the turn, and why.
+    Hold the turn, with this reason (the message gate).
     """
-
-    decision: Literal["block"]
-    reason: str
 
 
 class Outcome(TypedDict, closed=True):
@@ -83,11 +50,8 @@ class Outcome(TypedDict, closed=True):
 
 class HookAnswer(TypedDict, closed=True):
     """
-    What one hook event did: the JSON object the host reads on the hook's stdout (absent when the hook prints nothing), and the outcome records it appends to hook-outcomes.jsonl, in order (the host that ran the hook and the time are added when each is written).
+    What one hook event did: what it says to the host (absent when it says nothing), which the host's module (memesh.hosts) renders as the JSON that host reads on the hook's stdout, and the outcome records it appends to hook-outcomes.jsonl, in order (the host that ran the hook and the time are added when each is written).
     """
 
-    output: NotRequired[Context | Deny | Refusal | Notice | Block]
-    """
-    Printed as it is for the host to read.
-    """
+    output: NotRequired[Output]
     outcomes: list[Outcome]

@@ -2,18 +2,91 @@
 # Regenerate with `python tools/codegen.py` after changing the schema.
 
 from __future__ import annotations
-from typing import Any, NotRequired, TypedDict
+from typing import Literal, NotRequired
+from typing_extensions import TypedDict
 
 
-class ToolUseHookInput(TypedDict):
+class Tool(TypedDict, closed=True):
     """
-    What the host sends a PreToolUse or PostToolUse hook on stdin. Fields the host adds later are accepted and ignored.
+    The tool call, as MeMesh reads it whichever host names it.
+    """
+
+    kind: Literal["shell", "read", "edit", "other"]
+    """
+    A shell command, a file read, a file edit, or another tool.
+    """
+    name: str
+    """
+    The host's name of the tool.
+    """
+    command: NotRequired[str]
+    """
+    A shell command's command line.
+    """
+    path: NotRequired[str]
+    """
+    The file a read or an edit names.
+    """
+    output: NotRequired[str]
+    """
+    What a shell command printed, after it ran.
+    """
+
+
+class Host(TypedDict, closed=True):
+    """
+    What the host that ran the hook can do with the answer (memesh.hosts: each host module's CAPABILITIES).
+    """
+
+    context_at_start: bool
+    """
+    It reads context for the agent from the session-start hook.
+    """
+    context_before_tool: bool
+    """
+    It reads context for the agent from a hook before a tool runs.
+    """
+    context_after_tool: bool
+    """
+    It reads context for the agent from a hook after a tool ran, with the tool's result.
+    """
+    can_deny: bool
+    """
+    It refuses a tool call a hook before it denies, giving the model the reason.
+    """
+    holds_turn: bool
+    """
+    It keeps the agent going when a hook at the turn's end blocks.
+    """
+    channel: bool
+    """
+    The memesh-channel's owner-private host file names this host's recipient.
+    """
+    work_packages: bool
+    """
+    Its session transcripts are the JSON lines a work package is prepared from.
+    """
+
+
+class ToolUseHookInput(TypedDict, closed=True):
+    """
+    The canonical input of the tool hooks (pre-tool-use, post-tool-use): what a host module (memesh.hosts) reads from its host's hook JSON.
     """
 
     session_id: NotRequired[str]
+    """
+    The host's session (or conversation) id.
+    """
     cwd: NotRequired[str]
-    transcript_path: NotRequired[str]
-    hook_event_name: NotRequired[str]
-    tool_name: str
-    tool_input: dict[str, Any]
-    tool_response: NotRequired[Any]
+    """
+    The folder the session runs in.
+    """
+    moment: Literal["before", "after"]
+    """
+    Whether the hook runs before the tool call or after it.
+    """
+    tool: Tool
+    """
+    The tool call, as MeMesh reads it whichever host names it.
+    """
+    host: Host

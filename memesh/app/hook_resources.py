@@ -179,7 +179,7 @@ class HookResources:
 
         return config_file.effective_session_limit(self._stored(), self.environment)
 
-    def claude_principal(self) -> str:
+    def channel_principal(self) -> str:
         """`principal_id` of the memesh-channel's owner-private hosts/claude.json; "" when there is none."""
         from memesh.adapters.hosts_file import claude_principal
 

@@ -1,6 +1,6 @@
 """Guards: a lesson can carry `metadata.guard` — `{"pattern": "<regex>", "message": "<warning>", "project": "<id>"}`
 — and the first Bash command of a session matching the pattern is stopped with the lesson as the reason, before it
-runs (Claude Code shows a PreToolUse hook's context to the model only with the result of a call that ran; a denied
+runs (a host shows a PreToolUse hook's context to the model only with the result of a call that ran; a denied
 call's reason is the one text it sees first). The same command tried again in that session runs: the agent has read
 the lesson, and the person's own permission rules still apply. A guard fires only in its own project. Pure.
 

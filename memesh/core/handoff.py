@@ -3,7 +3,7 @@
 One handoff memory per exact project, replaced on every capture. Fenced code is removed (it is the work, not the
 state of it), credential-shaped text is redacted and control characters are stripped; fewer than 80 characters
 left is not worth a handoff, and a skipped capture leaves the previous one as it was. autoCapture off skips it.
-Shared by the Claude Code Stop hook and the Hermes integration.
+Shared by the Stop hook and the Hermes integration.
 """
 
 from __future__ import annotations

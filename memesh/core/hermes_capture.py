@@ -1,6 +1,6 @@
 """What Hermes Agent's sessions and turns leave in memory, decided from plain values.
 
-`memesh hermes capture-session` runs the Claude Code Stop hook's session-insight rules over an OpenAI-format message
+`memesh hermes capture-session` runs the Stop hook's session-insight rules over an OpenAI-format message
 list: at most three `session-insight` memories (`session-<id>-files`, `-fixes`, `-summary`), nothing for a session
 of fewer than three tool calls. `capture-turn` keeps a turn only when the assistant's reply states a decision or a
 lesson. The thresholds and observation wording here are the Stop hook's; keep the two in step.
@@ -32,7 +32,8 @@ SOURCE_HOST: Final = "hermes"
 PLATFORM_TAG: Final = "platform:hermes"
 _SESSION_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
-# Hermes Agent's tool names as its tool_calls carry them, and Claude Code's, so a host forwarding those is read too.
+# Hermes Agent's tool names as its tool_calls carry them, and the hooks' first host's, so a host forwarding those is
+# read too.
 FILE_WRITE_TOOLS: Final = frozenset({"write_file", "patch", "edit_file", "Write", "Edit", "MultiEdit", "NotebookEdit"})
 SHELL_TOOLS: Final = frozenset({"terminal", "shell", "bash", "Bash", "execute_command"})
 READ_ONLY_TOOLS: Final = frozenset(

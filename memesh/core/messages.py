@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from returns.result import Failure, Result, Success
 
+from memesh import hosts
 from memesh.core.clean import holds_secret, redact
 from memesh.core.storable import map_strings
 from memesh.errors import ErrorCode, MemeshError
@@ -20,7 +21,7 @@ POLL_DEFAULT_LIMIT: Final = 50
 DISCOVER_DEFAULT_LIMIT: Final = 50
 QUOTA_ENV: Final = "MEMESH_AGENT_MESSAGE_STORAGE_QUOTA_BYTES"
 # Hosts whose session ids a recipient can name when it records intake (spec: intended_session).
-NAMEABLE_HOSTS: Final = frozenset({"claude-code", "codex"})
+NAMEABLE_HOSTS: Final = hosts.NAMEABLE_SESSIONS
 
 # /root, C:\work or C:/work, \\host\share: an absolute filesystem path, never a scope identifier.
 _ABSOLUTE_PATH = re.compile(r"^(?:/|[A-Za-z]:[\\/]|\\\\)")
@@ -32,7 +33,7 @@ _INSIDE = re.compile(f"[{_UNSEEN}]")
 _EXAMPLES: Final = {
     "project": "a project ID such as demo~0123456789abcdef0123456789abcdef",
     "recipient": "a logical id such as reviewer",
-    "intended_session": "a session id such as the one in CLAUDE_CODE_SESSION_ID",
+    "intended_session": f"a session id such as the one in {hosts.SESSION_VARIABLES[0]}",
 }
 # Identifiers that address an inbox or a message: compared exactly, so one holding a credential is refused (as a
 # memory name is) rather than rewritten into another inbox. The free metadata is redacted as any stored text is.
@@ -210,7 +211,7 @@ def inbox_notice(unread: int, seen: bool, recipient: str, project: str) -> str |
     return None
 
 
-# --- the Claude Code hooks' reminders ------------------------------------------------------------------------------
+# --- the message hooks' reminders ----------------------------------------------------------------------------------
 
 REMINDER_IDS_SHOWN: Final = 10  # message ids a reminder names; the rest are counted
 GATE_WINDOW: Final = 100  # waiting deliveries one Stop gate run looks at (oldest first; the rest at a later Stop)

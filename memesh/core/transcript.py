@@ -1,5 +1,5 @@
-"""What the hooks read from a Claude Code session transcript (JSON lines): the agent's replies, its tool calls and
-which of them failed, and the [mem:id] citations in its replies. Pure: the caller reads the file."""
+"""What the hooks read from a session transcript (JSON lines, memesh.hosts.TRANSCRIPT_HOST's): the agent's replies,
+its tool calls and which of them failed, and the [mem:id] citations in its replies. Pure: the caller reads the file."""
 
 from __future__ import annotations
 

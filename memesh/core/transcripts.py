@@ -1,5 +1,5 @@
-"""Claude Code transcripts as evidence, decided from bytes already read: the session's recorded working folder,
-its visible conversation, and which turns a bounded package keeps.
+"""Session transcripts (the JSON lines of memesh.hosts.TRANSCRIPT_HOST) as evidence, decided from bytes already read:
+the session's recorded working folder, its visible conversation, and which turns a bounded package keeps.
 
 A transcript is one JSON object per line. Only what a person saw on screen is kept: user text (not tool results
 echoed back as user turns, not command wrappers or system reminders) and assistant `text` blocks (never thinking,
@@ -12,6 +12,7 @@ import json
 import re
 from typing import Any, Final
 
+from memesh import hosts
 from memesh.core.clean import redact, strip_controls
 from memesh.core.proposals import encoded_size
 from memesh.records import dataclass
@@ -24,8 +25,8 @@ INSTRUCTIONS = (
     "evidence. Defer if evidence is insufficient. Do not include credentials or project tags. Submission only "
     "stages human review."
 )
-SOURCE: Final = {"host": "claude-code", "scope": "mcp-workspace-root"}
-# What Claude Code writes into a user turn on its own: slash-command wrappers, shell echoes, reminders.
+SOURCE: Final = {"host": hosts.TRANSCRIPT_HOST, "scope": "mcp-workspace-root"}
+# What the host writes into a user turn on its own: slash-command wrappers, shell echoes, reminders.
 _META_USER = re.compile(
     r"^<(local-command|command-name|command-message|command-args|bash-input|bash-stdout|bash-stderr"
     r"|user-memory-input|system-reminder)"

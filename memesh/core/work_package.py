@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 from itertools import pairwise
 from typing import Any, Final
 
+from memesh import hosts
 from memesh.core.clean import clean_all, clean_name, clean_text, redact
 from memesh.core.proposals import encoded_size, fingerprint, sha256_of
 from memesh.model import Entity, sqlite_time
@@ -181,12 +182,12 @@ def cleaned_result(result: dict[str, Any]) -> dict[str, Any]:
 
 _KIND_WORDS: Final = {
     "digest": "a digest package (one calendar week of this project's commits and session notes)",
-    "transcript": "a transcript package (the visible turns of a recent Claude Code session)",
+    "transcript": f"a transcript package (the visible turns of a recent {hosts.TRANSCRIPT_HOST_NAME} session)",
 }
 
 
 def session_notice(project: str, label: str, kinds: list[str]) -> str | None:
-    """The work-package notice the Claude Code SessionStart hook adds at level full, after the fenced block and
+    """The work-package notice the SessionStart hook adds at level full, after the fenced block and
     outside its shared limit; None when no kind is available. It names the project id a prepare call needs and never
     a path."""
     offered = [kind for kind in _KIND_WORDS if kind in kinds]

@@ -8,6 +8,7 @@ from typing import Any, Protocol, cast
 
 from returns.result import Failure, Result, Success
 
+from memesh import hosts
 from memesh.context import CallContext
 from memesh.core import messages as rules
 from memesh.core.messages_model import NewMessage, NewReceipt, Receipt, SessionCard, StoredMessage
@@ -85,7 +86,7 @@ def send(
             return Failure(
                 MemeshError.bad_body(
                     f"intended_session: session {intended!r} was registered through {card.host_kind!r}, which cannot "
-                    "say which session records intake; name a Claude Code session id or a Codex CLI thread id"
+                    f"say which session records intake; name {hosts.NAMEABLE_PHRASE}"
                 )
             )
     quota = rules.parse_quota(ctx.message_quota())

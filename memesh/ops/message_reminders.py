@@ -1,4 +1,4 @@
-"""What waits for a session's declared recipient, for the Claude Code hooks: the prompt reminder, and the Stop gate
+"""What waits for a session's declared recipient, for the message hooks: the prompt reminder, and the Stop gate
 that holds a turn once per waiting message id per session (its memory is in the database: agent_stop_gate)."""
 
 from __future__ import annotations

@@ -367,9 +367,9 @@ def available_kinds(
     """Which kinds of package prepare could offer for `project` now, for the SessionStart notice at level full.
 
     digest is decided exactly as prepare decides it. transcript is a cheap look, reading no transcript: another
-    Claude Code session of `session_folder` (the folder this session runs in, whose identity `project` is) modified
-    in the window and within the size limits, not yet represented by a proposal. prepare still reads the file and may
-    answer none_available (no visible turns, another recorded folder).
+    session (of the host whose transcripts MeMesh reads) of `session_folder` (the folder this session runs in, whose
+    identity `project` is) modified in the window and within the size limits, not yet represented by a proposal.
+    prepare still reads the file and may answer none_available (no visible turns, another recorded folder).
     """
     kinds = ["digest"] if _first_digest(store, project, ctx) is not None else []
     for session_id in transcripts.recent_session_ids(session_folder, ctx.now):

@@ -1,10 +1,12 @@
-"""The triggers the hook runner tells before it imports anything else: a Bash call that is not a commit, a session
-that can name no recipient, a host the Stop gate does not hold turns under."""
+"""The triggers the hook runner tells before it imports anything else, from the canonical input a host's module made:
+a shell command that is not a commit, a session that can name no recipient, a host the Stop gate does not hold turns
+under."""
 
 from __future__ import annotations
 
 import pytest
 
+from memesh import hosts
 from memesh.core import triggers
 
 
@@ -22,7 +24,12 @@ from memesh.core import triggers
 def test_only_a_well_formed_call_that_is_not_a_commit_leaves_before_the_door(
     payload: dict[str, object], plainly: bool
 ) -> None:
-    assert triggers.plainly_not_a_commit(payload) is plainly
+    canonical, _ = hosts.module("claude-code").normalize("post-tool-use", payload)
+    assert triggers.plainly_not_a_commit(canonical) is plainly
+
+
+def _host(name: str | None) -> dict[str, bool]:
+    return dict((hosts.module(name) if name else hosts.fallback()).CAPABILITIES)
 
 
 @pytest.mark.parametrize(
@@ -40,9 +47,11 @@ def test_only_a_well_formed_call_that_is_not_a_commit_leaves_before_the_door(
 def test_a_session_names_a_recipient_by_its_environment_or_claude_codes_channel(
     environment: dict[str, str], host: str | None, channel: bool, may: bool
 ) -> None:
-    assert triggers.may_name_a_recipient(environment, host, lambda: channel) is may
+    assert triggers.may_name_a_recipient(environment, _host(host), lambda: channel) is may
 
 
-def test_the_stop_gate_holds_turns_under_claude_code_alone() -> None:
-    assert triggers.gate_applies("claude-code")
-    assert not any(triggers.gate_applies(host) for host in ("codex", None, ""))
+def test_the_stop_gate_holds_turns_under_hosts_whose_turn_a_block_holds() -> None:
+    assert [host.ID for host in hosts.all_hosts() if triggers.gate_applies(host.CAPABILITIES)] == [
+        "claude-code", "copilot-cli", "cursor",
+    ]  # fmt: skip
+    assert not triggers.gate_applies(hosts.fallback().CAPABILITIES)

@@ -1,26 +1,30 @@
-"""The one path every hook event takes: read stdin, leave early where the event's trigger plainly does not apply,
-then the door (`dispatch.run`: the gate checks the JSON against the event's schema, the event's operation runs on
-the hook's resources), then the outcome records and the answer. Never raises, never blocks: the exit status is
-always 0."""
+"""The one path every hook event takes: read stdin, tell the host that ran it (memesh.hosts: MEMESH_HOST, its
+payload's own fields, its environment), normalize the host's JSON into the event's canonical input (the host's
+module), leave early where the event's trigger plainly does not apply, then the door (`dispatch.run`: the gate checks
+the canonical input against the event's schema, the event's operation runs on the hook's resources), then the outcome
+records and the answer, rendered as that host reads it (the host's module again). Never raises, never blocks: the
+exit status is always 0."""
 
 from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING
 
-from memesh import hook_outcomes
+from memesh import hook_outcomes, hosts
 from memesh.transports.hooks.wire import MAX_STDIN
 
-if TYPE_CHECKING:  # typing and dataclasses cost a hook measurable start-up: neither is imported at run time
+TYPE_CHECKING = False  # not typing's: typing and dataclasses cost a hook measurable start-up; neither is imported
+if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import IO, Any
 
     from memesh.generated.hooks.answer_output import HookAnswer
+    from memesh.hosts import Host
 
 
 class HookCall:
-    """Who runs the hook, and where: the environment variables the operations read and the working directory.
+    """Who runs the hook, and where: the environment variables the operations read, the working directory, and the
+    host (told from the environment until the payload is read, then from both: `identify`).
 
     A hook running in its own process reads its own (`here`); a warm memesh-mcp serving a hook for its client
     passes the client's, so nothing on the way reads os.environ or the process's working directory itself.
@@ -31,7 +35,13 @@ class HookCall:
     def __init__(self, env: Mapping[str, str], cwd: str) -> None:
         self.env = env
         self.cwd = cwd
-        self.host = detect_host(env)
+        self.host: str | None = hosts.from_environment(env)
+
+    def identify(self, payload: Mapping[str, Any]) -> Host:
+        """The host's module, told again now that its payload is known (whose own members outrank inherited
+        variables); only that host's module is imported."""
+        self.host = hosts.detect(self.env, payload)
+        return hosts.module(self.host) if self.host is not None else hosts.fallback()
 
     @classmethod
     def here(cls) -> HookCall:
@@ -55,28 +65,8 @@ EVENTS: dict[str, str] = {
 
 
 def detect_host(env: Mapping[str, str]) -> str | None:
-    """Which host ran the hook, from the environment each one sets; None when it cannot be told.
-
-    What a running Codex sets for its commands (CODEX_THREAD_ID, CODEX_SANDBOX) wins; then what Gemini CLI sets for
-    its hooks alone (GEMINI_SESSION_ID with GEMINI_CWD; 0.61.0 sets CLAUDE_PROJECT_DIR beside them "for
-    compatibility", so Gemini's marks must come before Claude Code's); then what only Claude Code sets (CLAUDECODE,
-    CLAUDE_PROJECT_DIR, which it sets for every hook it runs); then CODEX_HOME, a user's setting a shell profile may
-    export, so it cannot outrank Claude Code's own marks (it had turned Claude Code's message gate off), and
-    PLUGIN_ROOT, which Codex sets for a plugin's hooks (beside CLAUDE_PLUGIN_ROOT "for compatibility", without
-    CODEX_THREAD_ID; read in Codex's source, not seen in a Codex session) and Claude Code does not; CLAUDE_PLUGIN_ROOT
-    last, since a host loading the plugin's shared hook file may set it too.
-    """
-    if env.get("CODEX_THREAD_ID") or env.get("CODEX_SANDBOX"):
-        return "codex"
-    if env.get("GEMINI_SESSION_ID") and env.get("GEMINI_CWD"):
-        return "gemini-cli"
-    if env.get("CLAUDECODE") or env.get("CLAUDE_PROJECT_DIR"):
-        return "claude-code"
-    if env.get("CODEX_HOME") or env.get("PLUGIN_ROOT"):
-        return "codex"
-    if env.get("CLAUDE_PLUGIN_ROOT"):
-        return "claude-code"
-    return None
+    """Which host ran the hook, from its environment alone (memesh.hosts); None when it cannot be told."""
+    return hosts.from_environment(env)
 
 
 # An event's JSON has a few dozen members; a tool's input or answer inside it, a few thousand at most. Far more is
@@ -120,20 +110,22 @@ def _decode(data: bytes) -> dict[str, Any] | str:
     return value if isinstance(value, dict) else MALFORMED
 
 
-def _not_triggered(event: str, payload: dict[str, Any], call: HookCall) -> list[tuple[str, str]] | None:
+def _not_triggered(event: str, canonical: dict[str, Any], call: HookCall) -> list[tuple[str, str]] | None:
     """The skips to record — none, for a hook that stays quiet — when the event's trigger plainly does not apply,
-    told before the door is imported (ADR 0002); None when the event goes through the door. Most Bash calls are not
-    commits, and most sessions name no recipient, and these hooks run after every Bash call, prompt and stop."""
+    told from the canonical input before the door is imported (ADR 0002); None when the event goes through the door.
+    Most shell commands are not commits, and most sessions name no recipient, and these hooks run after every shell
+    command, prompt and stop."""
     from memesh.core import triggers
 
-    if event == "post-tool-use" and triggers.plainly_not_a_commit(payload):
+    host = canonical["host"]
+    if event == "post-tool-use" and triggers.plainly_not_a_commit(canonical):
         return [("post-commit", triggers.NOT_A_COMMIT)]
-    if event == "stop-gate" and not triggers.gate_applies(call.host):
+    if event == "stop-gate" and not triggers.gate_applies(host):
         return []
     if event in ("user-prompt-submit", "stop-gate"):
         from memesh.app.hook_resources import channel_configured
 
-        if not triggers.may_name_a_recipient(call.env, call.host, channel_configured):
+        if not triggers.may_name_a_recipient(call.env, host, channel_configured):
             return []
     return None
 
@@ -147,9 +139,10 @@ def record_failure(event: str, reason: str, call: HookCall | None = None) -> Non
     hook_outcomes.record(EVENTS.get(event, "session-start"), "error", host=host, reason=reason)
 
 
-def _through_the_door(event: str, payload: dict[str, Any], call: HookCall) -> HookAnswer | str:
-    """The event's answer, or the reason of its error outcome: the JSON does not fit the event's schema, or the
-    database failed on the way (the door translated it to the spec's code)."""
+def _through_the_door(event: str, canonical: dict[str, Any], call: HookCall) -> HookAnswer | str:
+    """The event's answer, or the reason of its error outcome: the canonical input does not fit the event's schema
+    (the host's JSON lacked or mistyped what it needs), or the database failed on the way (the door translated it to
+    the spec's code)."""
     from returns.result import Failure, Success
 
     from memesh.app import dispatch
@@ -159,7 +152,7 @@ def _through_the_door(event: str, payload: dict[str, Any], call: HookCall) -> Ho
 
     resources = Resources.for_hook(call.env, call.cwd)
     try:
-        result = dispatch.run(BY_EVENT[event], resources, payload, resources.hook_context(call.host))
+        result = dispatch.run(BY_EVENT[event], resources, canonical, resources.hook_context(call.host))
     finally:
         resources.close()
     match result:
@@ -176,22 +169,26 @@ def _through_the_door(event: str, payload: dict[str, Any], call: HookCall) -> Ho
 
 def run(event: str, data: bytes, stdout: IO[str], call: HookCall) -> int:
     """Run one hook event over its stdin bytes (at most MAX_STDIN of them, or it is malformed); 0 always."""
-    host = call.host
     hook = EVENTS.get(event)
     if hook is None:
-        hook_outcomes.record("session-start", "error", host=host, reason="unknown hook event")
+        hook_outcomes.record("session-start", "error", host=call.host, reason="unknown hook event")
         return 0
     payload = _decode(data) if len(data) <= MAX_STDIN else MALFORMED
     if isinstance(payload, str):
-        hook_outcomes.record(hook, "error", host=host, reason=payload)
+        hook_outcomes.record(hook, "error", host=call.host, reason=payload)
         return 0
+    module = call.identify(payload)
+    host = call.host
     try:
-        skipped = _not_triggered(event, payload, call)
+        canonical, native = module.normalize(event, payload)
+        skipped = _not_triggered(event, canonical, call)
         if skipped is not None:
             for skipped_hook, why in skipped:
                 hook_outcomes.record(skipped_hook, "skipped", host=host, reason=why)
             return 0
-        answer = _through_the_door(event, payload, call)
+        answer = _through_the_door(event, canonical, call)
+        said = None if isinstance(answer, str) else answer.get("output")
+        rendered = module.render(native, said) if said is not None else None
     except Exception as exc:  # a hook never takes the agent down with it: the label is recorded, not the text
         hook_outcomes.record(hook, "error", host=host, reason=f"uncaught {type(exc).__name__}")
         return 0
@@ -201,9 +198,9 @@ def run(event: str, data: bytes, stdout: IO[str], call: HookCall) -> int:
     for outcome in answer["outcomes"]:
         reason, entity = outcome.get("reason"), outcome.get("entity")
         hook_outcomes.record(outcome["hook"], outcome["outcome"], host=host, reason=reason, entity=entity)
-    if "output" in answer:
+    if rendered is not None:
         try:
-            stdout.write(json.dumps(answer["output"], ensure_ascii=False))
+            stdout.write(json.dumps(rendered, ensure_ascii=False))
             stdout.flush()
         except (OSError, ValueError):
             pass

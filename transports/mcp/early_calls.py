@@ -142,8 +142,8 @@ class EarlyCalls:
     @staticmethod
     def _context(caller: Any, client_name: str | None) -> Any:
         """The call's context, as the SDK's handler builds it (server.build_server)."""
-        from memesh.context import session_from_environment
         from memesh.core.provenance import clean_host
+        from memesh.hosts import session_from_environment
         from memesh.transports.mcp.calls import DEFAULT_HOST
 
         return caller.resources.context(

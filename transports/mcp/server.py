@@ -28,8 +28,9 @@ from mcp.shared.message import SessionMessage
 
 import memesh
 from memesh.app.waiting import WAITERS, call_waiting, wait_ms
-from memesh.context import Caller, session_from_environment
+from memesh.context import Caller
 from memesh.core.provenance import clean_host
+from memesh.hosts import session_from_environment
 from memesh.transports.mcp import calls, channel
 from memesh.transports.mcp.backend import Backend
 from memesh.transports.mcp.calls import DEFAULT_HOST

@@ -1,4 +1,5 @@
-"""The answer of every hook event, built as the event runs: the JSON the host reads and the outcome records."""
+"""The answer of every hook event, built as the event runs: what it says (host-neutral: context, a line for the
+person, a refused tool call, a held turn; the host's module renders it) and the outcome records."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from returns.result import Result, Success
 
 if TYPE_CHECKING:
     from memesh.errors import MemeshError
-    from memesh.generated.hooks.answer_output import Block, Context, Deny, HookAnswer, Notice, Outcome, Refusal
+    from memesh.generated.hooks.answer_output import HookAnswer, Outcome, Output
 
 # The hooks MeMesh ships and the outcomes they record (memesh.hook_outcomes.HOOKS and OUTCOMES; a test holds them
 # equal to the output schema's enums).
@@ -29,12 +30,12 @@ OutcomeName = Literal["wrote", "notified", "skipped", "error"]
 
 
 class Answer:
-    """What the event did so far: `output` for the host (None prints nothing) and one outcome per capture."""
+    """What the event did so far: `output` for the host (empty: it says nothing) and one outcome per capture."""
 
     __slots__ = ("outcomes", "output")
 
     def __init__(self) -> None:
-        self.output: Context | Deny | Refusal | Notice | Block | None = None
+        self.output: Output = {}
         self.outcomes: list[Outcome] = []
 
     def record(self, hook: Hook, outcome: OutcomeName, *, reason: str | None = None, entity: str | None = None) -> None:
@@ -47,28 +48,6 @@ class Answer:
 
     def done(self) -> Result[HookAnswer, MemeshError]:
         answer: HookAnswer = {"outcomes": self.outcomes}
-        if self.output is not None:
+        if self.output:
             answer["output"] = self.output
         return Success(answer)
-
-
-def context(event: Literal["SessionStart", "PreToolUse", "UserPromptSubmit", "AfterTool"], text: str) -> Context:
-    """Context for the agent, as the host's hook-specific output carries it."""
-    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-
-
-def deny(reason: str) -> Deny:
-    """A PreToolUse refusal of the tool call: the host does not run it and gives the model the reason as its result."""
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": reason,
-        }
-    }
-
-
-def refusal(reason: str) -> Refusal:
-    """Gemini CLI's BeforeTool refusal of the tool call: it does not run it and gives the model
-    `Tool execution blocked: <reason>` as its result (Gemini reads no permissionDecision)."""
-    return {"decision": "deny", "reason": reason}

@@ -1,7 +1,7 @@
-"""UserPromptSubmit and the Claude Code Stop gate: what waits for the session's declared recipient in its project,
-as this session sees it. Quiet (nothing printed, nothing recorded) without a recipient — most sessions: these run on
-every prompt and every stop. A refused recipient or an unreadable database is an error outcome and reads as nothing
-waiting."""
+"""UserPromptSubmit and the Stop gate (under a host whose turn a block holds): what waits for the session's declared
+recipient in its project, as this session sees it. Quiet (nothing printed, nothing recorded) without a recipient —
+most sessions: these run on every prompt and every stop. A refused recipient or an unreadable database is an error
+outcome and reads as nothing waiting."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from memesh.core.triggers import gate_applies
-from memesh.ops.hooks.answer import Answer, Hook, context
+from memesh.ops.hooks.answer import Answer, Hook
 from memesh.ops.hooks.recipient import RecipientSources, declared_recipient
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def _waiting(
     hook: Hook,
     read: InboxRead,
 ) -> str | None:
-    recipient, problem = declared_recipient(world, ctx.source_host)
+    recipient, problem = declared_recipient(world, channel=request["host"]["channel"])
     if problem is not None:
         answer.record(hook, "error", reason=problem)
         return None
@@ -84,20 +84,20 @@ def user_prompt_submit(
     answer = Answer()
     text = _waiting(world, request=request, ctx=ctx, answer=answer, hook="message-reminder", read=_prompt_reminder)
     if text is not None:
-        answer.output = context("UserPromptSubmit", text)
+        answer.output = {"context": text}
         answer.record("message-reminder", "notified", reason="messages waiting for the declared recipient")
     return answer.done()
 
 
 def stop_gate(world: MessageWorld, request: StopHookInput, /, *, ctx: CallContext) -> Result[HookAnswer, MemeshError]:
     """The turn held once per waiting message id this gate has not held a turn of this session for — whether or
-    not a host accepted it, whatever stop_hook_active says; never under another host than Claude Code (Codex loads
-    the same hooks file, and it must not block). Never fails."""
+    not a host accepted it, whatever stop_hook_active says; never under a host whose turn a block does not hold
+    (one may load the same hooks file, and it must not block). Never fails."""
     answer = Answer()
-    if not gate_applies(ctx.source_host):
+    if not gate_applies(request["host"]):
         return answer.done()
     reason = _waiting(world, request=request, ctx=ctx, answer=answer, hook="message-gate", read=_held_turn)
     if reason is not None:
-        answer.output = {"decision": "block", "reason": reason}
+        answer.output = {"block": reason}
         answer.record("message-gate", "notified", reason="held the turn for waiting messages")
     return answer.done()

@@ -1,9 +1,10 @@
-"""PostToolUse on Bash (Gemini CLI: AfterTool on run_shell_command): after a `git commit`, remember the commit —
-its subject, body, files (tagged file:<name>) and the session it was made in."""
+"""The tool hook after a shell command ran: after a `git commit`, remember the commit — its subject, body, files
+(tagged file:<name>) and the session it was made in. What the command printed is the host module's reading of its
+tool result (memesh.hosts)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 from memesh.core import commits
 from memesh.core.triggers import NOT_A_COMMIT, ran_a_commit
@@ -29,32 +30,20 @@ class PostToolWorld(Protocol):
     def store(self) -> capture.CaptureStore | None: ...
 
 
-def _printed(response: Any) -> str:
-    if isinstance(response, str):
-        return response
-    if isinstance(response, dict):
-        printed = "\n".join(str(response.get(key) or "") for key in ("stdout", "stderr", "output"))
-        content = response.get("llmContent")  # Gemini CLI's run_shell_command: "Output: <what it printed>\n…"
-        if isinstance(content, str):
-            printed += "\n" + content.removeprefix("Output: ")
-        return printed
-    return ""
-
-
 def post_tool_use(
     world: PostToolWorld, request: ToolUseHookInput, /, *, ctx: CallContext
 ) -> Result[HookAnswer, MemeshError]:
-    """The commit a Bash call made, remembered (a commit seen twice adds nothing); a skip when the call was not a
+    """The commit a shell command made, remembered (a commit seen twice adds nothing); a skip when the call was not a
     commit, printed no commit line, or autoCapture is off. Never fails: what went wrong is an outcome record."""
     answer = Answer()
-    command = request["tool_input"].get("command")
-    if not ran_a_commit(request["tool_name"], command):
+    tool = request["tool"]
+    if not ran_a_commit(tool["kind"], tool.get("command")):
         answer.record(HOOK, "skipped", reason=NOT_A_COMMIT)
         return answer.done()
     if not world.auto_capture():
         answer.record(HOOK, "skipped", reason="autoCapture is off")
         return answer.done()
-    line = commits.commit_line(_printed(request.get("tool_response")))
+    line = commits.commit_line(tool.get("output", ""))
     if line is None:
         answer.record(HOOK, "skipped", reason="a git commit ran but printed no commit line")
         return answer.done()

@@ -35,7 +35,8 @@ def pre_compact(
     if not world.auto_capture():
         answer.record(HOOK, "skipped", reason="autoCapture is off")
         return answer.done()
-    session = world.transcript(request["transcript_path"])
+    transcript = request.get("transcript_path")
+    session = world.transcript(transcript) if transcript is not None else None
     if session is None:
         answer.record(HOOK, "error", reason="transcript unreadable")
         return answer.done()

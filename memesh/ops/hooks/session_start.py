@@ -1,6 +1,8 @@
 """SessionStart: the project's briefing for the agent (the briefing tool's assembly rules, at the level in effect),
 the memories it injected recorded so a [mem:id] citation later in the session credits them, and — at level full,
-under Claude Code — the notice that a work package can be prepared, after the fence and outside its shared limit."""
+under a host whose transcripts a work package reads — the notice that a work package can be prepared, after the fence
+and outside its shared limit. A host that reads no context at session start gets nothing (its agent is briefed
+through MCP), and nothing is recorded as injected."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from returns.result import Failure, Success
 
 from memesh.core import briefing as rules
 from memesh.ops import briefing, session_memory
-from memesh.ops.hooks.answer import Answer, context
+from memesh.ops.hooks.answer import Answer
 from memesh.ops.hooks.recipient import RECIPIENT_MAX, RecipientSources, declared_recipient
 
 if TYPE_CHECKING:
@@ -50,11 +52,15 @@ def session_start(
     """The briefing as the agent's additional context and a banner line for the person (or only the quiet-capture
     line, or nothing, when there is nothing to brief); never fails: what went wrong is an outcome record."""
     answer = Answer()
+    host = request["host"]
+    if not host["context_at_start"]:
+        answer.record(HOOK, "skipped", reason="the host reads no context at session start")
+        return answer.done()
     folder = world.session_folder(request.get("cwd"))
     project = world.project_of(folder)
     # The session's own id: what is meant for one session (intended_session) is counted only for it.
     ctx = replace(ctx, project=lambda: project, caller_session=request["session_id"])
-    recipient, problem = declared_recipient(world, ctx.source_host)
+    recipient, problem = declared_recipient(world, channel=host["channel"])
     if problem is not None or (recipient is not None and len(recipient) > RECIPIENT_MAX):
         recipient = None
         answer.record(HOOK, "error", reason="MEMESH_RECIPIENT is not a valid recipient")
@@ -77,7 +83,7 @@ def session_start(
     result = rules.assemble(inputs)
     session_memory.record_injected(store, request["session_id"], result.injected_ids, ctx=ctx)
     notice = None
-    if result.level == "full" and ctx.source_host != "codex":
+    if result.level == "full" and host["work_packages"]:
         notice = _work_package_notice(
             world, answer, folder=folder, project=project, session_id=request["session_id"], ctx=ctx
         )
@@ -86,12 +92,12 @@ def session_start(
     quiet = world.liveness_notice(ctx.now)
     if result.empty:
         if quiet is not None:
-            answer.output = {"systemMessage": quiet}
+            answer.output = {"message": quiet}
         answer.record(HOOK, "skipped", reason="nothing to brief")
         return answer.done()
     lines = [banner(result.entity_count, result.has_handoff, result.level), *([quiet] if quiet else [])]
-    answer.output = context("SessionStart", result.text if notice is None else f"{result.text}\n\n{notice}")
-    answer.output["systemMessage"] = "\n".join(lines)
+    text = result.text if notice is None else f"{result.text}\n\n{notice}"
+    answer.output = {"context": text, "message": "\n".join(lines)}
     answer.record(HOOK, "notified", reason=f"{result.entity_count} memories injected")
     return answer.done()
 

@@ -51,10 +51,11 @@ def stop(world: StopWorld, request: StopHookInput, /, *, ctx: CallContext) -> Re
     ctx = replace(ctx, project=lambda: project)
     session_id = request["session_id"]
     auto = world.auto_capture()
-    session = world.transcript(request["transcript_path"])
-    # Claude Code names the turn's last reply last_assistant_message; Gemini CLI's AfterAgent, prompt_response (its
-    # transcript is a JSON file of its own, which the transcript reader does not parse).
-    last = request.get("last_assistant_message", request.get("prompt_response"))
+    transcript = request.get("transcript_path")
+    session = world.transcript(transcript) if transcript is not None else None
+    # The turn's last reply, when the host hands it over (its module reads it from the host's own field); else the
+    # transcript's, when the host writes one the transcript reader parses.
+    last = request.get("last_reply")
     reply = last if last is not None and last.strip() else (session.last_reply if session else None)
     store = world.store()
     if store is None:
@@ -73,9 +74,10 @@ def stop(world: StopWorld, request: StopHookInput, /, *, ctx: CallContext) -> Re
         derived = snapshots.derive(session_id, session.tool_calls, folder, project_label(project))
         done = capture.capture_snapshots(store, project, session_id, derived, ctx)
         answer.record("session-summary", done.outcome, reason=done.reason, entity=done.entity)
-    if auto:
-        _ingest_notes(world, store, answer, transcript=request["transcript_path"], project=project, ctx=ctx)
-    elif world.note_folder(request["transcript_path"]) is not None:  # a folder to read, and capture is off
+    # No transcript named: no note folder beside it either.
+    if transcript is not None and auto:
+        _ingest_notes(world, store, answer, transcript=transcript, project=project, ctx=ctx)
+    elif transcript is not None and world.note_folder(transcript) is not None:  # a folder to read, capture is off
         answer.record("note-ingest", "skipped", reason="autoCapture is off")
     replies = [*(session.replies if session else []), *([last] if last is not None else [])]
     credited = session_memory.credit(store, session_id, replies).unwrap()

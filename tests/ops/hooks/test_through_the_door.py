@@ -7,7 +7,6 @@ import json
 from typing import Any, get_args
 
 import pytest
-from jsonschema import Draft202012Validator
 
 from memesh import hook_outcomes
 from memesh.app.operations import all_ops
@@ -17,13 +16,6 @@ from memesh.ops.hooks.answer import Hook, OutcomeName
 from memesh.schema import files as schemas
 
 from .conftest import Hooks
-
-ANSWER = Draft202012Validator(schemas.load("hooks/answer.output"))
-
-
-def _valid(answer: dict[str, Any]) -> dict[str, Any]:
-    assert [error.message for error in ANSWER.iter_errors(answer)] == []
-    return answer
 
 
 def _outcomes(answer: dict[str, Any]) -> list[tuple[str, str, str | None]]:
@@ -47,7 +39,7 @@ def test_the_hook_and_outcome_names_are_the_shipped_ones_everywhere() -> None:
 
 def test_session_start_injects_the_briefing_and_records_what_it_injected(hooks: Hooks) -> None:
     entity_id = hooks.remember("use-wal")
-    answer = _valid(hooks.answer("session-start", {"session_id": "s1", "cwd": str(hooks.folder)}))
+    answer = hooks.answer("session-start", {"session_id": "s1", "cwd": str(hooks.folder)})
     output = answer["output"]
     assert output["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert f"[mem:{entity_id}]" in output["hookSpecificOutput"]["additionalContext"]
@@ -68,7 +60,7 @@ def test_fields_a_host_adds_later_are_accepted(hooks: Hooks) -> None:
 
 
 def test_hook_json_that_does_not_fit_its_schema_is_refused_by_the_gate_before_anything_runs(hooks: Hooks) -> None:
-    error = hooks("stop", {"cwd": str(hooks.folder)}).failure()
+    error = hooks("stop", {"cwd": str(hooks.folder), "transcript_path": 7}).failure()
     assert error.code == "validation.bad-body"
     assert error.message.startswith("session_id: ") and "transcript_path: " in error.message
     assert not hooks.db.exists()  # refused at the gate: no database was opened
@@ -81,7 +73,7 @@ def test_a_database_that_will_not_open_is_an_error_outcome_and_no_output(
         monkeypatch.setenv("MEMESH_DATABASE_URL", f"postgresql://memesh@/nowhere?host={hooks.folder}/no-socket")
     else:
         hooks.db.mkdir(parents=True)  # a folder where the database file should be
-    answer = _valid(hooks.answer("session-start", {"session_id": "s1", "cwd": str(hooks.folder)}))
+    answer = hooks.answer("session-start", {"session_id": "s1", "cwd": str(hooks.folder)})
     assert "output" not in answer
     assert _outcomes(answer)[-1] == ("session-start", "error", "database unreadable")
 
@@ -89,7 +81,7 @@ def test_a_database_that_will_not_open_is_an_error_outcome_and_no_output(
 def test_an_invalid_declared_recipient_is_an_error_outcome_and_the_briefing_still_arrives(hooks: Hooks) -> None:
     hooks.remember("use-wal")
     hooks.env["MEMESH_RECIPIENT"] = "/home/me/inbox"
-    answer = _valid(hooks.answer("session-start", {"session_id": "s1", "cwd": str(hooks.folder)}))
+    answer = hooks.answer("session-start", {"session_id": "s1", "cwd": str(hooks.folder)})
     outcomes = _outcomes(answer)
     assert outcomes[0] == ("session-start", "error", "MEMESH_RECIPIENT is not a valid recipient")
     assert outcomes[-1] == ("session-start", "notified", "1 memories injected")
@@ -111,7 +103,7 @@ def test_before_an_edit_the_files_memories_reach_the_agent(hooks: Hooks) -> None
         "tool_name": "Edit",
         "tool_input": {"file_path": "auth.py"},
     }
-    answer = _valid(hooks.answer("pre-tool-use", payload))
+    answer = hooks.answer("pre-tool-use", payload)
     assert f"[mem:{about}]" in answer["output"]["hookSpecificOutput"]["additionalContext"]
     assert _outcomes(answer) == [("pre-edit", "notified", "1 memories about the file")]
 
@@ -127,7 +119,7 @@ def test_an_edit_the_hook_cannot_place_is_an_error_outcome(
     hooks: Hooks, tool_input: dict[str, Any], outcome: tuple[str, str, str]
 ) -> None:
     payload = {"cwd": str(hooks.folder), "tool_name": "Write", "tool_input": tool_input}
-    assert _outcomes(_valid(hooks.answer("pre-tool-use", payload))) == [outcome]
+    assert _outcomes(hooks.answer("pre-tool-use", payload)) == [outcome]
 
 
 def test_a_read_gives_the_files_memories_once_and_the_edit_after_it_gives_them_no_more(hooks: Hooks) -> None:
@@ -140,35 +132,33 @@ def test_a_read_gives_the_files_memories_once_and_the_edit_after_it_gives_them_n
         store.close()
     read = {"session_id": "s1", "cwd": str(hooks.folder), "tool_name": "Read", "tool_input": {"file_path": "auth.py"}}
     edit = {**read, "tool_name": "Edit"}
-    answer = _valid(hooks.answer("pre-tool-use", read))
+    answer = hooks.answer("pre-tool-use", read)
     assert f"[mem:{about}]" in answer["output"]["hookSpecificOutput"]["additionalContext"]
     assert _outcomes(answer) == [("pre-edit", "notified", "1 memories about the file (on Read)")]
     given = ("pre-edit", "skipped", "the file's memories were already given in this session")
-    assert _outcomes(_valid(hooks.answer("pre-tool-use", read))) == [given]
-    assert _outcomes(_valid(hooks.answer("pre-tool-use", edit))) == [given]
+    assert _outcomes(hooks.answer("pre-tool-use", read)) == [given]
+    assert _outcomes(hooks.answer("pre-tool-use", edit)) == [given]
 
 
 def test_a_tool_that_is_neither_a_read_an_edit_nor_bash_is_skipped(hooks: Hooks) -> None:
     answer = hooks.answer("pre-tool-use", {"tool_name": "Glob", "tool_input": {"pattern": "*.py"}})
-    assert _outcomes(_valid(answer)) == [("pre-edit", "skipped", "not a file edit")]
+    assert _outcomes(answer) == [("pre-edit", "skipped", "not a file edit")]
 
 
 def test_a_bash_call_that_is_not_a_commit_is_skipped_as_not_triggered(hooks: Hooks) -> None:
     answer = hooks.answer("post-tool-use", {"tool_name": "Bash", "tool_input": {"command": "git status"}})
-    assert _outcomes(_valid(answer)) == [("post-commit", "skipped", triggers.NOT_A_COMMIT)]
+    assert _outcomes(answer) == [("post-commit", "skipped", triggers.NOT_A_COMMIT)]
 
 
 def test_a_commit_with_autocapture_off_is_skipped(hooks: Hooks) -> None:
     hooks.env["MEMESH_AUTO_CAPTURE"] = "false"
     payload = {"tool_name": "Bash", "tool_input": {"command": "git commit -m x"}, "tool_response": "[main 1a2b3c4] x"}
-    assert _outcomes(_valid(hooks.answer("post-tool-use", payload))) == [
-        ("post-commit", "skipped", "autoCapture is off")
-    ]
+    assert _outcomes(hooks.answer("post-tool-use", payload)) == [("post-commit", "skipped", "autoCapture is off")]
 
 
 def test_stop_over_an_unreadable_transcript_records_each_part(hooks: Hooks) -> None:
     payload = {"session_id": "s1", "cwd": str(hooks.folder), "transcript_path": "missing.jsonl"}
-    answer = _valid(hooks.answer("stop", payload))
+    answer = hooks.answer("stop", payload)
     assert "output" not in answer
     assert _outcomes(answer) == [
         ("handoff-capture", "error", "transcript unreadable"),
@@ -181,7 +171,7 @@ def test_stop_takes_a_relative_transcript_path_from_the_hooks_folder(hooks: Hook
     reply = "Moved the store to WAL and measured the readers; next, the retry policy for the writer, then the docs."
     line = {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": reply}]}}
     (hooks.folder / "t.jsonl").write_text(json.dumps(line) + "\n")
-    answer = _valid(hooks.answer("stop", {"session_id": "s1", "transcript_path": "t.jsonl"}))
+    answer = hooks.answer("stop", {"session_id": "s1", "transcript_path": "t.jsonl"})
     assert answer["outcomes"][0] == {
         "hook": "handoff-capture",
         "outcome": "wrote",
@@ -192,13 +182,13 @@ def test_stop_takes_a_relative_transcript_path_from_the_hooks_folder(hooks: Hook
 def test_pre_compact_with_autocapture_off_is_skipped(hooks: Hooks) -> None:
     hooks.env["MEMESH_AUTO_CAPTURE"] = "0"
     answer = hooks.answer("pre-compact", {"session_id": "s1", "transcript_path": "t.jsonl"})
-    assert _outcomes(_valid(answer)) == [("pre-compact", "skipped", "autoCapture is off")]
+    assert _outcomes(answer) == [("pre-compact", "skipped", "autoCapture is off")]
 
 
 def test_the_message_hooks_are_quiet_without_a_recipient(hooks: Hooks) -> None:
     for event in ("user-prompt-submit", "stop-gate"):
         payload: dict[str, Any] = {"session_id": "s1", "transcript_path": "t.jsonl"}
-        assert _valid(hooks.answer(event, payload)) == {"outcomes": []}
+        assert hooks.answer(event, payload) == {"outcomes": []}
 
 
 def test_the_stop_gate_is_claude_codes_alone(hooks: Hooks) -> None:

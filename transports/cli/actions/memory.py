@@ -17,8 +17,9 @@ from returns.result import Failure, Result, Success
 from memesh.app import dispatch
 from memesh.app.registry import BY_NAME, Op
 from memesh.app.resources import Resources, Store
-from memesh.context import CallContext, session_from_environment
+from memesh.context import CallContext
 from memesh.errors import MemeshError
+from memesh.hosts import session_from_environment
 from memesh.transports.cli import render
 from memesh.transports.cli.exits import FAILED, OK, dumps, fail, usage
 
