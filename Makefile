@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SOURCES := pyproject.toml $(shell find memesh generated transports schemas -name '*.py' -o -name '*.json' -o -name '*.html' 2>/dev/null)
 LINKTREE = $(firstword $(wildcard build/__editable__.memesh-*))
 
-.PHONY: plugin marketplace install run test check lint typecheck typecheck-ts codegen check-codegen bench bench-postgres clean mcp browser postgres inspector mcp-memory-server claude-code gemini-cli
+.PHONY: plugin marketplace install run test check lint typecheck typecheck-ts codegen check-codegen bench bench-postgres clean mcp browser postgres inspector mcp-memory-server claude-code gemini-cli copilot-cli
 # Bare `make` installs (it used to stop after creating the venv, the first target in the file).
 .DEFAULT_GOAL := install
 
@@ -130,6 +130,17 @@ $(GEMINI_CLI)/node_modules/.installed: $(GEMINI_CLI)/package.json $(GEMINI_CLI)/
 
 gemini-cli: $(GEMINI_CLI)/node_modules/.installed
 
+# GitHub Copilot CLI, for the test that runs it with MeMesh's hooks in the repository's .github/hooks/memesh.json
+# against a scripted model stand-in on 127.0.0.1 (tests/transports/test_copilot_cli.py): pinned in its lockfile,
+# installed once from the npm registry (about 190 MB: its package brings the native binary for this platform); the
+# test never downloads it; it unpacks itself once into tools/copilot-cli/.cache.
+COPILOT_CLI := tools/copilot-cli
+$(COPILOT_CLI)/node_modules/.installed: $(COPILOT_CLI)/package.json $(COPILOT_CLI)/package-lock.json
+	cd $(COPILOT_CLI) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+copilot-cli: $(COPILOT_CLI)/node_modules/.installed
+
 # --durations=10: the ten slowest tests, so a test that got slow shows in every run.
 # The suite runs its store-touching tests on PostgreSQL too: each pytest process starts a throwaway cluster of
 # Debian's server (tools/pg_cluster.py: initdb as the postgres system user, a unix socket in a temporary folder, no
@@ -142,7 +153,7 @@ postgres:
 	@test -n "$(PG_INITDB)" -a -n "$(PGBOUNCER)" || (apt-get update && \
 		apt-get install -y --no-install-recommends postgresql pgbouncer)
 
-test: check-codegen lint typecheck typecheck-ts $(CHROMIUM) $(INSPECTOR)/node_modules/.installed $(MCP_MEMORY)/node_modules/.installed $(CLAUDE_CODE)/node_modules/.installed $(GEMINI_CLI)/node_modules/.installed postgres
+test: check-codegen lint typecheck typecheck-ts $(CHROMIUM) $(INSPECTOR)/node_modules/.installed $(MCP_MEMORY)/node_modules/.installed $(CLAUDE_CODE)/node_modules/.installed $(GEMINI_CLI)/node_modules/.installed $(COPILOT_CLI)/node_modules/.installed postgres
 	MEMESH_TEST_REQUIRE_POSTGRES=1 $(BIN)/pytest -n 2 --durations=10
 
 # For contributors: what `make test` checks of the Python code, needing only python3, make and git (the package index

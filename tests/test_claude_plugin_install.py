@@ -70,6 +70,8 @@ def test_claude_code_installs_the_payload_alone_and_a_session_right_after_has_th
     details = claude("plugin", "details", "memesh@memesh", home=home)
     assert details.returncode == 0, details.stderr
     assert "MCP servers (1)" in details.stdout and "Hooks (6)" in details.stdout
+    # The plugin's two skills (skills/memesh, skills/memesh-review) are what Claude Code lists for it.
+    assert "Skills (2)  memesh, memesh-review" in details.stdout, details.stdout
 
     # Right after the install, on a machine where MeMesh's environment was never built (only /usr/bin:/bin on PATH):
     # the check a new user runs first connects, Claude Code remembers no failure, and a session started at once has

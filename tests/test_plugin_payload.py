@@ -34,6 +34,8 @@ EXPECTED_FILES = {
     ".codex-plugin/plugin.json",
     ".codex-plugin/mcp.json",
     "hooks/hooks.json",
+    "skills/memesh/SKILL.md",
+    "skills/memesh-review/SKILL.md",
     "bin/memesh",
     "bin/memesh-mcp",
     "bin/memesh-hook",

@@ -3,7 +3,8 @@
     python tools/plugin_payload.py [--out plugin] [--check] [--marketplace DIR]
 
 The marketplace entry (.claude-plugin/marketplace.json) points at `plugin/`, which this writes from the checkout:
-- the manifests (.claude-plugin/plugin.json and mcp.json, .codex-plugin/, hooks/hooks.json), as in the checkout;
+- the manifests (.claude-plugin/plugin.json and mcp.json, .codex-plugin/, hooks/hooks.json) and the skills
+  (skills/memesh, skills/memesh-review), as in the checkout;
 - the launchers of tools/plugin/: `bin/memesh-mcp`, `bin/memesh-hook` and `bin/memesh` run MeMesh from an
   environment the plugin builds for itself on first use in ~/.memesh/runtime (`lib/memesh-bootstrap`: uv when
   present, else venv + pip), one per payload; until it is ready `lib/memesh-first-start` serves MCP from the
@@ -42,6 +43,8 @@ MANIFESTS = (
     ".codex-plugin/plugin.json",
     ".codex-plugin/mcp.json",
     "hooks/hooks.json",
+    "skills/memesh/SKILL.md",
+    "skills/memesh-review/SKILL.md",
 )
 LAUNCHERS = (
     "bin/memesh",
