@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol, cast
 
@@ -133,7 +134,7 @@ NOTHING_NEW = "nothing new in the session insights"
 TURN_STORED = "this turn is stored already"
 
 
-def _holds(existing: Entity, observations: list[str], tags: list[str]) -> bool:
+def _holds(existing: Entity, observations: Sequence[str], tags: Sequence[str]) -> bool:
     """Whether remembering these lines and tags on `existing` would add nothing."""
     return set(observations) <= set(existing.observations) and set(tags) <= set(existing.tags)
 

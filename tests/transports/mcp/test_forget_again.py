@@ -11,8 +11,7 @@ import anyio
 
 from memesh.transports.http.app import create_app
 from tests.transports.http.conftest import Api
-from tests.transports.mcp.conftest import McpInMemory
-from tests.transports.mcp.test_http import LEGACY
+from tests.transports.mcp.conftest import LEGACY, McpInMemory
 
 
 def test_a_second_forget_answers_the_same_over_mcp_and_http(mcp_server: McpInMemory) -> None:
