@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from dataclasses import field
 from enum import StrEnum
 from typing import Any
@@ -41,7 +42,23 @@ class ErrorCode(StrEnum):
 
 # The kinds of database failure (MemeshError.data["store"]) that mean "unavailable now" rather than a bug: HTTP
 # answers them 503, as the spec's server.internal 500/503.
-STORE_UNAVAILABLE = frozenset({"locked", "corrupt", "not-a-database", "disk-full", "cannot-open"})
+STORE_UNAVAILABLE = frozenset({"locked", "corrupt", "not-a-database", "disk-full", "cannot-open", "descriptors"})
+# Issue 35: every descriptor of the process taken (by a storm of connections): nothing is wrong, retry shortly.
+OUT_OF_DESCRIPTORS = (
+    "the server has no free file descriptors right now (too many connections at once); retry in a moment"
+)
+_NO_DESCRIPTOR = frozenset({errno.EMFILE, errno.ENFILE})
+
+
+def out_of_descriptors(exc: BaseException | None) -> bool:
+    """Whether `exc`, or an exception it was raised from or while handling, is EMFILE or ENFILE."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, OSError) and exc.errno in _NO_DESCRIPTOR:
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 @dataclass(frozen=True)
@@ -58,6 +75,11 @@ class MemeshError:
         if self.code is ErrorCode.STORE_UNAVAILABLE:
             return True
         return self.code is ErrorCode.INTERNAL and self.data.get("store") in STORE_UNAVAILABLE
+
+    @classmethod
+    def no_descriptors(cls) -> MemeshError:
+        """The process is out of file descriptors: unavailable now (503 with Retry-After over HTTP), not a bug."""
+        return cls(ErrorCode.INTERNAL, OUT_OF_DESCRIPTORS, {"store": "descriptors"})
 
     @classmethod
     def bad_body(cls, message: str) -> MemeshError:

@@ -568,3 +568,96 @@ def assert_nothing_leaked(db_path: Path | str) -> None:
     assert leaked == [], f"unredacted in the database file: {leaked}"
     unclean = [text for text in stored_strings(db_path) if not is_clean(text)]
     assert unclean == [], unclean[:5]
+
+
+# Everyday lines of code and config that name a secret without holding one (the issue's 34, and more).
+EVERYDAY_CODE = [
+    "const token = getToken();",
+    'password = os.environ["DB_PASSWORD"]',
+    "api_key = None",
+    "secret: str",
+    "let apiKey = process.env.API_KEY;",
+    'token = request.headers.get("Authorization")',
+    "self.password = password",
+    'password = "<your-password>"',
+    'api_key = "xxx"',
+    'password = "changeme"',
+    'secret_key = ""',
+    "token = ''",
+    "const password = config.db.password;",
+    'API_KEY = os.getenv("API_KEY")',
+    "auth_token = settings.AUTH_TOKEN",
+    "private_key = load_key(path)",
+    'token := os.Getenv("TOKEN")',
+    "let token = await fetchToken(user);",
+    "password: String = args.password",
+    "this.secretKey = secretKey;",
+    'access_token = response.json()["access_token"]',
+    "api_key: Optional[str] = None",
+    "if password == confirm_password:",
+    "client_secret = creds.client_secret",
+    "token = None  # set later",
+    "password=${DB_PASSWORD}",
+    "PASSWORD=$(cat /run/secrets/db)",
+    'api_key = "your-api-key-here"',
+    "token = 'TODO'",
+    'password = "********"',
+    'secret = "${SECRET}"',
+    'key = "{{ vault_key }}"',
+    "credentials = get_credentials()",
+    "token = jwt.encode(payload, key)",
+    "export GITHUB_TOKEN=$(gh auth token)",
+    "def login(username, password):",
+    'return {"token": token, "user": user}',
+    'headers = {"Authorization": f"Bearer {token}"}',
+    "passwd = getpass.getpass()",
+    "password: ${DB_PASSWORD}",
+    "      token: ${{ secrets.GITHUB_TOKEN }}",
+    "  apiKey: process.env.STRIPE_KEY,",
+    "  password: config.get('db.password'),",
+    'TOKEN_FIELD = "access_token"',
+    'HEADER = "X-Api-Key"',
+    "secretKey := cfg.SecretKey",
+    "var password = new SecureString();",
+    "token = self._token",
+    "api_key = kwargs.pop('api_key', None)",
+    "docker login -u deploy -p $REGISTRY_PASSWORD registry.example.com",
+    "mysql -u root -p -h db.internal prod",
+    'sshpass -p "$SSH_PASS" ssh deploy@host',
+    'curl -H "X-API-Key: $API_KEY" https://api.example.com',
+    '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />',
+    "<password>${env.MAVEN_PASSWORD}</password>",
+    "The password is required for every admin route.",
+    "The password was reset yesterday; the token is refreshed hourly.",
+    "mysqldump --password=$MYSQL_PWD prod > dump.sql",
+    "client = OpenAI(api_key=os.environ['OPENAI_API_KEY'])",
+    "client = Mistral(api_key=api_key)",
+    "Password Reset",
+    "password required",
+    "  apiKey: config.apiKeyFromEnvironment,",
+    "X-Request-Id: 123e4567-e89b-12d3-a456-426614174000",
+    "const client = new WebClient(process.env.SLACK_TOKEN);",
+    "Twitter card: summary_large_image",
+]
+
+# Ordinary text that looks like a credential to a careless rule: digests, ids, data, prose (issue 35's "Done when").
+ORDINARY_TEXT = [
+    *EVERYDAY_CODE,
+    "sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "commit 3f2c9a1e7b4d5c6a8e9f0a1b2c3d4e5f6a7b8c9d fixed the flaky test",
+    "md5 of the build: d41d8cd98f00b204e9800998ecf8427e",
+    "request id 123e4567-e89b-12d3-a456-426614174000 failed at 12:03",
+    "logo: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAA"
+    "BJRU5ErkJggg==",
+    "The integrity hash is sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+"
+    "SfaPg==",
+    "We decided to rotate the keys every 90 days and keep the password policy as it is.",
+    "Base64 of 'hello world' is aGVsbG8gd29ybGQ=, nothing secret about it.",
+]
+
+
+def stored_verbatim_misses(db_path: Path | str, texts: list[str]) -> list[str]:
+    """The texts that are not stored, byte for byte, as a whole text value of some table (read as a plain client
+    of either engine reads it)."""
+    stored = set(stored_strings(db_path))
+    return [text for text in texts if text not in stored]

@@ -80,6 +80,7 @@ class MemeshMemoryProvider(MemoryProvider):
         self._recaller: threading.Thread | None = None
         self._recall_ready = threading.Condition(self._lock)
         self._closed = False
+        self._epoch = 0  # grows on each reset: a recall started before one is not kept
 
     @property
     def name(self) -> str:
@@ -141,12 +142,14 @@ class MemeshMemoryProvider(MemoryProvider):
                     return
                 session, query = self._wanted
                 self._wanted = None
+                epoch = self._epoch
             answer = self._run(
                 ["recall", "--session", session], {"query": query, "limit": RECALL_LIMIT}, RECALL_TIMEOUT_SECONDS
             )
             context = answer.get("context") if answer else None
             with self._lock:
-                self._prefetched[session] = context if isinstance(context, str) else ""
+                if epoch == self._epoch:
+                    self._prefetched[session] = context if isinstance(context, str) else ""
 
     def backup_paths(self) -> list[str]:
         """The files Hermes should include in a backup: MeMesh's database (and its write-ahead log) and config."""
@@ -208,8 +211,28 @@ class MemeshMemoryProvider(MemoryProvider):
             return ""
         return "The files edited and errors fixed so far are kept in MeMesh; the summary need not list them all."
 
-    def on_session_switch(self, new_session_id: str, *, parent_session_id: str = "", **kwargs: Any) -> None:
+    def on_session_switch(
+        self,
+        new_session_id: str,
+        *,
+        parent_session_id: str = "",
+        reset: bool = False,
+        rewound: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        """Follow the new session id; on `reset` (/new, /reset: a new conversation) or `rewound` (the transcript was
+        cut back) start its state afresh, as Hermes asks: no recall made for the conversation before is injected
+        into it, whether it is waiting, running or answered. /resume, /branch and compression (neither flag) keep
+        it: the conversation goes on. Turns already handed over are still captured, under their own session."""
+        previous = self._session_id
         self._session_id = new_session_id or self._session_id
+        if not (reset or rewound):
+            return
+        with self._lock:
+            for session in {session_arg(previous), session_arg(self._session_id)}:
+                self._prefetched.pop(session, None)
+            self._wanted = None
+            self._epoch += 1  # a recall running now answers for the conversation before: it is dropped
 
     def shutdown(self) -> None:
         """Let the queued recall finish and the waiting turns be captured (bounded), then stop both workers."""

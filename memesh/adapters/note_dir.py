@@ -54,13 +54,16 @@ class NoteFolder:
         return str(self.root)
 
     def listing(self) -> tuple[list[NoteEntry], list[str]]:
-        """Every regular *.md file below the folder (sorted), and the *.md symlinks refused; .git and node_modules
-        and symlinked folders are not entered."""
+        """Every regular *.md file below the folder (sorted), and the symlinks refused: each *.md symlink, and each
+        symlinked folder as its path with a trailing `/` (not entered, and reported, issue 35: it was skipped
+        without a word); .git and node_modules are not entered."""
         files: list[NoteEntry] = []
         refused: list[str] = []
         # os.walk skips what it cannot read (a folder without permission) rather than failing the whole run.
         for folder, dirs, names in os.walk(self.root, followlinks=False):
-            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not (Path(folder) / d).is_symlink())
+            linked = [d for d in dirs if d not in SKIPPED_DIRS and (Path(folder) / d).is_symlink()]
+            refused += [(Path(folder) / d).relative_to(self.root).as_posix() + "/" for d in linked]
+            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and d not in linked)
             for name in sorted(names):
                 if not name.lower().endswith(".md"):
                     continue

@@ -43,7 +43,9 @@ def run(
     op: Op[S, I, O], resources: Resources, arguments: Any, ctx: CallContext, *, nulls_mean_absent: bool = False
 ) -> Result[O, MemeshError]:
     """Admit `arguments` for `op` through the gate and run its operation on what it uses of `resources`."""
-    match gate.admit(op.input_schema, {} if arguments is None else arguments, nulls_mean_absent=nulls_mean_absent):
+    given = {} if arguments is None else arguments
+    # Guarded: a schema file read while the process has no descriptor left is unavailable now, not a bug.
+    match guarded(lambda: gate.admit(op.input_schema, given, nulls_mean_absent=nulls_mean_absent)):
         case Failure() as refused:
             return refused
         case Success(admitted):

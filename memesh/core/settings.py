@@ -202,6 +202,15 @@ def _stored_limit(raw: Any) -> tuple[float | None, str] | None:
     return math.nan, _shown(raw)
 
 
+def _stored_out_of_range(raw: Any) -> tuple[tuple[str, str], ...]:
+    """The stored sessionLimit and why it is out of range, or nothing (none stored, or one in range)."""
+    found = _stored_limit(raw)
+    if found is None:
+        return ()
+    problem = _limit_problem(found[0])
+    return ((found[1], problem),) if problem is not None else ()
+
+
 def _session_limit_row(stored: Mapping[str, Any], env: str | None) -> _LimitFound:
     env_problem: tuple[tuple[str, str], ...] = ()
     if env is not None:
@@ -211,8 +220,14 @@ def _session_limit_row(stored: Mapping[str, Any], env: str | None) -> _LimitFoun
             return _LimitFound(int(number or 0), f"{int(number or 0)} (env MEMESH_SESSION_LIMIT)")
         shown = _display(number, env)
         if problem == "above 100":
+            # The env value wins (as 100); a stored value out of range too is named as well (issue 35: the spec
+            # names both whenever both are out of range), though it is not used.
+            ignored = _stored_out_of_range(stored.get("sessionLimit"))
             row = f"{shown} from MEMESH_SESSION_LIMIT (above 100; the SessionStart hook uses 100)"
-            return _LimitFound(SESSION_LIMIT_MAX, row, ((shown, problem),), capped=True)
+            if ignored:
+                row = f"{shown} from MEMESH_SESSION_LIMIT (above 100), then {ignored[0][0]} ({ignored[0][1]}; the "
+                row += "SessionStart hook uses 100)"
+            return _LimitFound(SESSION_LIMIT_MAX, row, ((shown, problem),), ignored, capped=True)
         env_problem = ((shown, problem),)
     adjusted = [f"{shown} from MEMESH_SESSION_LIMIT ({problem})" for shown, problem in env_problem]
     found = _stored_limit(stored.get("sessionLimit"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol, cast
 
@@ -130,9 +131,10 @@ def capture_session(
 
 
 NOTHING_NEW = "nothing new in the session insights"
+TURN_STORED = "this turn is stored already"
 
 
-def _holds(existing: Entity, observations: list[str], tags: list[str]) -> bool:
+def _holds(existing: Entity, observations: Sequence[str], tags: Sequence[str]) -> bool:
     """Whether remembering these lines and tags on `existing` would add nothing."""
     return set(observations) <= set(existing.observations) and set(tags) <= set(existing.tags)
 
@@ -160,7 +162,12 @@ def capture_turn(
     }
     ctx = _as_hermes(ctx)
     with store.transaction():
-        existed = store.find(name) is not None
+        existing = store.find(name)
+        existed = existing is not None
+        if existing is not None and _holds(existing, request["observations"], request["tags"]):
+            # A retry of a turn stored already (issue 35): nothing is written, and the answer says so, as a rerun
+            # of capture-session does; the spec's "anything else stores nothing and reports skipped".
+            return Success({"outcome": "skipped", "reason": TURN_STORED})
         match remember(store, cast(RememberInput, request), ctx=ctx):
             case Failure() as refused:
                 return refused

@@ -151,6 +151,11 @@ def import_note_folder(
     return cast(Result[ImportNotesOutput, MemeshError], result)
 
 
+# A symlinked folder inside the notes folder is not followed (the spec refuses symlinks: one could lead out of the
+# folder, or round in a loop); it is reported. To import what it holds, name its target: `import --notes <target>`.
+LINKED_FOLDER = "symlinked folder refused (not followed; import its target folder itself)"
+
+
 def import_notes(
     store: NoteStore,
     folder: NoteSource,
@@ -179,14 +184,15 @@ def import_notes(
         ours = [e for e in store.load(store.ids_with_tag(nf.NOTE_TAG)) if _provenance(e).get("note_dir_id") == digest]
         by_path = {_provenance(e).get("note_path"): e for e in ours if nf.MISSING_TAG not in e.tags}
         for rel in symlinks:
-            run.skip(None, rel, "symlink refused")
+            run.skip(None, rel, LINKED_FOLDER if rel.endswith("/") else "symlink refused")
         claims = _read(files, folder, by_path, run, nf.MAX_FILES_PER_RUN if max_reads is None else max_reads)
         present = {f.key for f in files}
         for name, claimants in claims.items():
             _settle(store, name, claimants, digest, present, project, ctx, run)
         _sweep(store, ours, present, {f.key: f for f in files}, run)
         store.set_meta(key, json.dumps(run.skips) if run.skips else None)
-    return Success({"dirId": digest, "discovered": len(files) + len(symlinks), **run.result})
+    linked_files = [rel for rel in symlinks if not rel.endswith("/")]
+    return Success({"dirId": digest, "discovered": len(files) + len(linked_files), **run.result})
 
 
 def _read(

@@ -9,10 +9,11 @@ or a password: they may leave the machine (an MCP result, an HTTP body).
 from __future__ import annotations
 
 import errno
+import os
 import sqlite3
 import sys
 
-from memesh.errors import ErrorCode, MemeshError
+from memesh.errors import ErrorCode, MemeshError, out_of_descriptors
 
 _BY_PRIMARY: dict[int, tuple[str, ErrorCode, str]] = {
     sqlite3.SQLITE_BUSY: (
@@ -78,11 +79,15 @@ def translate(exc: BaseException) -> MemeshError | None:
     """The spec's error for a database failure, or None when `exc` is not one (a bug, to be reported as such)."""
     if isinstance(exc, StoreError):
         return exc.error
+    if out_of_descriptors(exc):
+        return MemeshError.no_descriptors()
     psycopg = sys.modules.get("psycopg")  # a psycopg error can only be raised once psycopg is imported
     if psycopg is not None and isinstance(exc, psycopg.Error):
         return translate_postgres(exc)
     if isinstance(exc, sqlite3.Error):
         primary = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+        if primary == sqlite3.SQLITE_CANTOPEN and not descriptor_free():
+            return MemeshError.no_descriptors()  # SQLite says only "unable to open": the process's limit is why
         if primary in _BY_PRIMARY:
             return _error(*_BY_PRIMARY[primary])
         if primary == sqlite3.SQLITE_IOERR:
@@ -91,6 +96,16 @@ def translate(exc: BaseException) -> MemeshError | None:
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return _error("disk-full", ErrorCode.INTERNAL, "disk full: free some space, then try again")
     return None
+
+
+def descriptor_free() -> bool:
+    """Whether this process can open one more file now (False: EMFILE or ENFILE)."""
+    try:
+        fd = os.open(os.devnull, os.O_RDONLY)
+    except OSError as exc:
+        return not out_of_descriptors(exc)
+    os.close(fd)
+    return True
 
 
 def schema_behind(pending: list[int]) -> StoreError:

@@ -56,6 +56,19 @@ def test_an_invalid_briefing_falls_back_to_minimal_and_is_reported() -> None:
             "abc from MEMESH_SESSION_LIMIT (not a whole number), "
             "then 0 (below 1; the SessionStart hook uses the default 10)",
         ),
+        (
+            {"sessionLimit": 0},
+            "500",
+            100,
+            "500 from MEMESH_SESSION_LIMIT (above 100), then 0 (below 1; the SessionStart hook uses 100)",
+        ),
+        (
+            {"sessionLimit": 1000},
+            "500",
+            100,
+            "500 from MEMESH_SESSION_LIMIT (above 100), then 1000 (above 100; the SessionStart hook uses 100)",
+        ),
+        ({"sessionLimit": 20}, "500", 100, "500 from MEMESH_SESSION_LIMIT (above 100; the SessionStart hook uses 100)"),
     ],
 )
 def test_session_limit_in_effect_names_the_adjustment(
@@ -87,3 +100,17 @@ def test_the_setting_keys_and_values_are_the_config_schema_s() -> None:
     assert tuple(sorted(schema["properties"])) == settings.KEYS
     assert tuple(schema["properties"]["briefing"]["enum"]) == settings.BRIEFING_LEVELS
     assert (settings.SESSION_LIMIT_MIN, settings.SESSION_LIMIT_MAX) == (1, 100)
+
+
+@pytest.mark.parametrize(
+    ("stored", "named"),
+    [(0, "0 in config.json (below 1"), (1000, "1000 in config.json (above 100"), ("x", '"x" in config.json (not a')],
+)
+def test_with_the_env_above_100_a_stored_value_out_of_range_is_reported_as_well(stored: object, named: str) -> None:
+    effective = settings.session_limit({"sessionLimit": stored}, "500")
+    assert effective.value == 100
+    # One entry per adjusted source, as the spec asks, each ending on the value in effect.
+    assert effective.adjusted[0] == "500 from MEMESH_SESSION_LIMIT (above 100; the SessionStart hook uses 100)"
+    assert effective.adjusted[1].startswith(named)
+    assert effective.adjusted[1].endswith("; the SessionStart hook uses 100)")
+    assert len(effective.adjusted) == 2

@@ -243,6 +243,33 @@ def test_prefetch_answers_at_once_while_the_recall_runs_in_the_background(
     assert provider.prefetch("and the next", session_id="s") == ""  # each answer is given once
 
 
+@pytest.mark.one_engine("the recall answers come from a stand-in memesh: no store is read")
+@pytest.mark.parametrize("flag", ["reset", "rewound"])
+def test_a_reset_drops_the_recall_made_for_the_conversation_before(
+    plugin: types.ModuleType, memesh_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: str
+) -> None:
+    slow = tmp_path / "slow-memesh"
+    answer = json.dumps({"context": "[MeMesh recall]\n- from the conversation before"})
+    slow.write_text(f"#!/bin/sh\nsleep 1\nprintf '%s\\n' '{answer}'\n", encoding="utf-8")
+    slow.chmod(0o755)
+    monkeypatch.setenv("MEMESH_BIN", str(slow))
+    provider = plugin.MemeshMemoryProvider()
+    provider.initialize("s", hermes_home="/h", platform="cli", agent_context="primary")
+    provider.queue_prefetch("what did we decide?", session_id="s")
+    provider.shutdown()  # that recall has answered: it waits for the next turn of "s"
+    provider.initialize("s", hermes_home="/h", platform="cli", agent_context="primary")
+    provider.queue_prefetch("and then?", session_id="s")  # this one is still running at the switch
+    provider.on_session_switch("s", parent_session_id="s", **{flag: True})
+    provider.shutdown()
+    assert provider.prefetch("a new question", session_id="s") == ""
+    # Without the flag (/resume, /branch, compression) the conversation goes on: its recall is kept.
+    provider.initialize("s", hermes_home="/h", platform="cli", agent_context="primary")
+    provider.queue_prefetch("what did we decide?", session_id="s")
+    provider.on_session_switch("s", parent_session_id="s")
+    provider.shutdown()
+    assert provider.prefetch("next", session_id="s") == "[MeMesh recall]\n- from the conversation before"
+
+
 def test_backup_paths_name_the_database_its_log_and_the_config(
     plugin: types.ModuleType, memesh_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -121,10 +121,14 @@ def test_a_turn_is_classified_from_the_assistants_words(reply: str, kind: str | 
 def test_a_decision_turn_is_stored_once_and_a_retry_adds_no_second_row(fresh_db: SqliteStore, ctx: CallContext) -> None:
     body = {"user": "which db?", "assistant": "We decided to use SQLite."}
     first = capture_turn(fresh_db, "s-2", body, ctx=ctx).unwrap()
+    stored = fresh_db.find(first["name"])
     second = capture_turn(fresh_db, "s-2", body, ctx=ctx).unwrap()
-    assert first["outcome"] == "wrote" and first["new"] is True and second["new"] is False
+    assert first["outcome"] == "wrote" and first["new"] is True
+    # The retry says what happened (nothing) and writes nothing: the memory is as the first capture left it.
+    assert second == {"outcome": "skipped", "reason": "this turn is stored already"}
     assert fresh_db.count() == 1
     turn = fresh_db.find(first["name"])
+    assert turn == stored
     assert turn is not None and turn.type == "conversation"
     assert {"platform:hermes", "session:s-2", "signal:decision"} <= set(turn.tags)
     assert turn.observations == ["User: which db?", "Assistant: We decided to use SQLite."]

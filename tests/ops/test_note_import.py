@@ -123,6 +123,25 @@ def test_symlinks_git_and_node_modules_and_large_files_are_not_read(
     assert fresh_db.find("from-git") is None and fresh_db.find("from-modules") is None
 
 
+def test_a_symlinked_folder_is_reported_and_not_entered(
+    fresh_db: SqliteStore, ctx: CallContext, notes: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    _note(elsewhere / "outside.md", "from-outside", "no\n")
+    (notes / "linked").symlink_to(elsewhere, target_is_directory=True)
+    (notes / "sub").mkdir(exist_ok=True)
+    (notes / "sub" / "deeper").symlink_to(elsewhere, target_is_directory=True)
+    result = _run(fresh_db, notes, ctx)
+    reasons = {item["path"]: item["reason"] for item in result["skipped"]}
+    refused = "symlinked folder refused (not followed; import its target folder itself)"
+    assert (reasons["linked/"], reasons["sub/deeper/"]) == (refused, refused)
+    assert fresh_db.find("from-outside") is None
+    assert result["refusedNow"] >= 2
+    again = _run(fresh_db, notes, ctx)  # reported on every run, counted as new only once
+    assert {item["path"] for item in again["skipped"]} >= {"linked/", "sub/deeper/"}
+    assert again["refusedNow"] == 0
+
+
 def test_a_name_owned_by_an_ordinary_memory_is_not_overwritten(
     fresh_db: SqliteStore, ctx: CallContext, notes: Path, tools: Any
 ) -> None:

@@ -24,7 +24,7 @@ from starlette.responses import Response
 
 from memesh.app.members import caller_for_token, is_owner_token, owner_caller
 from memesh.context import Caller
-from memesh.errors import ErrorCode, MemeshError
+from memesh.errors import ErrorCode, MemeshError, out_of_descriptors
 from memesh.transports.http import respond
 from memesh.transports.http.body import Disconnected, read_limited
 from memesh.transports.http.boundary import CALLER_KEY, check_origin, invalid_token, presented_bearer
@@ -109,15 +109,27 @@ class MemeshHttpApp:
             return
         scope = _without_trailing_slash(scope)
         head = scope["method"].upper() == "HEAD"
+        started = False
 
         async def secured(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 message = dict(message)
                 message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
             elif message["type"] == "http.response.body" and head:
                 message = {**message, "body": b""}
             await send(message)
 
+        try:
+            await self._answer(scope, receive, secured)
+        except Exception as exc:
+            # Whatever ran out of descriptors outside an endpoint (the edge, a page, the MCP SDK): 503, retry shortly.
+            if started or not out_of_descriptors(exc):
+                raise
+            await respond.refused(MemeshError.no_descriptors())(scope, receive, secured)
+
+    async def _answer(self, scope: Scope, receive: Receive, secured: Send) -> None:
         try:
             receive = await self._edge(scope, receive)
         except Disconnected:
@@ -208,3 +220,17 @@ def create_app(
 
         update_fetch = package_index_lookup()
     return MemeshHttpApp(remote=remote, token=token, db_path=db_path, update_fetch=update_fetch)
+
+
+def preload(app: MemeshHttpApp) -> None:
+    """Import and read, before serving, everything a request to `app` would on first use: every route's operation,
+    the MCP tools, the dashboard page and the OpenAPI document (memesh.app.preload says why)."""
+    from memesh.app.preload import preload as preload_ops
+    from memesh.app.registry import TOOLS
+    from memesh.transports import dashboard
+    from memesh.transports.http.openapi import document
+    from memesh.transports.http.routes import API, PAGES
+
+    preload_ops([*(route.op for route in API), *TOOLS])
+    dashboard.page()
+    document(API, PAGES)

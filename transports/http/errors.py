@@ -40,6 +40,9 @@ LEGACY_CODE: dict[ErrorCode, str] = {
 }
 
 BODY_LIMIT_BYTES = 1024 * 1024
+# Every 503 of a database or a process that cannot serve now says when to ask again: a second is enough for a storm
+# of waiting polls to free descriptors, or a locked database to be released (docs/adr/0015-descriptor-exhaustion.md).
+RETRY_AFTER_SECONDS = 1
 BODY_LIMIT_HINT = (
     "Split large exports/imports into smaller batches, or stream them via the CLI (`memesh export` / `memesh "
     "import`) which reads/writes files directly and is not subject to the per-request 1MB cap."

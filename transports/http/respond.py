@@ -9,7 +9,7 @@ from starlette.responses import Response
 
 from memesh import jsontext
 from memesh.errors import MemeshError
-from memesh.transports.http.errors import HttpFailure, failure, status_for, success
+from memesh.transports.http.errors import RETRY_AFTER_SECONDS, HttpFailure, failure, status_for, success
 
 
 def encode(body: Any) -> bytes:
@@ -27,7 +27,10 @@ def ok(data: Any) -> Response:
 
 
 def refused(error: MemeshError, *, status: int | None = None, extra: dict[str, Any] | None = None) -> Response:
-    return json_response(status_for(error) if status is None else status, failure(error, extra))
+    response = json_response(status_for(error) if status is None else status, failure(error, extra))
+    if error.unavailable:  # the database or the process cannot serve now: when to ask again (issue 35)
+        response.headers["retry-after"] = str(RETRY_AFTER_SECONDS)
+    return response
 
 
 def from_failure(exc: HttpFailure) -> Response:

@@ -103,6 +103,16 @@ def tls_pair(cert: str | None, key: str | None) -> tuple[Path, Path] | str | Non
     return pair
 
 
+def serving_app(*, remote: bool, token: str | None) -> object:
+    """The app as `memesh serve` runs it (built in granian's worker): with everything its requests would import
+    or read on first use already loaded, so a storm that takes every descriptor cannot fail one (issue 35)."""
+    from memesh.transports.http.app import create_app, preload
+
+    app = create_app(remote=remote, token=token)
+    preload(app)
+    return app
+
+
 def serve(
     host: str = "127.0.0.1",
     port: int = 3737,
@@ -155,11 +165,10 @@ def serve(
         return 1
 
     from memesh.transports.http import server
-    from memesh.transports.http.app import create_app
 
     scheme = "https" if tls is not None else "http"
     base = f"{scheme}://{url_host(host)}:{listener.getsockname()[1]}"
     print(f"MeMesh HTTP server running at {base}", flush=True)
     print(f"MeMesh dashboard: {base}/dashboard", flush=True)
-    app_factory = partial(create_app, remote=remote, token=token.value if token else None)
+    app_factory = partial(serving_app, remote=remote, token=token.value if token else None)
     return server.run(listener, app_factory, tls=tls)

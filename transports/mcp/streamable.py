@@ -29,6 +29,7 @@ import anyio.abc
 import anyio.to_thread
 
 from memesh.app.resources import Resources
+from memesh.errors import OUT_OF_DESCRIPTORS, out_of_descriptors
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -89,7 +90,14 @@ class McpOverHttp:
                 group.cancel_scope.cancel()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        manager = self._manager or await self._start()
+        try:
+            manager = self._manager or await self._start()
+        except OSError as exc:
+            if not out_of_descriptors(exc):
+                raise
+            # The SDK could not be imported with every descriptor taken (issue 35): the next request tries again.
+            await _unavailable(send, OUT_OF_DESCRIPTORS)
+            return
         session = _header(scope, b"mcp-session-id")
         if session is not None or scope.get("method") != "POST" or STATELESS:
             if session in self._used:
@@ -99,7 +107,7 @@ class McpOverHttp:
         client = _client(scope)
         async with self._opening:
             if not await self._room_for(manager, client):
-                await _too_many(send)
+                await _unavailable(send, "Too many open sessions for this client")
                 return
             # Counted against the client until its session id is known: openings sent at once cannot pass the cap.
             self._pending[client] = self._pending.get(client, 0) + 1
@@ -215,11 +223,9 @@ def _client(scope: Scope) -> str:
     return f"address:{peer[0]}" if peer else "address:?"
 
 
-async def _too_many(send: Send) -> None:
-    """503 with a retry hint, as the SDK answers its own limit: JSON-RPC error, no request id."""
-    body = json.dumps(
-        {"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": "Too many open sessions for this client"}}
-    ).encode()
+async def _unavailable(send: Send, message: str) -> None:
+    """503 with a retry hint, as the SDK answers its own session limit: JSON-RPC error, no request id."""
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": message}}).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),

@@ -7,12 +7,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tests.secret_shapes import (
+    ORDINARY_TEXT,
     SHAPES,
     assert_nothing_leaked,
     bundle,
     format_batches,
     learn_body,
     remember_body,
+    stored_verbatim_misses,
     task_body,
 )
 
@@ -75,3 +77,10 @@ def test_a_task_project_holding_a_credential_is_refused(cli: Cli, memesh_env: Pa
     assert out.code == 1
     assert out.json()["errorCode"] == "validation.bad-body"
     assert out.json()["error"].startswith("project: ")
+
+
+def test_ordinary_code_and_text_are_stored_byte_for_byte_through_remember(cli: Cli, memesh_env: Path) -> None:
+    half = len(ORDINARY_TEXT) // 2
+    for index, texts in enumerate((ORDINARY_TEXT[:half], ORDINARY_TEXT[half:])):
+        cli.ok("remember", "--name", f"ordinary-{index}", "--type", "note", *[f"--obs={text}" for text in texts])
+    assert stored_verbatim_misses(memesh_env, ORDINARY_TEXT) == []

@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,27 +16,34 @@ from tests.transports.http.test_serve import Running
 
 
 @contextmanager
-def real_server(folder: Path, descriptors: int | None = None) -> Iterator[Running]:
-    """The server of a HOME inside `folder`, with at most `descriptors` open files when given."""
+def real_server(
+    folder: Path, descriptors: int | None = None, *, prelude: str = "", log: Path | None = None
+) -> Iterator[Running]:
+    """The server of a HOME inside `folder`, with at most `descriptors` open files when given; `prelude` runs before
+    it serves (a setting made small for the test); `log` takes its stderr (else a pipe nobody drains while it runs,
+    which a server that logs much would fill and block on)."""
     home = folder / "home"
     env = {k: v for k, v in os.environ.items() if k not in ("MEMESH_REMOTE_TOKEN", "MEMESH_HTTP_ALLOW_REMOTE")}
     env.update(HOME=str(home), MEMESH_DIR=str(home / ".memesh"), MEMESH_DB_PATH=str(home / ".memesh" / "kg.db"))
-    code = "import sys\nfrom memesh.transports.http.serve import serve\nsys.exit(serve(host='127.0.0.1', port=0))"
+    serve = "from memesh.transports.http.serve import serve\nsys.exit(serve(host='127.0.0.1', port=0))"
+    code = f"import sys\n{prelude}\n{serve}"
     if descriptors is not None:
         code = f"import resource\nresource.setrlimit(resource.RLIMIT_NOFILE, ({descriptors}, {descriptors}))\n{code}"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code],
-        cwd=folder,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        yield Running(proc)
-    finally:
-        proc.kill()
-        proc.wait()
+    with ExitStack() as stack:
+        stderr = stack.enter_context(log.open("w")) if log is not None else subprocess.PIPE
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code],
+            cwd=folder,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
+        try:
+            yield Running(proc)
+        finally:
+            proc.kill()
+            proc.wait()
 
 
 def request(method: str, path: str, body: dict[str, Any] | None = None, *, headers: str = "") -> bytes:

@@ -6,7 +6,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tests.backends import Backend
-from tests.secret_shapes import SHAPES, assert_nothing_leaked, bundle, format_batches, learn_body, remember_body
+from tests.secret_shapes import (
+    ORDINARY_TEXT,
+    SHAPES,
+    assert_nothing_leaked,
+    bundle,
+    format_batches,
+    learn_body,
+    remember_body,
+    stored_verbatim_misses,
+)
 
 if TYPE_CHECKING:
     from tests.transports.http.conftest import Api
@@ -36,3 +45,15 @@ def test_a_learn_project_holding_a_credential_is_refused(api: Api, db_file: Path
     )
     assert body["error"].startswith("project: ")
     assert_nothing_leaked(backend.target(db_file))
+
+
+def test_ordinary_code_and_text_are_stored_byte_for_byte_through_remember_and_import(
+    api: Api, db_file: Path, backend: Backend
+) -> None:
+    half = len(ORDINARY_TEXT) // 2
+    for index, texts in enumerate((ORDINARY_TEXT[:half], ORDINARY_TEXT[half:])):
+        api.ok("POST", "/v1/remember", json={"name": f"ordinary-{index}", "type": "note", "observations": texts})
+    entities = [{"name": f"imported-{i}", "type": "note", "observations": [t]} for i, t in enumerate(ORDINARY_TEXT)]
+    data = {"version": "3.1.0", "entities": entities, "relations": []}
+    assert api.ok("POST", "/v1/import", json={"data": data, "merge_strategy": "overwrite"})["errors"] == []
+    assert stored_verbatim_misses(backend.target(db_file), ORDINARY_TEXT) == []

@@ -7,12 +7,14 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.secret_shapes import (
+    ORDINARY_TEXT,
     SHAPES,
     assert_nothing_leaked,
     bundle,
     format_batches,
     learn_body,
     remember_body,
+    stored_verbatim_misses,
     task_body,
 )
 from tests.transports.mcp.conftest import MODERN
@@ -56,3 +58,11 @@ async def test_a_project_holding_a_credential_is_refused_by_task_state_and_learn
     assert task.startswith("project: ")
     assert lesson.startswith("project: ")
     assert_nothing_leaked(mcp_server.target)
+
+
+async def test_ordinary_code_and_text_are_stored_byte_for_byte_through_remember(mcp_server: McpInMemory) -> None:
+    half = len(ORDINARY_TEXT) // 2
+    async with mcp_server.connect(MODERN) as client:
+        for index, texts in enumerate((ORDINARY_TEXT[:half], ORDINARY_TEXT[half:])):
+            await client.ok("remember", {"name": f"ordinary-{index}", "type": "note", "observations": texts})
+    assert stored_verbatim_misses(mcp_server.target, ORDINARY_TEXT) == []

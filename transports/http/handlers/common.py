@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from memesh.context import CallContext
-from memesh.errors import ErrorCode, MemeshError
+from memesh.errors import ErrorCode, MemeshError, out_of_descriptors
 from memesh.transports.http import respond
 from memesh.transports.http.body import Disconnected, decode_json
 from memesh.transports.http.boundary import CALLER_KEY
@@ -25,8 +25,8 @@ CLIENT_CLOSED = 499  # the request ended because its client went away (no one re
 
 
 def endpoint(handler: Endpoint) -> Endpoint:
-    """`handler` answering every failure in the envelope: HttpFailure as mapped, anything else as a 500 whose
-    details go to the server's log, never onto the wire."""
+    """`handler` answering every failure in the envelope: HttpFailure as mapped, a process out of descriptors as
+    503 with Retry-After, anything else as a 500 whose details go to the server's log, never onto the wire."""
 
     @wraps(handler)
     async def run(request: Request) -> Response:
@@ -36,7 +36,9 @@ def endpoint(handler: Endpoint) -> Endpoint:
             return respond.from_failure(refused)
         except Disconnected:  # the client left (a long poll): nobody reads this answer
             return Response(status_code=CLIENT_CLOSED)
-        except Exception:
+        except Exception as exc:
+            if out_of_descriptors(exc):  # every descriptor taken (a storm of connections): 503, retry shortly
+                return respond.refused(MemeshError.no_descriptors())
             traceback.print_exc(file=sys.stderr)
             return respond.refused(MemeshError(ErrorCode.INTERNAL, INTERNAL))
 
