@@ -6,7 +6,7 @@ ran the hook). Each returns an `Outcome`, the record the hook appends to hook-ou
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -38,6 +38,10 @@ class CaptureStore(Protocol):
     def transaction(self) -> AbstractContextManager[None]: ...
     def find(self, name: str) -> Entity | None: ...
     def save(self, write: EntityWrite) -> int: ...
+    def existing_names(self, names: Iterable[str]) -> set[str]: ...
+    def create_relation(
+        self, from_name: str, to_name: str, relation_type: str, *, author: str | None = None
+    ) -> bool: ...
 
 
 def _write(
@@ -155,8 +159,9 @@ def capture_commit(
     commit: dict[str, str],
     ctx: CallContext,
 ) -> Outcome:
-    """Remember one commit (a commit seen twice adds nothing), with the session it was made in."""
-    from memesh.core.commits import COMMIT_TYPE
+    """Remember one commit (a commit seen twice adds nothing), with the session it was made in, and an `implements`
+    relation to each stored memory its message names with `[mem:<name>]` (a name that is not stored is passed over)."""
+    from memesh.core.commits import COMMIT_TYPE, IMPLEMENTS
 
     with store.transaction():
         existing = store.find(memory.name)
@@ -178,6 +183,9 @@ def capture_commit(
         match _write(store, resolved, existing, ctx, extra):
             case Failure(error):
                 return Outcome("error", f"write refused: {error.code}")
+        named = [name for name in memory.implements if name != memory.name]
+        for target in sorted(store.existing_names(named), key=named.index) if named else ():
+            store.create_relation(memory.name, target, IMPLEMENTS, author=ctx.author())
     return Outcome("wrote", entity=memory.name)
 
 
