@@ -45,13 +45,14 @@ def file_tag(path: str) -> str:
     return f"file:{posixpath.basename(path.rstrip('/'))}"
 
 
-# `[mem:<name>]` in a commit's subject or body names the memory (a decision, a plan …) the commit implements.
+# `[mem:<name>]` or `[mem:<id>]` (the handle the briefing's memory index shows) in a commit's subject or body names
+# the memory (a decision, a plan …) the commit implements.
 _IMPLEMENTS = re.compile(r"\[mem:\s*([^\]\s][^\]\n]{0,199}?)\s*\]")
 MAX_IMPLEMENTS = 10
 
 
 def implemented(message: str) -> list[str]:
-    """The memory names a commit message says it implements (`[mem:<name>]`), each once, in order, at most 10."""
+    """The memories a commit message says it implements (`[mem:<name or id>]`), each once, in order, at most 10."""
     return list(dict.fromkeys(found.group(1) for found in _IMPLEMENTS.finditer(message)))[:MAX_IMPLEMENTS]
 
 

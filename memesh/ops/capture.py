@@ -39,6 +39,7 @@ class CaptureStore(Protocol):
     def find(self, name: str) -> Entity | None: ...
     def save(self, write: EntityWrite) -> int: ...
     def existing_names(self, names: Iterable[str]) -> set[str]: ...
+    def load(self, ids: Sequence[int]) -> list[Entity]: ...
     def create_relation(
         self, from_name: str, to_name: str, relation_type: str, *, author: str | None = None
     ) -> bool: ...
@@ -183,17 +184,26 @@ def capture_commit(
         match _write(store, resolved, existing, ctx, extra):
             case Failure(error):
                 return Outcome("error", f"write refused: {error.code}")
-        named = [name for name in memory.implements if name != memory.name]
-        for target in sorted(store.existing_names(named), key=named.index) if named else ():
+        for target in _implemented(store, memory):
             store.create_relation(memory.name, target, IMPLEMENTS, author=ctx.author())
     return Outcome("wrote", entity=memory.name)
+
+
+def _implemented(store: CaptureStore, memory: CommitMemory) -> list[str]:
+    """The stored memories a commit's `[mem:…]` references name: a number is the handle the briefing index shows
+    (the memory's id), anything else a memory's name; ones not stored, and the commit itself, are passed over."""
+    ids = [int(ref) for ref in memory.implements if ref.isdigit() and len(ref) < 19]
+    by_id = {str(entity.id): entity.name for entity in store.load(ids)} if ids else {}
+    named = [name for name in memory.implements if name not in by_id]
+    present = store.existing_names(named) if named else set()
+    found = [by_id.get(ref) or (ref if ref in present else None) for ref in memory.implements]
+    return [name for name in dict.fromkeys(found) if name is not None and name != memory.name]
 
 
 class NoteFolderStore(CaptureStore, Protocol):
     def get_meta(self, key: str) -> str | None: ...
     def set_meta(self, key: str, value: str | None) -> None: ...
     def ids_with_tag(self, tag: str) -> list[int]: ...
-    def load(self, ids: list[int]) -> list[Entity]: ...
 
 
 def ingest_note_folder(
