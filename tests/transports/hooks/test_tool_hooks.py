@@ -212,7 +212,10 @@ def test_a_commit_naming_memories_by_mem_handle_implements_them(hook_env: HookEn
     finally:
         store.close()
     assert commit is not None
-    assert {(r.to_name, r.type) for r in commit.relations} == {("use-wal-mode", "implements"), ("plan-readers", "implements")}
+    assert {(r.to_name, r.type) for r in commit.relations} == {
+        ("use-wal-mode", "implements"),
+        ("plan-readers", "implements"),
+    }
 
 
 def test_a_commit_naming_no_memory_relates_to_nothing(hook_env: HookEnv) -> None:
