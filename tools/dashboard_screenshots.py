@@ -25,6 +25,8 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 RUNNING = re.compile(r"^MeMesh HTTP server running at (http://[^ ]+)$")
 PROJECT = "memesh-demo"
+SHOP = "shop~c566806a3f1e4b0d9a2c7e5b1d0f8a64"  # a project id as the hooks write it: the page shows its label
+SEARCH = "access tokens"  # two of the results contradict each other: the search shows the conflict
 WIDTH, HEIGHT = 1280, 800
 TABS = ("memories", "graph", "project", "analytics", "review", "doctor", "settings")  # and memory.png: one page
 
@@ -85,6 +87,15 @@ def seed(client: httpx.Client, env: dict[str, str]) -> None:
             "relations": [{"to": "session-6f1c2a9e-4b7d-4c1e-9a55-0d3e8b7f21aa-summary", "type": "part-of"}],
         },
     ]
+    memories.append(
+        {
+            "name": f"session-handoff:{SHOP}",
+            "type": "session-handoff",
+            "title": f"Session handoff for {SHOP}",
+            "observations": ["Checkout retries are in; next: the refund webhook."],
+            "tags": [f"project:{SHOP}"],
+        }
+    )
     for memory in memories:
         _post(client, "/v1/remember", memory)
     _post(
@@ -119,10 +130,19 @@ def shoot(url: str, out: Path, chromium: Path) -> list[Path]:
             page.goto(f"{url}/dashboard#{tab}")
             page.wait_for_selector("body[data-ready='true']")
             page.wait_for_load_state("networkidle")
-            if tab == "memories":  # the list across the page, then one memory's page (history, relations)
+            if tab == "memories":  # a search that finds a conflict, then one memory's page (history, relations)
                 page.wait_for_selector("#memory-list .memory")
+                page.fill("#search", SEARCH)
+                page.click("#search-form button[type=submit]")
+                page.wait_for_selector("#search-conflicts")
+                page.click("#memory-list .memory[data-name='token-lifetime-15m']")
+                page.wait_for_selector("#detail-card #memory-conflicts-of")
+                page.wait_for_load_state("networkidle")
                 written.append(out / "memories.png")
                 page.screenshot(path=str(written[-1]))
+                page.fill("#search", "")
+                page.click("#search-form button[type=submit]")
+                page.wait_for_selector("#memory-list .memory[data-name='demo-retry-pattern']")
                 page.click("#memory-list .memory[data-name='demo-retry-pattern']")
                 page.wait_for_selector("#detail-card #provenance")
                 shot = "memory"

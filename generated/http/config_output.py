@@ -8,7 +8,7 @@ from typing_extensions import TypedDict
 
 class Effective(TypedDict, closed=True):
     """
-    What this server's MeMesh does now: the stored value, else the default; an environment variable set for the server (MEMESH_AUTO_CAPTURE, MEMESH_SESSION_LIMIT, MEMESH_BRIEFING) wins, as it does in `memesh config list`. Hooks run in the host's own environment, which may differ.
+    What this server's MeMesh does now: the stored value, else the default; an environment variable set for the server (MEMESH_AUTO_CAPTURE, MEMESH_SESSION_LIMIT, MEMESH_BRIEFING, MEMESH_RECALL_MODE) wins, as it does in `memesh config list`. Hooks run in the host's own environment, which may differ.
     """
 
     autoCapture: bool
@@ -22,6 +22,10 @@ class Effective(TypedDict, closed=True):
     briefing: Literal["minimal", "standard", "full"]
     """
     The briefing level in effect.
+    """
+    recallMode: NotRequired[Literal["fts", "broad", "hybrid"]]
+    """
+    How recall finds memories now (MEMESH_RECALL_MODE, else the stored recallMode, else fts; hybrid answers as broad while its extra is not installed). Additive: absent from the reference.
     """
 
 
@@ -38,6 +42,10 @@ class Stored(TypedDict, closed=True):
     """
     Whatever JSON value is stored: only writes are checked against the three levels.
     """
+    recallMode: NotRequired[Any]
+    """
+    Whatever JSON value is stored: only writes are checked against the three modes.
+    """
 
 
 class ConfigOutput(TypedDict, closed=True):
@@ -48,5 +56,5 @@ class ConfigOutput(TypedDict, closed=True):
     config: Stored
     effective: Effective
     """
-    What this server's MeMesh does now: the stored value, else the default; an environment variable set for the server (MEMESH_AUTO_CAPTURE, MEMESH_SESSION_LIMIT, MEMESH_BRIEFING) wins, as it does in `memesh config list`. Hooks run in the host's own environment, which may differ.
+    What this server's MeMesh does now: the stored value, else the default; an environment variable set for the server (MEMESH_AUTO_CAPTURE, MEMESH_SESSION_LIMIT, MEMESH_BRIEFING, MEMESH_RECALL_MODE) wins, as it does in `memesh config list`. Hooks run in the host's own environment, which may differ.
     """

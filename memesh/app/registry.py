@@ -48,14 +48,16 @@ if TYPE_CHECKING:
     from memesh.generated.tools.user_patterns_output import UserPatternsOutput
     from memesh.generated.tools.work_package_input import WorkPackageInput
     from memesh.generated.tools.work_package_output import WorkPackageOutput
-    from memesh.ops.briefing import BriefingStore
+    from memesh.ops.briefing import NamedBriefingStore
     from memesh.ops.export import ExportStore
     from memesh.ops.forget import ForgetStore
     from memesh.ops.import_bundle import ImportStore
     from memesh.ops.improvement import ImprovementStore
+    from memesh.ops.learn import LearnStore
     from memesh.ops.message import MessageStore
     from memesh.ops.recall import RecallUses
     from memesh.ops.remember import RememberStore
+    from memesh.ops.task_state import TaskStateStore
     from memesh.ops.user_patterns import PatternsStore
 
 S_contra = TypeVar("S_contra", contravariant=True)
@@ -185,13 +187,13 @@ def _import() -> Operation[ImportStore, ImportInput, ImportOutput]:
     return import_bundle
 
 
-def _learn() -> Operation[RememberStore, LearnInput, LearnOutput]:
+def _learn() -> Operation[LearnStore, LearnInput, LearnOutput]:
     from memesh.ops.learn import learn
 
     return learn
 
 
-def _task_state() -> Operation[RememberStore, TaskStateInput, TaskStateOutput]:
+def _task_state() -> Operation[TaskStateStore, TaskStateInput, TaskStateOutput]:
     from memesh.ops.task_state import task_state
 
     return task_state
@@ -215,7 +217,7 @@ def _improvement() -> Operation[ImprovementStore, ImprovementInput, ImprovementO
     return improvement
 
 
-def _briefing() -> Operation[BriefingStore, BriefingInput, BriefingOutput]:
+def _briefing() -> Operation[NamedBriefingStore, BriefingInput, BriefingOutput]:
     from memesh.ops.briefing import briefing_tool
 
     return briefing_tool

@@ -11,6 +11,7 @@ from memesh.core.clean import clean_text
 from memesh.records import dataclass
 
 COMMIT_TYPE = "commit"
+IMPLEMENTS = "implements"  # the relation from a commit to a memory its message names
 MAX_FILE_TAGS = 30
 MAX_LISTED_FILES = 50
 # `[main 1a2b3c4] subject`, `[main (root-commit) 1a2b3c4] subject`, `[detached HEAD 1a2b3c4] subject`.
@@ -44,12 +45,24 @@ def file_tag(path: str) -> str:
     return f"file:{posixpath.basename(path.rstrip('/'))}"
 
 
+# `[mem:<name>]` or `[mem:<id>]` (the handle the briefing's memory index shows) in a commit's subject or body names
+# the memory (a decision, a plan …) the commit implements.
+_IMPLEMENTS = re.compile(r"\[mem:\s*([^\]\s][^\]\n]{0,199}?)\s*\]")
+MAX_IMPLEMENTS = 10
+
+
+def implemented(message: str) -> list[str]:
+    """The memories a commit message says it implements (`[mem:<name or id>]`), each once, in order, at most 10."""
+    return list(dict.fromkeys(found.group(1) for found in _IMPLEMENTS.finditer(message)))[:MAX_IMPLEMENTS]
+
+
 @dataclass(frozen=True)
 class CommitMemory:
     name: str
     title: str
     observations: list[str]
     tags: list[str]
+    implements: tuple[str, ...] = ()
 
 
 def memory(line: CommitLine, full_hash: str | None, body: str, files: Sequence[str], project: str) -> CommitMemory:
@@ -67,4 +80,5 @@ def memory(line: CommitLine, full_hash: str | None, body: str, files: Sequence[s
     # Here, not at the top: pre-edit recall imports this module for file_tag alone, and notes loads hashlib.
     from memesh.core.notes import TITLE_MAX, shorten
 
-    return CommitMemory(entity_name(full_hash or line.short_hash), shorten(subject, TITLE_MAX), observations, tags)
+    name, named = entity_name(full_hash or line.short_hash), tuple(implemented(f"{line.subject}\n{body}"))
+    return CommitMemory(name, shorten(subject, TITLE_MAX), observations, tags, named)

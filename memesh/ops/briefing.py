@@ -13,7 +13,8 @@ from returns.result import Failure, Result, Success
 from memesh.context import CallContext
 from memesh.core import access, briefing, briefing_index, handoff, messages, scoring, task
 from memesh.core import settings as config_rules
-from memesh.errors import MemeshError
+from memesh.core.keys import checked_project
+from memesh.errors import ErrorCode, MemeshError
 from memesh.generated.http.briefing_index_input import BriefingIndexInput
 from memesh.generated.http.briefing_index_output import BriefingIndexOutput
 from memesh.generated.tools.briefing_input import BriefingInput
@@ -41,6 +42,12 @@ class BriefingStore(Protocol):
     def first_observations(self, ids: Sequence[int]) -> dict[int, str]: ...
     def trusted_record(self, name: str, entity_type: str, project_tag: str) -> tuple[str, str | None, str] | None: ...
     def inbox(self, project: str, recipient: str, session: str | None) -> Inbox: ...
+
+
+class NamedBriefingStore(BriefingStore, Protocol):
+    """A briefing asked for a project by name: its label is read against the stored projects."""
+
+    def project_counts(self) -> dict[str, dict[str, int]]: ...
 
 
 def canonical_recipient(raw: str) -> Result[str, MemeshError]:
@@ -204,20 +211,32 @@ def build(store: BriefingStore, request: BriefingInput, *, ctx: CallContext) -> 
 
 
 def briefing_tool(
-    store: BriefingStore, request: BriefingInput, *, ctx: CallContext
+    store: NamedBriefingStore, request: BriefingInput, *, ctx: CallContext
 ) -> Result[BriefingOutput, MemeshError]:
-    """The project's briefing at the configured level; Failure(validation.bad-body) for a path-shaped recipient."""
+    """The project's briefing at the configured level; Failure(validation.bad-body) for a path-shaped recipient or
+    a `project` that is a label several projects share."""
+    if "project" in request:
+        match checked_project(request["project"], ctx.project, store.project_counts):
+            case Failure(str() as problem):
+                return Failure(MemeshError.bad_body(problem))
+            case Success(str() as project):
+                request = {**request, "project": project}
     return build(store, request, ctx=ctx).map(lambda built: cast(BriefingOutput, built.as_output()))
 
 
 def briefing_index_of(
-    store: BriefingStore, request: BriefingIndexInput, /, *, ctx: CallContext
+    store: NamedBriefingStore, request: BriefingIndexInput, /, *, ctx: CallContext
 ) -> Result[BriefingIndexOutput, MemeshError]:
     """The standalone durable-memory index of one project, with the staleness window it uses (`memesh briefing
-    --index`, GET /v1/briefing-index); a project with no durable memory gets the empty-state line, never a failure."""
+    --index`, GET /v1/briefing-index); a project with no durable memory gets the empty-state line, never a failure;
+    Failure(validation.bad-param) for a `project` that is a label several projects share."""
     from memesh.core.identity import project_label
 
-    project = request["project"]
+    match checked_project(request["project"], ctx.project, store.project_counts):
+        case Failure(str() as problem):
+            return Failure(MemeshError(ErrorCode.BAD_PARAM, problem, {"param": "project"}))
+        case Success(str() as project):
+            pass
     found = store.project_candidates(f"project:{project}", briefing_index.NOT_INDEXED, briefing_index.CANDIDATE_WINDOW)
     rows, window_full = index_candidates(store, project, ctx, found)
     built = briefing_index.build(project_label(project), rows, ctx.now, window_full=window_full)

@@ -6,7 +6,7 @@ ran the hook). Each returns an `Outcome`, the record the hook appends to hook-ou
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -38,6 +38,11 @@ class CaptureStore(Protocol):
     def transaction(self) -> AbstractContextManager[None]: ...
     def find(self, name: str) -> Entity | None: ...
     def save(self, write: EntityWrite) -> int: ...
+    def existing_names(self, names: Iterable[str]) -> set[str]: ...
+    def load(self, ids: Sequence[int]) -> list[Entity]: ...
+    def create_relation(
+        self, from_name: str, to_name: str, relation_type: str, *, author: str | None = None
+    ) -> bool: ...
 
 
 def _write(
@@ -155,8 +160,9 @@ def capture_commit(
     commit: dict[str, str],
     ctx: CallContext,
 ) -> Outcome:
-    """Remember one commit (a commit seen twice adds nothing), with the session it was made in."""
-    from memesh.core.commits import COMMIT_TYPE
+    """Remember one commit (a commit seen twice adds nothing), with the session it was made in, and an `implements`
+    relation to each stored memory its message names with `[mem:<name>]` (a name that is not stored is passed over)."""
+    from memesh.core.commits import COMMIT_TYPE, IMPLEMENTS
 
     with store.transaction():
         existing = store.find(memory.name)
@@ -178,14 +184,26 @@ def capture_commit(
         match _write(store, resolved, existing, ctx, extra):
             case Failure(error):
                 return Outcome("error", f"write refused: {error.code}")
+        for target in _implemented(store, memory):
+            store.create_relation(memory.name, target, IMPLEMENTS, author=ctx.author())
     return Outcome("wrote", entity=memory.name)
+
+
+def _implemented(store: CaptureStore, memory: CommitMemory) -> list[str]:
+    """The stored memories a commit's `[mem:…]` references name: a number is the handle the briefing index shows
+    (the memory's id), anything else a memory's name; ones not stored, and the commit itself, are passed over."""
+    ids = [int(ref) for ref in memory.implements if ref.isdigit() and len(ref) < 19]
+    by_id = {str(entity.id): entity.name for entity in store.load(ids)} if ids else {}
+    named = [name for name in memory.implements if name not in by_id]
+    present = store.existing_names(named) if named else set()
+    found = [by_id.get(ref) or (ref if ref in present else None) for ref in memory.implements]
+    return [name for name in dict.fromkeys(found) if name is not None and name != memory.name]
 
 
 class NoteFolderStore(CaptureStore, Protocol):
     def get_meta(self, key: str) -> str | None: ...
     def set_meta(self, key: str, value: str | None) -> None: ...
     def ids_with_tag(self, tag: str) -> list[int]: ...
-    def load(self, ids: list[int]) -> list[Entity]: ...
 
 
 def ingest_note_folder(

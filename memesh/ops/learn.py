@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
@@ -14,7 +16,11 @@ from memesh.generated.tools.learn_output import LearnOutput
 from memesh.ops.remember import RememberStore, remember
 
 
-def learn(store: RememberStore, request: LearnInput, *, ctx: CallContext) -> Result[LearnOutput, MemeshError]:
+class LearnStore(RememberStore, Protocol):
+    def project_counts(self) -> dict[str, dict[str, int]]: ...
+
+
+def learn(store: LearnStore, request: LearnInput, *, ctx: CallContext) -> Result[LearnOutput, MemeshError]:
     """Store (or extend) the project's lesson for this error, answering with the name it is stored under;
     Failure(operation.failed) when the error text is only credentials, since a lesson named after a secret could not
     be told apart from any other; Failure(validation.bad-body) for a project that is blank or holds a credential."""
@@ -26,7 +32,7 @@ def learn(store: RememberStore, request: LearnInput, *, ctx: CallContext) -> Res
                 "private key), so it cannot be told apart from other lessons. Describe the error without the secret."
             )
         )
-    match checked_project(request.get("project") or None, ctx.project):
+    match checked_project(request.get("project") or None, ctx.project, store.project_counts):
         case Failure(problem):
             return Failure(MemeshError.bad_body(problem))
         case Success(project):

@@ -67,6 +67,7 @@ def read_config(config: ConfigFile, _request: ConfigInput, /, *, ctx: CallContex
         "autoCapture": config.effective_auto_capture(stored, ctx.environment),
         "sessionLimit": config.effective_session_limit(stored, ctx.environment).value,
         "briefing": config.effective_briefing(stored, ctx.environment).value,
+        "recallMode": config.effective_recall_mode(stored, ctx.environment).value,
     }
     return Success({"config": cast(Any, settings.readable(stored)), "effective": cast(Any, effective)})
 

@@ -168,22 +168,14 @@ def _guard_project(store: GuardStore, given: str, ctx: CallContext) -> str | Mem
     """The project id a guard is for: `given` when it is an id; for a bare label, the working folder's project when
     it has that label, else the one stored project with it; a label several projects share is refused with their ids
     (a guard for a label would fire in all of them)."""
-    from memesh.context import NotGiven
-    from memesh.core.identity import project_label
+    from memesh.core.keys import project_for, working_project
 
-    if "~" in given:
-        return given
-    try:
-        here: str | None = ctx.project()
-    except NotGiven:  # a call with no working folder of its own: only the stored projects can tell
-        here = None
-    if here is not None and project_label(here) == given and here != given:
-        return here
-    named = sorted(key for key in store.project_counts() if "~" in key and project_label(key) == given)
-    if len(named) > 1:
-        ids = ", ".join(named)
-        return MemeshError.bad_body(f'project: "{given}" is the label of {len(named)} projects ({ids}); give the id')
-    return named[0] if named else given
+    match project_for(given, working_project(ctx.project), store.project_counts() if "~" not in given else ()):
+        case Success(str() as project):
+            return project
+        case Failure(str() as problem):
+            return MemeshError.bad_body(problem)
+    raise AssertionError("project_for answers Success or Failure")  # pragma: no cover
 
 
 def stage_guard(store: GuardStore, request: GuardProposalInput, *, ctx: CallContext) -> Staged:

@@ -25,14 +25,19 @@ Field = Literal["goal", "next", "blocked", "done"]
 
 class TaskStateReader(Protocol):
     def find(self, name: str) -> Entity | None: ...
+    def project_counts(self) -> dict[str, dict[str, int]]: ...
+
+
+class TaskStateStore(RememberStore, Protocol):
+    def project_counts(self) -> dict[str, dict[str, int]]: ...
 
 
 def read_task_state(
     store: TaskStateReader, request: TaskStateReadInput, /, *, ctx: CallContext
 ) -> Result[TaskStateReadOutput, MemeshError]:
     """The project's stated task state ({} when nothing was stated); it never writes. Failure(validation.bad-param)
-    for a project that is blank once cleaned or holds a credential."""
-    match checked_project(request["project"], ctx.project):
+    for a project that is blank once cleaned, holds a credential, or is a label several projects share."""
+    match checked_project(request["project"], ctx.project, store.project_counts):
         case Failure(problem):
             return Failure(MemeshError(ErrorCode.BAD_PARAM, problem, {"param": "project"}))
         case Success(project):
@@ -43,11 +48,12 @@ def read_task_state(
 
 
 def task_state(
-    store: RememberStore, request: TaskStateInput, *, ctx: CallContext
+    store: TaskStateStore, request: TaskStateInput, *, ctx: CallContext
 ) -> Result[TaskStateOutput, MemeshError]:
     """The project's state (a read when no field is given), or the state after writing the fields given;
-    Failure(validation.bad-body) for a project that is blank or holds a credential."""
-    match checked_project(request.get("project") or None, ctx.project):
+    Failure(validation.bad-body) for a project that is blank, holds a credential, or is a label several projects
+    share."""
+    match checked_project(request.get("project") or None, ctx.project, store.project_counts):
         case Failure(problem):
             return Failure(MemeshError.bad_body(problem))
         case Success(project):

@@ -8,10 +8,11 @@ import posixpath
 from collections.abc import Sequence
 from typing import Protocol, cast
 
-from returns.result import Result, Success
+from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
 from memesh.core.commits import entity_name, file_tag
+from memesh.core.keys import project_for, working_project
 from memesh.errors import MemeshError
 from memesh.generated.cli.why_input import WhyHereInput
 from memesh.generated.http.why_input import WhyInput
@@ -28,6 +29,7 @@ class WhyStore(Protocol):
     def find(self, name: str) -> Entity | None: ...
     def ids_with_tag(self, tag: str) -> list[int]: ...
     def load(self, ids: Sequence[int]) -> list[Entity]: ...
+    def project_counts(self) -> dict[str, dict[str, int]]: ...
 
 
 def _is_project(tag: str) -> bool:
@@ -74,11 +76,18 @@ class WhyResources(Protocol):
 
 
 def why(store: WhyStore, request: WhyInput, /, *, ctx: CallContext) -> Result[WhyOutput, MemeshError]:
-    """The attribution chain for the file; every gap is a typed abstention. Never fails for a missing memory."""
+    """The attribution chain for the file; every gap is a typed abstention. Never fails for a missing memory;
+    Failure(validation.bad-body) for a `project` that is a label several projects share."""
     limit = request.get("limit", DEFAULT_LIMIT)
     file = request["file"]
     basename = posixpath.basename(file.replace("\\", "/").rstrip("/")) or file
     project = request.get("project")
+    if project and "~" not in project:  # a label stands for its project's id (see keys.project_for)
+        match project_for(project, working_project(ctx.project), store.project_counts()):
+            case Success(str() as resolved):
+                project = resolved
+            case Failure(str() as problem):
+                return Failure(MemeshError.bad_body(problem))
     commits: list[Commit] = []
     for commit in list(dict.fromkeys(request.get("commits", [])))[:limit]:
         entity = _commit_entity(store, commit)

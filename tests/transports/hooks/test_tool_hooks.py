@@ -197,3 +197,33 @@ def test_the_same_commit_seen_again_is_a_skip_not_a_write(hook_env: HookEnv) -> 
         "the commit is already stored",
         f"commit-{full[:7]}",
     )
+
+
+def test_a_commit_naming_memories_by_mem_handle_implements_them(hook_env: HookEnv) -> None:
+    decision_id = remember(hook_env, "use-wal-mode")
+    remember(hook_env, "plan-readers")
+    message = f"Store sessions in WAL mode [mem:{decision_id}] [mem:plan-readers] [mem:not-stored]"
+    printed, full = _commit(hook_env, message)
+    record = _post(hook_env, f"git commit -m '{message}'", printed)
+    assert record["outcome"] == "wrote"
+    store = hook_env.store()
+    try:
+        commit = store.find(f"commit-{full[:7]}")
+    finally:
+        store.close()
+    assert commit is not None
+    assert {(r.to_name, r.type) for r in commit.relations} == {
+        ("use-wal-mode", "implements"),
+        ("plan-readers", "implements"),
+    }
+
+
+def test_a_commit_naming_no_memory_relates_to_nothing(hook_env: HookEnv) -> None:
+    printed, full = _commit(hook_env, "Store sessions in WAL mode")
+    _post(hook_env, "git commit -m x", printed)
+    store = hook_env.store()
+    try:
+        commit = store.find(f"commit-{full[:7]}")
+    finally:
+        store.close()
+    assert commit is not None and commit.relations == []

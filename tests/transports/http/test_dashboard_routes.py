@@ -23,7 +23,7 @@ def test_the_server_address_itself_sends_a_browser_to_the_dashboard(api: Api) ->
 
 @pytest.fixture
 def no_setting_variables(monkeypatch: pytest.MonkeyPatch) -> None:
-    for variable in ("MEMESH_AUTO_CAPTURE", "MEMESH_SESSION_LIMIT", "MEMESH_BRIEFING"):
+    for variable in ("MEMESH_AUTO_CAPTURE", "MEMESH_SESSION_LIMIT", "MEMESH_BRIEFING", "MEMESH_RECALL_MODE"):
         monkeypatch.delenv(variable, raising=False)
 
 
@@ -31,19 +31,28 @@ def test_config_says_capture_is_on_when_nothing_is_stored(
     api: Api, memesh_env: Path, no_setting_variables: None
 ) -> None:
     data = api.ok("GET", "/v1/config")
-    assert data == {"config": {}, "effective": {"autoCapture": True, "sessionLimit": 10, "briefing": "minimal"}}
+    effective = {"autoCapture": True, "sessionLimit": 10, "briefing": "minimal", "recallMode": "fts"}
+    assert data == {"config": {}, "effective": effective}
 
 
 def test_config_effective_follows_what_is_stored_and_the_server_environment(
     api: Api, memesh_env: Path, no_setting_variables: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     memesh_env.parent.mkdir(parents=True, exist_ok=True)
-    (memesh_env.parent / "config.json").write_text(json.dumps({"autoCapture": False, "sessionLimit": 500}))
+    stored = {"autoCapture": False, "sessionLimit": 500, "recallMode": "broad"}
+    (memesh_env.parent / "config.json").write_text(json.dumps(stored))
     data = api.ok("GET", "/v1/config")
-    assert data["config"] == {"autoCapture": False, "sessionLimit": 500}
-    assert data["effective"] == {"autoCapture": False, "sessionLimit": 100, "briefing": "minimal"}
+    assert data["config"] == stored
+    assert data["effective"] == {
+        "autoCapture": False,
+        "sessionLimit": 100,
+        "briefing": "minimal",
+        "recallMode": "broad",
+    }
     monkeypatch.setenv("MEMESH_AUTO_CAPTURE", "on")
-    assert api.ok("GET", "/v1/config")["effective"]["autoCapture"] is True
+    monkeypatch.setenv("MEMESH_RECALL_MODE", "fts")
+    effective = api.ok("GET", "/v1/config")["effective"]
+    assert effective["autoCapture"] is True and effective["recallMode"] == "fts"
 
 
 def test_the_briefing_index_gives_each_listed_memory_as_fields(api: Api) -> None:

@@ -121,7 +121,8 @@ def test_config_get_returns_a_stored_number_too_large_for_a_double_as_written(ap
     config_file.write_text('{"sessionLimit": 1e400}')
     response = api.get("/v1/config")
     assert response.status_code == 200
-    effective = '"effective":{"autoCapture":true,"sessionLimit":100,"briefing":"minimal"}'  # above 100 uses 100
+    # above 100 the hooks use 100
+    effective = '"effective":{"autoCapture":true,"sessionLimit":100,"briefing":"minimal","recallMode":"fts"}'
     assert response.text == '{"success":true,"data":{"config":{"sessionLimit":1e400},' + effective + "}}"
     api.ok("POST", "/v1/config", json={"autoCapture": True})
     assert json.loads(config_file.read_text(), parse_constant=pytest.fail) == {
