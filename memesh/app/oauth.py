@@ -235,39 +235,45 @@ def exchange_code(resources: Resources, code: str, client_id: str, owner_token: 
     approver is no longer valid."""
     store = resources.store
     code_hash = hash_token(code)
-    with store.transaction():
+    refusal: Refused | None = None
+    with store.transaction():  # a refusal is raised after it commits: a reuse's revocation must hold
         found = store.oauth_code(code_hash)
         if found is None or found[1].client_id != client_id:
             raise Refused("invalid_grant", "authorization code does not exist")
         grant_id, row = found
         if not store.oauth_use_code(code_hash, now):
             store.oauth_revoke_grant(grant_id, now)  # RFC 6749 §4.1.2: a code used twice revokes its tokens
-            raise Refused("invalid_grant", "authorization code was already used")
-        if row.expires_at < now:
-            raise Refused("invalid_grant", "authorization code has expired")
-        if not _still_valid(resources, row.member_id, row.owner_key, owner_token, now):
-            raise Refused("invalid_grant", "the member who approved this request is no longer valid")
-        params = json.loads(row.params)
-        return _issue(
-            resources,
-            client_id=client_id,
-            grant_id=grant_id,
-            member_id=row.member_id,
-            owner_key=row.owner_key,
-            scopes=" ".join(params.get("scopes") or []),
-            resource=params.get("resource"),
-            now=now,
-        )
+            refusal = Refused("invalid_grant", "authorization code was already used")
+        elif row.expires_at < now:
+            refusal = Refused("invalid_grant", "authorization code has expired")
+        elif not _still_valid(resources, row.member_id, row.owner_key, owner_token, now):
+            refusal = Refused("invalid_grant", "the member who approved this request is no longer valid")
+        else:
+            params = json.loads(row.params)
+            issued = _issue(
+                resources,
+                client_id=client_id,
+                grant_id=grant_id,
+                member_id=row.member_id,
+                owner_key=row.owner_key,
+                scopes=" ".join(params.get("scopes") or []),
+                resource=params.get("resource"),
+                now=now,
+            )
+    if refusal is not None:
+        raise refusal
+    return issued
 
 
-def load_token(resources: Resources, token: str, kind: str) -> OAuthTokenRow | None:
-    """The unrevoked, unexpired token of this kind, or None."""
+def load_token(resources: Resources, token: str, kind: str, *, revoked: bool = False) -> OAuthTokenRow | None:
+    """The unexpired token of this kind, unrevoked unless `revoked` (a rotated refresh token presented again must
+    reach `exchange_refresh`, which revokes its grant), or None."""
     prefix = rules.ACCESS_PREFIX if kind == "access" else rules.REFRESH_PREFIX
     if not token.startswith(prefix):
         return None
     row = resources.store.oauth_token(hash_token(token))
     now = int(datetime.now(UTC).timestamp())
-    if row is None or row.kind != kind or row.revoked_at is not None or row.expires_at < now:
+    if row is None or row.kind != kind or (row.revoked_at is not None and not revoked) or row.expires_at < now:
         return None
     return row
 
@@ -280,28 +286,33 @@ def exchange_refresh(
     would be — or its approver is no longer valid."""
     store = resources.store
     token_hash = hash_token(token)
-    with store.transaction():
+    refusal: Refused | None = None
+    with store.transaction():  # a refusal is raised after it commits: the grant's revocation must hold
         row = store.oauth_token(token_hash)
         if row is None or row.kind != "refresh" or row.client_id != client_id:
             raise Refused("invalid_grant", "refresh token does not exist")
-        if not store.oauth_revoke_token(token_hash, now):
-            store.oauth_revoke_grant(row.grant_id, now)
-            raise Refused("invalid_grant", "refresh token was already used")
-        store.oauth_revoke_grant(row.grant_id, now)
-        if row.expires_at < now:
-            raise Refused("invalid_grant", "refresh token has expired")
-        if not _still_valid(resources, row.member_id, row.owner_key, owner_token, now):
-            raise Refused("invalid_grant", "the member who approved this client is no longer valid")
-        return _issue(
-            resources,
-            client_id=client_id,
-            grant_id=row.grant_id,
-            member_id=row.member_id,
-            owner_key=row.owner_key,
-            scopes=" ".join(scopes),
-            resource=row.resource,
-            now=now,
-        )
+        fresh = store.oauth_revoke_token(token_hash, now)
+        store.oauth_revoke_grant(row.grant_id, now)  # rotation: the grant's access tokens end with it
+        if not fresh:  # presented again after its rotation: whoever holds the new one loses it too
+            refusal = Refused("invalid_grant", "refresh token was already used")
+        elif row.expires_at < now:
+            refusal = Refused("invalid_grant", "refresh token has expired")
+        elif not _still_valid(resources, row.member_id, row.owner_key, owner_token, now):
+            refusal = Refused("invalid_grant", "the member who approved this client is no longer valid")
+        else:
+            issued = _issue(
+                resources,
+                client_id=client_id,
+                grant_id=row.grant_id,
+                member_id=row.member_id,
+                owner_key=row.owner_key,
+                scopes=" ".join(scopes),
+                resource=row.resource,
+                now=now,
+            )
+    if refusal is not None:
+        raise refusal
+    return issued
 
 
 def revoke(resources: Resources, token: str, now: int) -> None:

@@ -106,10 +106,12 @@ class MemeshHttpApp:
         self.router.state.runtime = self.runtime
         self._oauth: Starlette | None = None  # the authorization server's routes, built on first use
 
-    def oauth(self) -> Starlette:
+    async def oauth(self) -> Starlette:
         """The authorization server of a remote listener (transports/http/oauth): built on its first request, so
-        the mcp SDK's import does not delay the listener's first answer."""
+        the mcp SDK's import does not delay the listener's first answer, once the SDK is loaded (its loader's
+        thread and this one must not import it at once)."""
         if self._oauth is None:
+            await self.mcp.loaded()
             from memesh.transports.http.oauth.routes import oauth_routes
 
             app = Starlette(routes=oauth_routes(self.runtime.resources, self.token or ""))
@@ -146,7 +148,7 @@ class MemeshHttpApp:
             await response(scope, receive, secured)
             return
         if self.remote and self.token and is_oauth_path(scope["path"]):
-            await self.oauth()(scope, receive, secured)
+            await (await self.oauth())(scope, receive, secured)
             return
         if scope["path"] == MCP_PATH:
             await self.mcp(scope, receive, secured)

@@ -143,7 +143,9 @@ class Registered:
     redirect: str
 
 
-def register(client: httpx.Client, *, redirect: str = REDIRECT, method: str = "none", name: str = "pytest") -> Registered:
+def register(
+    client: httpx.Client, *, redirect: str = REDIRECT, method: str = "none", name: str = "pytest"
+) -> Registered:
     body = {"redirect_uris": [redirect], "client_name": name, "token_endpoint_auth_method": method}
     answer = client.post("/register", json=body)
     assert answer.status_code == 201, answer.text

@@ -120,7 +120,7 @@ class MemeshOAuthProvider:
         return _token(issued)
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
-        row = await _off_loop(lambda: oauth.load_token(self.resources, refresh_token, "refresh"))
+        row = await _off_loop(lambda: oauth.load_token(self.resources, refresh_token, "refresh", revoked=True))
         if row is None or row.client_id != client.client_id:
             return None
         return RefreshToken(

@@ -15,7 +15,6 @@ from mcp.server.auth.handlers.authorize import AuthorizationHandler
 from mcp.server.auth.handlers.register import RegistrationHandler
 from mcp.server.auth.handlers.revoke import RevocationHandler
 from mcp.server.auth.handlers.token import TokenHandler
-from mcp.server.auth.json_response import PydanticJSONResponse
 from mcp.server.auth.routes import build_metadata, cors_middleware
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
 from mcp.server.transport_security import RequestBodyLimitMiddleware
@@ -23,7 +22,7 @@ from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, request_response
 from starlette.types import ASGIApp
 
@@ -36,9 +35,9 @@ from memesh.transports.http.oauth.provider import APPROVAL_PATH, HashedSecretAut
 FORM_BYTES = 64 * 1024  # /token, /revoke and the approval page take small forms
 
 
-def _json(model: PydanticJSONResponse) -> Response:
-    model.headers["cache-control"] = "no-store"  # built from the Host it was asked under
-    return model
+def _json(body: dict[str, object]) -> Response:
+    # Built from the Host it was asked under: not to be cached for another.
+    return JSONResponse(body, headers={"cache-control": "no-store"})
 
 
 async def protected_resource(request: Request) -> Response:
@@ -50,13 +49,16 @@ async def protected_resource(request: Request) -> Response:
         resource_name="MeMesh",
         bearer_methods_supported=["header"],
     )
-    return _json(PydanticJSONResponse(content=metadata))
+    body = metadata.model_dump(mode="json", exclude_none=True)
+    body["authorization_servers"] = [base]  # the issuer exactly as its own metadata spells it (no trailing slash)
+    return _json(body)
 
 
 async def authorization_server(request: Request) -> Response:
     """RFC 8414 metadata: registration, PKCE S256, authorization_code + refresh_token, public clients allowed."""
+    base = base_url(request)
     metadata = build_metadata(
-        AnyHttpUrl(base_url(request)),
+        AnyHttpUrl(base),
         None,
         ClientRegistrationOptions(enabled=True),
         RevocationOptions(enabled=True),
@@ -64,7 +66,9 @@ async def authorization_server(request: Request) -> Response:
     methods = ["none", "client_secret_post", "client_secret_basic"]
     metadata.token_endpoint_auth_methods_supported = methods
     metadata.revocation_endpoint_auth_methods_supported = methods
-    return _json(PydanticJSONResponse(content=metadata))
+    body = metadata.model_dump(mode="json", exclude_none=True)
+    body["issuer"] = base  # RFC 8414 §3.3: compared as a string with the server named in the resource metadata
+    return _json(body)
 
 
 def _limited(app: ASGIApp, limit: int) -> ASGIApp:
