@@ -341,13 +341,14 @@ def caller_for_access_token(
     except UnicodeDecodeError:
         return None
     row = load_token(resources, text, "access")
-    seconds = int(now.timestamp())
-    if row is None or not _still_valid(resources, row.member_id, row.owner_key, owner_token, seconds):
+    if row is None:
         return None
     if row.member_id is None:
-        return owner_caller()
-    member = row.member
-    assert member is not None
+        valid_owner = row.owner_key is not None and bool(owner_token) and row.owner_key == hash_token(owner_token)
+        return owner_caller() if valid_owner else None
+    member = row.member  # read with the token, in one statement
+    if member is None or not _active(member, int(now.timestamp())):
+        return None
     store = resources.store
     with store.transaction():
         store.member_used(member.name, iso_time(now), unless_since=iso_time(now - LAST_USED_EVERY))

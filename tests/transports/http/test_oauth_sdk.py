@@ -133,7 +133,7 @@ async def test_the_sdk_client_registers_is_approved_calls_tools_as_the_member_an
         assert stale.post("/mcp", json={}).status_code == 401  # the rotated access token no longer works
     kept = json.dumps(team.rows("SELECT * FROM oauth_tokens") + team.rows("SELECT * FROM oauth_clients"))
     for secret in (first.access_token, first.refresh_token, second.access_token, second.refresh_token):
-        assert secret not in kept
+        assert secret is not None and secret not in kept
 
 
 async def test_the_owners_remote_token_approves_as_the_owner(team: Team) -> None:

@@ -24,7 +24,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, request_response
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memesh.app.resources import Resources
 from memesh.core import oauth as rules
@@ -84,6 +84,33 @@ def _endpoint(handler: Callable[[Request], Awaitable[Response]]) -> ASGIApp:
     return request_response(handler)
 
 
+def _secret_optional(app: ASGIApp) -> ASGIApp:
+    """The SDK's revocation request model requires a `client_secret` field, which a public client (RFC 7009 §2.1:
+    authenticated as at the token endpoint, so by its id alone) does not send: the form is handed on with an empty
+    one added when it has none. The body was bounded before this (FORM_BYTES)."""
+
+    async def app_with_secret(scope: Scope, receive: Receive, send: Send) -> None:
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        if b"client_secret=" not in body:
+            body += b"&client_secret=" if body else b"client_secret="
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await app(scope, replay, send)
+
+    return app_with_secret
+
+
 def oauth_routes(resources: Resources, owner_token: str) -> list[BaseRoute]:
     """The authorization server's routes and the resource metadata, for a remote listener whose owner token is
     `owner_token`."""
@@ -120,7 +147,10 @@ def oauth_routes(resources: Resources, owner_token: str) -> list[BaseRoute]:
         ),
         Route(
             "/revoke",
-            _cors(_limited(_endpoint(RevocationHandler(provider, authenticator).handle), FORM_BYTES), post),
+            _cors(
+                _limited(_secret_optional(_endpoint(RevocationHandler(provider, authenticator).handle)), FORM_BYTES),
+                post,
+            ),
             methods=post,
         ),
     ]
