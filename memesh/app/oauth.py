@@ -102,6 +102,19 @@ def client(resources: Resources, client_id: str) -> tuple[dict[str, Any], str | 
 # -- the approval page ------------------------------------------------------------------------------------------
 
 
+def resource_refusal(resource: str | None) -> str | None:
+    """Why an RFC 8707 resource indicator names something other than this server's `/mcp`, or None (also when the
+    client names none: the token is then for `/mcp` anyway, the one place it is accepted)."""
+    if resource is None:
+        return None
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(resource)
+    if parts.scheme not in ("http", "https") or parts.path.rstrip("/") != "/mcp":
+        return f"{resource!r} is not this server's MCP endpoint (<server>/mcp)"
+    return None
+
+
 def start_request(resources: Resources, client_id: str, params: dict[str, Any], now: int) -> str:
     """Keep an authorization request the SDK has validated; the handle the approval page's URL carries."""
     handle = secrets.token_urlsafe(32)
@@ -165,12 +178,21 @@ def identify(resources: Resources, handle: str, presented: str, owner_token: str
     return None if row is None else approver(resources, row, owner_token, now)
 
 
-def approve(resources: Resources, handle: str) -> str | None:
-    """Issue the request's authorization code (once); None when it cannot be (not identified, already approved)."""
+def approve(resources: Resources, handle: str, who: Approver, now: int) -> str | None:
+    """Issue the request's authorization code (once), and record in the audit that `who` let its client act as
+    them; None when it cannot be (not identified, already approved)."""
     code = _new(rules.CODE_PREFIX)
     store = resources.store
     with store.transaction():
-        return code if store.oauth_approve(hash_token(handle), hash_token(code)) else None
+        if not store.oauth_approve(hash_token(handle), hash_token(code)):
+            return None
+        row = store.oauth_request(hash_token(handle))
+        found = None if row is None else store.oauth_client(row.client_id)
+        name = json.loads(found[0]).get("client_name") if found else None
+        detail = {"client_id": row.client_id if row else None, "client_name": name}
+        at = iso_time(datetime.fromtimestamp(now, UTC))
+        store.append_audit(at, who.name, "oauth_approve", who.name, detail)
+    return code
 
 
 def deny(resources: Resources, handle: str) -> None:

@@ -370,3 +370,23 @@ def test_a_revoked_member_cannot_refresh(team: Team) -> None:
     form = {"grant_type": "refresh_token", "refresh_token": issued["refresh_token"], "client_id": app.client_id}
     with team.http() as client:
         oauth_error(client.post("/token", data=form), 400, "invalid_grant")
+
+
+def test_an_approval_is_in_the_audit_under_the_member_who_gave_it(team: Team) -> None:
+    bea = team.add("bea", "writer")
+    tokens_for(team, bea)
+    entries = team.memesh("member", "audit", "--actor", "bea", "--json")
+    assert entries.returncode == 0, entries.stderr
+    [entry] = json.loads(entries.stdout)["entries"]
+    assert (entry["action"], entry["target"], entry["detail"]["client_name"]) == ("oauth_approve", "bea", "pytest")
+
+
+@pytest.mark.one_engine("the refusal is the SDK handler's, before any write")
+def test_a_resource_other_than_this_servers_mcp_is_invalid_target(team: Team) -> None:
+    with team.http() as client:
+        app = register(client)
+        elsewhere = authorization_url(app, pkce()[1]) + "&resource=https%3A%2F%2Fother.example%2Fapi"
+        answer = client.get(elsewhere)
+        ours = client.get(authorization_url(app, pkce()[1]) + f"&resource={team.base}/mcp")
+    assert answer.status_code == 302 and "error=invalid_target" in answer.headers["location"]
+    assert ours.status_code == 302 and ours.headers["location"].startswith("/authorize/approve?request=")

@@ -128,7 +128,10 @@ class ApprovalPage:
             return await self._identify(request, handle, _field(form.get("token")).strip())
         if action == "approve" and row.identified:
             who = await self._run(lambda: oauth.approver(self.resources, row, self.owner_token, now))
-            code = await self._run(lambda: oauth.approve(self.resources, handle)) if who else None
+            code = None
+            if who is not None:
+                approver = who
+                code = await self._run(lambda: oauth.approve(self.resources, handle, approver, now))
             if code is not None:
                 return _redirect(construct_redirect_uri(redirect_uri, code=code, state=state))
         return await self._show(request, handle, error="Enter your token again.", status=400)

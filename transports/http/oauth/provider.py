@@ -72,6 +72,9 @@ class MemeshOAuthProvider:
 
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
         """The approval page's address for this (validated) request; the code comes from the page."""
+        refusal = oauth.resource_refusal(params.resource)
+        if refusal is not None:
+            raise AuthorizeError("invalid_target", refusal)
         kept = {
             "redirect_uri": str(params.redirect_uri),
             "explicit": params.redirect_uri_provided_explicitly,
