@@ -287,14 +287,17 @@ def exchange_code(resources: Resources, code: str, client_id: str, owner_token: 
     return issued
 
 
-def load_token(resources: Resources, token: str, kind: str, *, revoked: bool = False) -> OAuthTokenRow | None:
+def load_token(
+    resources: Resources, token: str, kind: str, *, revoked: bool = False, now: int | None = None
+) -> OAuthTokenRow | None:
     """The unexpired token of this kind, unrevoked unless `revoked` (a rotated refresh token presented again must
     reach `exchange_refresh`, which revokes its grant), or None."""
     prefix = rules.ACCESS_PREFIX if kind == "access" else rules.REFRESH_PREFIX
     if not token.startswith(prefix):
         return None
     row = resources.store.oauth_token(hash_token(token))
-    now = int(datetime.now(UTC).timestamp())
+    if now is None:
+        now = int(datetime.now(UTC).timestamp())
     if row is None or row.kind != kind or (row.revoked_at is not None and not revoked) or row.expires_at < now:
         return None
     return row
@@ -362,7 +365,7 @@ def caller_for_access_token(
         text = presented.decode("ascii")
     except UnicodeDecodeError:
         return None
-    row = load_token(resources, text, "access")
+    row = load_token(resources, text, "access", now=int(now.timestamp()))
     if row is None:
         return None
     if row.member_id is None:

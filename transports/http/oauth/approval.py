@@ -213,7 +213,7 @@ def _hidden(handle: str, nonce: str) -> str:
 def _about(app: str, redirect_uri: str) -> str:
     return (
         f"<h1>Allow {escape(app)} to use this MeMesh?</h1>"
-        f"<dl><dt>App</dt><dd>{escape(app)}</dd>"
+        f"<dl><dt>App (as it names itself)</dt><dd>{escape(app)}</dd>"
         f"<dt>Sends the approval to</dt><dd>{escape(rules.redirect_host(redirect_uri))}</dd></dl>"
     )
 
