@@ -134,6 +134,37 @@ class MemberRow:
 
 
 @dataclass(frozen=True)
+class OAuthRequestRow:
+    """One OAuth authorization request as stored (issue 32): its parameters (JSON), and how far it has come."""
+
+    client_id: str
+    params: str
+    nonce_hash: str | None
+    expires_at: int
+    member_id: int | None
+    owner_key: str | None
+    identified: bool
+    code_hash: str | None
+    used_at: int | None
+
+
+@dataclass(frozen=True)
+class OAuthTokenRow:
+    """One OAuth access or refresh token as stored, with the member it is bound to (None: the owner approved)."""
+
+    kind: str
+    client_id: str
+    grant_id: str
+    member_id: int | None
+    owner_key: str | None
+    scopes: str
+    resource: str | None
+    expires_at: int
+    revoked_at: int | None
+    member: MemberRow | None
+
+
+@dataclass(frozen=True)
 class AuditRow:
     id: int
     at: str

@@ -73,6 +73,21 @@ TABLES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         ("id", "name", "role", "projects", "token_hash", "created_at", "expires_at", "revoked_at", "last_used_at"),
     ),
     ("audit_log", ("id", "at", "actor", "action", "target", "detail")),
+    ("oauth_clients", ("client_id", "metadata", "secret_hash", "created_at")),
+    (
+        "oauth_requests",
+        (
+            "id_hash", "client_id", "params", "nonce_hash", "created_at", "expires_at", "member_id", "owner_key",
+            "identified", "code_hash", "used_at",
+        ),
+    ),
+    (
+        "oauth_tokens",
+        (
+            "token_hash", "kind", "client_id", "grant_id", "member_id", "owner_key", "scopes", "resource",
+            "created_at", "expires_at", "revoked_at",
+        ),
+    ),
 )  # fmt: skip
 _BATCH = 1000
 

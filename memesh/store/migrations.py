@@ -367,4 +367,53 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
         ALTER TABLE agent_messages ADD COLUMN author TEXT;
         """,
     ),
+    (
+        17,
+        "OAuth 2.1 for /mcp: registered clients, authorization requests and their codes, tokens (as hashes)",
+        """
+        -- Every credential is kept only as its SHA-256 (each is 256 random bits): a client secret, the approval
+        -- page's request handle and nonce, an authorization code, an access or refresh token. Times are Unix
+        -- seconds. Docs: docs/adr/0013-oauth-for-remote-mcp.md.
+        CREATE TABLE IF NOT EXISTS oauth_clients (
+            client_id TEXT PRIMARY KEY,
+            metadata TEXT NOT NULL,
+            secret_hash TEXT,
+            created_at INTEGER NOT NULL
+        );
+        -- One authorization request from /authorize to its code's exchange: pending, then identified (a member's
+        -- token was entered on the approval page), then approved (a code was issued), then used.
+        CREATE TABLE IF NOT EXISTS oauth_requests (
+            id_hash TEXT PRIMARY KEY,
+            client_id TEXT NOT NULL REFERENCES oauth_clients(client_id) ON DELETE CASCADE,
+            params TEXT NOT NULL,
+            nonce_hash TEXT,
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            member_id INTEGER REFERENCES members(id),
+            owner_key TEXT,
+            identified INTEGER NOT NULL DEFAULT 0,
+            code_hash TEXT UNIQUE,
+            used_at INTEGER
+        );
+        -- Access and refresh tokens of one approval (`grant_id`): a refresh rotates both, and a refresh token
+        -- presented again after its rotation revokes the whole grant. `member_id` NULL: the owner approved, whose
+        -- remote token's hash at the time is `owner_key` (rotating that token ends those grants).
+        CREATE TABLE IF NOT EXISTS oauth_tokens (
+            token_hash TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            client_id TEXT NOT NULL REFERENCES oauth_clients(client_id) ON DELETE CASCADE,
+            grant_id TEXT NOT NULL,
+            member_id INTEGER REFERENCES members(id),
+            owner_key TEXT,
+            scopes TEXT NOT NULL DEFAULT '',
+            resource TEXT,
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            revoked_at INTEGER
+        );
+        CREATE INDEX IF NOT EXISTS idx_oauth_tokens_grant ON oauth_tokens(grant_id);
+        CREATE INDEX IF NOT EXISTS idx_oauth_tokens_client ON oauth_tokens(client_id);
+        CREATE INDEX IF NOT EXISTS idx_oauth_requests_client ON oauth_requests(client_id);
+        """,
+    ),
 )

@@ -20,6 +20,7 @@ from memesh.store.insights import Insights
 from memesh.store.members import Members
 from memesh.store.memory_files import MemoryFiles
 from memesh.store.messages import Messages
+from memesh.store.oauth import OAuthGrants
 from memesh.store.postgres_base import PostgresBase
 from memesh.store.postgres_listen import events_channel
 from memesh.store.postgres_migrations import MIGRATIONS
@@ -142,6 +143,7 @@ class PostgresStore(
     Proposals,
     Copying,
     Members,
+    OAuthGrants,
 ):
     """Every query and write MeMesh makes, on a PostgreSQL database several machines share."""
 

@@ -19,6 +19,7 @@ from memesh.store.graph import Graph
 from memesh.store.insights import Insights
 from memesh.store.members import Members
 from memesh.store.memory_files import MemoryFiles
+from memesh.store.oauth import OAuthGrants
 from memesh.store.proposals import Proposals
 from memesh.store.sqlite_base import BUSY_TIMEOUT_MS
 from memesh.store.sqlite_health import SqliteHealth
@@ -98,5 +99,6 @@ class SqliteStore(
     Proposals,
     Copying,
     Members,
+    OAuthGrants,
 ):
     """Every query and write MeMesh makes; operations reach it only through their narrow protocols."""

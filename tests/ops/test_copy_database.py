@@ -85,6 +85,16 @@ def _fill(store: Store, ctx: CallContext) -> None:
             "bea", "writer", projects=["p"], token_hash="0" * 64, now="2026-11-30T12:00:00.000Z", expires_at=None
         )
         store.append_audit("2026-11-30T12:00:00.000Z", "al", "member_add", "bea", {"role": "writer"})
+        # An OAuth client bea approved, its request and tokens (hashes only) travel with her (migration 17).
+        store.oauth_add_client("client-1", '{"client_name": "app"}', None, 1_796_000_000)
+        store.oauth_add_request(
+            "1" * 64, "client-1", '{"redirect_uri": "http://127.0.0.1/cb"}', 1_796_000_000, 1_796_000_600
+        )
+        store.oauth_identify("1" * 64, 1, None)
+        store.oauth_add_token(
+            "2" * 64, "access", client_id="client-1", grant_id="1" * 64, member_id=1, owner_key=None, scopes="",
+            resource=None, now=1_796_000_000, expires_at=1_796_003_600,
+        )  # fmt: skip
 
 
 def _rows(store: Store) -> dict[str, list[tuple[Any, ...]]]:

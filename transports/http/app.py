@@ -23,12 +23,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from memesh.app.members import caller_for_token, is_owner_token, owner_caller
+from memesh.app.oauth import guarded_caller, is_access_token
 from memesh.context import Caller
 from memesh.errors import ErrorCode, MemeshError, out_of_descriptors
 from memesh.transports.http import respond
 from memesh.transports.http.body import Disconnected, read_limited
 from memesh.transports.http.boundary import CALLER_KEY, check_origin, invalid_token, presented_bearer
 from memesh.transports.http.errors import BODY_LIMIT_BYTES, HttpFailure, incomplete_body
+from memesh.transports.http.oauth import base_url, is_oauth_path, resource_metadata_url
 from memesh.transports.http.routes import ROUTES
 from memesh.transports.http.runtime import Runtime
 from memesh.transports.mcp.streamable import MCP_PATH, McpOverHttp
@@ -102,6 +104,20 @@ class MemeshHttpApp:
         )
         self.router.router.redirect_slashes = False
         self.router.state.runtime = self.runtime
+        self._oauth: Starlette | None = None  # the authorization server's routes, built on first use
+
+    async def oauth(self) -> Starlette:
+        """The authorization server of a remote listener (transports/http/oauth): built on its first request, so
+        the mcp SDK's import does not delay the listener's first answer, once the SDK is loaded (its loader's
+        thread and this one must not import it at once)."""
+        if self._oauth is None:
+            await self.mcp.loaded()
+            from memesh.transports.http.oauth.routes import oauth_routes
+
+            app = Starlette(routes=oauth_routes(self.runtime.resources, self.token or ""))
+            app.router.redirect_slashes = False
+            self._oauth = app
+        return self._oauth
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -138,7 +154,13 @@ class MemeshHttpApp:
             await respond.from_failure(incomplete_body())(scope, receive, secured)
             return
         except HttpFailure as refused:
-            await respond.from_failure(refused)(scope, receive, secured)
+            response = respond.from_failure(refused)
+            if self.remote and refused.status == 401 and scope["path"] == MCP_PATH:
+                response.headers["www-authenticate"] = challenge(Request(scope), refused.error.code)
+            await response(scope, receive, secured)
+            return
+        if self.remote and self.token and is_oauth_path(scope["path"]):
+            await (await self.oauth())(scope, receive, secured)
             return
         if scope["path"] == MCP_PATH:
             await self.mcp(scope, receive, secured)
@@ -155,7 +177,7 @@ class MemeshHttpApp:
         if refused is not None:
             raise refused
         if self.remote:
-            scope[CALLER_KEY] = await self._caller(headers.get("authorization"))
+            scope[CALLER_KEY] = await self._caller(headers.get("authorization"), oauth=path == MCP_PATH)
         if scope["method"].upper() != "POST":
             return receive
         body = await read_limited(headers, receive)
@@ -171,9 +193,10 @@ class MemeshHttpApp:
 
         return replay
 
-    async def _caller(self, authorization: str | None) -> Caller:
+    async def _caller(self, authorization: str | None, *, oauth: bool = False) -> Caller:
         """Who presents the bearer: the owner (its remote token, no database read) or a member, looked up on every
-        request so that a revocation holds from the next one; 401 for anyone else."""
+        request so that a revocation holds from the next one — on /mcp (`oauth`) also through an OAuth access token
+        bound to one of them; 401 for anyone else."""
         presented = presented_bearer(authorization, self.token)
         if isinstance(presented, HttpFailure):
             raise presented
@@ -182,9 +205,17 @@ class MemeshHttpApp:
             if self._owner is None:
                 self._owner = await anyio.to_thread.run_sync(owner_caller)
             return self._owner
-        found = await anyio.to_thread.run_sync(
-            lambda: caller_for_token(self.runtime.resources, presented, owner_token=owner_token, now=datetime.now(UTC))
-        )
+        if oauth and is_access_token(presented):
+            resources = self.runtime.resources
+            found = await anyio.to_thread.run_sync(
+                lambda: guarded_caller(resources, presented, owner_token=owner_token, now=datetime.now(UTC))
+            )
+        else:
+            found = await anyio.to_thread.run_sync(
+                lambda: caller_for_token(
+                    self.runtime.resources, presented, owner_token=owner_token, now=datetime.now(UTC)
+                )
+            )
         match found:
             case Success(Caller() as caller):
                 return caller
@@ -197,6 +228,12 @@ class MemeshHttpApp:
     def close(self) -> None:
         """Close the database connections (the app reopens them if another request arrives)."""
         self.runtime.close()
+
+
+def challenge(request: Request, code: str) -> str:
+    """RFC 9728 §5.1 / RFC 6750 §3: where a client finds how to get a token for /mcp (no error when none was sent)."""
+    error = "" if code == ErrorCode.AUTH_MISSING_BEARER else 'error="invalid_token", '
+    return f'Bearer {error}resource_metadata="{resource_metadata_url(base_url(request))}"'
 
 
 _REAL_LOOKUP: Any = object()

@@ -163,6 +163,12 @@ class McpOverHttp:
         except Exception:  # the first /mcp request tries again, and its failure is logged there
             log.exception("MCP over HTTP did not start")
 
+    async def loaded(self) -> None:
+        """Wait until the SDK is imported (and started): whatever else imports from `mcp` in this process (the
+        authorization server's routes) must not import it at the same time as the loader's thread, or Python's
+        import locks deadlock."""
+        await self._start()
+
     async def _start(self) -> StreamableHTTPSessionManager:
         async with self._starting:
             if self._manager is not None:
