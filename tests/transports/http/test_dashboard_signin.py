@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
+import shutil
+import ssl
 import stat
 from contextlib import closing
 from pathlib import Path
@@ -16,10 +17,12 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.transports.http.test_serve_tls import Server as TlsServer
+from tests.transports.http.test_serve_tls import pki, started
 from tests.transports.http.test_team_members import ALPHA, BETA, Team, ok, recalled, refused, remember, team
 from tests.transports.mcp.conftest import WAIT_SECONDS
 
-__all__ = ["team"]  # the fixture, shared with the members' tests
+__all__ = ["pki", "started", "team"]  # fixtures shared with the members' and the TLS tests
 
 COOKIE = "memesh_session"
 
@@ -61,7 +64,7 @@ def test_signing_in_sets_a_strict_httponly_cookie_that_holds_no_token(team: Team
     assert 0 < int(cookie["max-age"]) <= 12 * 60 * 60
     assert bea not in cookie["value"] and hashlib.sha256(bea.encode()).hexdigest() not in cookie["value"]
     secret = team.launcher.home / ".memesh" / "session-secret"
-    assert stat.S_IMODE(os.stat(secret).st_mode) == 0o600
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
 
 
 def test_a_token_that_is_no_ones_signs_no_one_in(team: Team) -> None:
@@ -198,11 +201,10 @@ def test_the_owners_token_signs_in_as_the_owner(team: Team) -> None:
 def test_a_loopback_listener_has_no_sign_in(tmp_path: Path) -> None:
     from tests.transports.http.real_server import real_server
 
-    with real_server(tmp_path) as running:
-        with httpx.Client(base_url=running.url, timeout=WAIT_SECONDS) as client:
-            assert ok(client.get("/dashboard/session")) == {"remote": False, "signedIn": False}
-            refused(client.post("/dashboard/sign-in", json={"token": "whatever"}), 404, "route.not-found")
-            ok(client.get("/v1/health"))
+    with real_server(tmp_path) as running, httpx.Client(base_url=running.url, timeout=WAIT_SECONDS) as client:
+        assert ok(client.get("/dashboard/session")) == {"remote": False, "signedIn": False}
+        refused(client.post("/dashboard/sign-in", json={"token": "whatever"}), 404, "route.not-found")
+        ok(client.get("/v1/health"))
     assert not (tmp_path / "home" / ".memesh" / "session-secret").exists()
 
 
@@ -216,3 +218,22 @@ def test_the_session_answer_matches_its_schema(team: Team) -> None:
     schema = files.load("http/session.output")
     assert validation.issues(schema, data) == [] and validation.issues(schema, state) == []
     assert json.dumps(state).count(bea) == 0
+
+
+@pytest.mark.one_engine("the cookie's attributes over TLS: no member is read")
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl CLI")
+def test_over_tls_the_cookie_is_secure_too(pki: Path, tmp_path: Path, started: list[TlsServer]) -> None:
+    home = tmp_path / "home"
+    args = ["--host", "0.0.0.0", "--allow-remote", "--tls-cert", str(pki / "cert.pem"), "--tls-key"]
+    server = TlsServer([*args, str(pki / "key.pem")], home)
+    started.append(server)
+    token = (home / ".memesh" / "remote-token").read_text().strip()
+    trusting = ssl.create_default_context(cafile=str(pki / "cert.pem"))
+    with httpx.Client(base_url=f"https://127.0.0.1:{server.port}", verify=trusting, timeout=WAIT_SECONDS) as client:
+        response = client.post("/dashboard/sign-in", json={"token": token})
+        cookie = attributes(response.headers["set-cookie"])
+        assert "secure" in cookie and "httponly" in cookie and cookie["samesite"].lower() == "strict"
+        data = ok(response)
+        ok(client.get("/v1/health"))
+        signed_out = client.post("/dashboard/sign-out", json={}, headers=csrf(data))
+        assert "secure" in attributes(signed_out.headers["set-cookie"])
