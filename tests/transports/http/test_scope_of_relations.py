@@ -111,3 +111,22 @@ async def test_the_same_holds_over_mcp(team: Team) -> None:
     assert status_and_relations(team, "bea-diary") == ("active", 0)
     assert status_and_relations(team, "beta-choice") == ("active", 0)
     assert team.rows("SELECT count(*) FROM dream_proposals") == [(0,)]
+
+
+def test_a_members_import_is_its_own_and_overwrites_no_one_elses_personal_memory(team: Team) -> None:
+    bea, carl = team.add("bea", "writer"), team.add("carl", "writer")
+    with team.http(bea) as client:
+        stored(client, "bea-diary", namespace="personal")
+    claimed = {"provenance": {"author": "bea"}}
+    entries = [
+        {"name": "bea-diary", "type": "note", "observations": ["carl was here"]},
+        {"name": "signed-as-bea", "type": "note", "observations": ["x"], "metadata": claimed,
+         "relations": [{"to": "bea-diary", "type": "supersedes"}]},
+    ]  # fmt: skip
+    with team.http(carl) as client:
+        answer = ok(client.post("/v1/import", json={"data": {"entities": entries}, "merge_strategy": "overwrite"}))
+        assert answer["imported"] == 1 and answer["errors"] == ["bea-diary: could not be stored (the name is taken)"]
+        assert ok(client.get("/v1/entities/signed-as-bea"))["metadata"]["provenance"]["author"] == "carl"
+    assert team.rows("SELECT o.content FROM observations o JOIN entities e ON e.id = o.entity_id "
+                     "WHERE e.name = 'bea-diary'") == [("bea-diary",)]  # fmt: skip
+    assert status_and_relations(team, "bea-diary") == ("active", 0)
