@@ -8,8 +8,10 @@ import functools
 import os
 import subprocess
 
+from memesh.core.authors import AUTHOR_MAX, shown_author
+
 AUTHOR_ENV = "MEMESH_AUTHOR"
-AUTHOR_MAX = 128
+__all__ = ["AUTHOR_ENV", "AUTHOR_MAX", "local_author"]
 GIT_TIMEOUT_S = 2
 
 
@@ -63,7 +65,7 @@ def local_author() -> str | None:
         if value:
             # One line, no control characters; credential redaction is the store's, which cleans every string it
             # writes (the cleaner's patterns cost ~0.1 s to load, which a write pays anyway).
-            shown = "".join(ch for ch in " ".join(value.split()) if ch.isprintable())[:AUTHOR_MAX].strip()
+            shown = shown_author(value)
             if shown:
                 return shown
     return None

@@ -68,7 +68,20 @@ ADMIN_OPS = frozenset(
 )
 # Reads over the whole store that do not apply the personal-memory rule yet (they show memories' names and text):
 # an admin's, not a reader's or writer's, so that another member's `personal` memory never reaches them.
-WHOLE_STORE_OPS = frozenset({"graph", "why", "briefing_index", "user_patterns", "dream_proposals", "dream_proposal"})
+# Accepting or rejecting a proposal is the review of what the listing shows (a digest's accept archives its
+# sources, whoever wrote them): an admin's too, so no writer archives another member's `personal` memory that way.
+WHOLE_STORE_OPS = frozenset(
+    {
+        "graph",
+        "why",
+        "briefing_index",
+        "user_patterns",
+        "dream_proposals",
+        "dream_proposal",
+        "dream_accept",
+        "dream_reject",
+    }
+)
 # What a member scoped to projects may run at all: the operations whose reads and writes the project scope is
 # applied to. Anything else (a briefing, the graph, messages, …) is not scoped yet, so it is refused: fail closed.
 SCOPED_OPS = frozenset({"recall", "export", "remember", "entities", "entity", "health", "update_status"})

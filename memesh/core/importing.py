@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from memesh.core import history
+from memesh.core.authors import shown_author
 from memesh.core.clean import clean_all, clean_key, clean_label, clean_name, clean_text
 from memesh.core.importance import signal_score
 from memesh.core.keys import key_problem
@@ -80,6 +81,10 @@ class Options:
     restore_archived: bool
     trust: bool
     keep_metadata: bool
+    # Issue 32: who imports (the local author, or the member on a remote listener), and whether an entry's own
+    # `metadata.provenance.author` is kept (a local import) or the importer is recorded instead.
+    author: str | None = None
+    keep_author: bool = True
 
 
 @dataclass(frozen=True)
@@ -194,17 +199,37 @@ def bundle_metadata(raw: Any, *, fresh: bool) -> dict[str, Any]:
     return kept
 
 
-def _trust_keys(current: dict[str, Any], options: Options, now: datetime) -> dict[str, Any]:
+def _trust_keys(
+    current: dict[str, Any], options: Options, now: datetime, *, author: str | None = None
+) -> dict[str, Any]:
     provenance = current.get("provenance") if isinstance(current.get("provenance"), dict) else {}
-    return {
-        "trust": "trusted" if options.trust else "untrusted",
-        "provenance": {
-            **(provenance or {}),
-            "source": "trusted-import" if options.trust else "import",
-            "imported_at": iso_time(now),
-            "merge_strategy": options.strategy,
-        },
+    stamped: dict[str, Any] = {
+        **(provenance or {}),
+        "source": "trusted-import" if options.trust else "import",
+        "imported_at": iso_time(now),
+        "merge_strategy": options.strategy,
     }
+    if author is not None and "author" not in stamped:  # a memory keeps who first wrote it
+        stamped["author"] = author
+    return {"trust": "trusted" if options.trust else "untrusted", "provenance": stamped}
+
+
+def bundle_author(entry: dict[str, Any]) -> str | None:
+    """Who the bundle says wrote an entry (`metadata.provenance.author`, as `memesh export` writes it), cleaned as
+    the local author setting is (one line, printable, at most 128 characters); None when it names no one."""
+    metadata = entry.get("metadata")
+    provenance = metadata.get("provenance") if isinstance(metadata, dict) else None
+    value = provenance.get("author") if isinstance(provenance, dict) else None
+    if not isinstance(value, str):
+        return None
+    return shown_author(clean_text(value))
+
+
+def entry_author(entry: dict[str, Any], options: Options) -> str | None:
+    """Who an imported entry is recorded as written by: the bundle's author when it names one and the import keeps
+    it, else the person importing."""
+    found = bundle_author(entry) if options.keep_author else None
+    return found if found is not None else options.author
 
 
 def _texts(entry: dict[str, Any]) -> tuple[str | None, list[str]]:
@@ -263,6 +288,7 @@ def plan_entry(existing: Entity | None, entry: dict[str, Any], options: Options,
         return EntryPlan(
             "appended",
             write=EntityWrite(
+                author=entry_author(entry, options),
                 entity_id=existing.id,
                 name=existing.name,
                 type=existing.type,
@@ -289,6 +315,7 @@ def plan_entry(existing: Entity | None, entry: dict[str, Any], options: Options,
         "imported",
         overwritten=True,
         write=EntityWrite(
+            author=entry_author(entry, options),
             entity_id=existing.id,
             name=existing.name,
             type=existing.type,
@@ -339,10 +366,12 @@ def _create(  # noqa: PLR0917 - the parts of one entry, already taken apart by p
     observations = [o for o in unique if observation_hash(o) not in excluded]
     metadata: dict[str, Any] = {**kept}
     metadata.setdefault("signal_score", signal_score(entity_type, observations, tags))
-    metadata.update(_trust_keys({}, options, now))
+    author = entry_author(entry, options)
+    metadata.update(_trust_keys({}, options, now, author=author))
     return EntryPlan(
         "imported",
         write=EntityWrite(
+            author=author,
             entity_id=None,
             name=name,
             type=entity_type,

@@ -11,12 +11,12 @@ from typing import Any, Protocol, cast
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
-from memesh.core import importing
+from memesh.core import access, importing
 from memesh.errors import MemeshError
 from memesh.generated.cli.import_file_input import ImportFileInput
 from memesh.generated.tools.import_input import ImportInput
 from memesh.generated.tools.import_output import ImportOutput
-from memesh.model import Entity, EntityWrite
+from memesh.model import Entity, EntityWrite, Filters
 
 
 class ImportStore(Protocol):
@@ -24,7 +24,7 @@ class ImportStore(Protocol):
     def transaction(self) -> AbstractContextManager[None]: ...
     def find(self, name: str) -> Entity | None: ...
     def save(self, write: EntityWrite) -> int: ...
-    def existing_names(self, names: list[str]) -> set[str]: ...
+    def existing_names(self, names: list[str], people: Filters | None = None) -> set[str]: ...
     def relate(self, from_name: str, to_name: str, relation_type: str) -> bool: ...
 
 
@@ -71,6 +71,10 @@ def import_bundle(
         restore_archived=restore,
         trust=trust,
         keep_metadata=keep_metadata,
+        # Who imports: a bundle's own author is kept for a local import (the owner restoring or merging files);
+        # through a remote listener every memory is the member's, so no one writes in another teammate's name.
+        author=ctx.author(),
+        keep_author=ctx.caller is None,
     )
     counts = {"imported": 0, "overwritten": 0, "skipped": 0, "appended": 0, "kept_archived": 0}
     errors: list[str] = []
@@ -85,7 +89,11 @@ def import_bundle(
                 continue
             try:
                 with store.transaction():  # one savepoint per entry: a failing entry leaves no trace
-                    plan = importing.plan_entry(store.find(importing.entry_name(entry)), entry, options, ctx.now)
+                    existing = store.find(importing.entry_name(entry))
+                    if existing is not None and not _visible(ctx, existing):
+                        errors.append(f"{entry['name']}: could not be stored (the name is taken)")
+                        continue
+                    plan = importing.plan_entry(existing, entry, options, ctx.now)
                     if plan.write is not None:
                         store.save(plan.write)
             except Exception as exc:  # one bad row must not cost the whole bundle
@@ -99,7 +107,8 @@ def import_bundle(
             counts["overwritten"] += int(plan.overwritten)
             queued += [(plan.write.name, target, kind) for target, kind in plan.relations if plan.write]
         report(len(entries), len(entries))
-        present = store.existing_names([target for _, target, _ in queued])
+        people = access.scoped(Filters(), ctx.caller) if ctx.caller is not None else None
+        present = store.existing_names([target for _, target, _ in queued], people)
         skipped_relations = []
         for source, target, kind in queued:
             if target not in present:
@@ -107,6 +116,14 @@ def import_bundle(
             else:
                 store.relate(source, target, kind)
     return Success({**counts, "errors": errors, "skipped_relations": skipped_relations})  # type: ignore[typeddict-item]
+
+
+def _visible(ctx: CallContext, entity: Entity) -> bool:
+    """Whether a member importing may change `entity` (another member's `personal` memory, or one outside its
+    projects, is not its to overwrite or append to)."""
+    provenance = entity.metadata.get("provenance")
+    author = provenance.get("author") if isinstance(provenance, dict) else None
+    return access.may_see(ctx.caller, entity.namespace, author, entity.tags)
 
 
 class Restoring(Protocol):

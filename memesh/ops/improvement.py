@@ -8,6 +8,7 @@ from typing import Any, Protocol, cast
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
+from memesh.core import access
 from memesh.core import improvement as rules
 from memesh.core.proposals import PENDING, PRODUCT_IMPROVEMENT, NewProposal, Proposal
 from memesh.errors import MemeshError
@@ -24,6 +25,14 @@ class ImprovementStore(Protocol):
     def stage(self, proposal: NewProposal) -> int: ...
 
 
+def _seen(ctx: CallContext, entity: Entity | None) -> Entity | None:
+    if entity is None or ctx.caller is None:
+        return entity
+    provenance = entity.metadata.get("provenance")
+    author = provenance.get("author") if isinstance(provenance, dict) else None
+    return entity if access.may_see(ctx.caller, entity.namespace, author, entity.tags) else None
+
+
 def improvement(
     store: ImprovementStore, request: ImprovementInput, *, ctx: CallContext
 ) -> Result[ImprovementOutput, MemeshError]:
@@ -37,7 +46,8 @@ def improvement(
         return Success(cast(ImprovementOutput, rules.status_answer(found)))
     proposal = rules.normalize(args)
     with store.transaction():  # one at a time: two agents proposing the same thing stage one review item
-        sources = {name: store.find(name) for name in proposal.source_names}
+        # A source the caller may not see (another member's `personal` memory) is missing for it.
+        sources = {name: _seen(ctx, store.find(name)) for name in proposal.source_names}
         unavailable = [name for name, entity in sources.items() if entity is None or entity.status != ACTIVE]
         if unavailable:
             return Failure(

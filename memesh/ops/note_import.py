@@ -326,7 +326,9 @@ def _write(  # noqa: PLR0917
     )
     # The surface that ran the import is the host (cli, or the host whose Stop hook ran it), as for remember;
     # provenance.source says it came from a note file.
-    planned = remembering.plan(existing, request, set(), now=ctx.now, source_host=ctx.source_host).unwrap()
+    planned = remembering.plan(
+        existing, request, set(), now=ctx.now, source_host=ctx.source_host, author=ctx.author()
+    ).unwrap()
     metadata = dict(planned.write.metadata)
     metadata["trust"] = "untrusted"
     metadata["provenance"] = {**metadata.get("provenance", {}), **provenance}

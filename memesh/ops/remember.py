@@ -13,7 +13,7 @@ from memesh.core import access, remembering
 from memesh.errors import MemeshError
 from memesh.generated.tools.remember_input import RememberInput
 from memesh.generated.tools.remember_output import RememberOutput
-from memesh.model import Entity, EntityWrite
+from memesh.model import Entity, EntityWrite, Filters
 
 if TYPE_CHECKING:
     from memesh.generated.cli.remember_typed_input import RememberTypedInput
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 class RememberStore(Protocol):
     def transaction(self) -> AbstractContextManager[None]: ...
     def find(self, name: str) -> Entity | None: ...
-    def existing_names(self, names: list[str]) -> set[str]: ...
+    def existing_names(self, names: list[str], people: Filters | None = None) -> set[str]: ...
     def save(self, write: EntityWrite) -> int: ...
     def create_relation(
         self, from_name: str, to_name: str, relation_type: str, *, author: str | None = None
@@ -65,7 +65,10 @@ def remember(
         refused_by_scope = _outside_scope(ctx, existing, resolved.tags or [])
         if refused_by_scope is not None:
             return Failure(refused_by_scope)
-        present = store.existing_names([target for target, _ in resolved.relations])
+        # A relation's target the caller may not see (outside a member's projects, another member's `personal`
+        # memory) is not there for it: no relation to it, and a `supersedes` never archives it.
+        people = access.scoped(Filters(), ctx.caller) if ctx.caller is not None else None
+        present = store.existing_names([target for target, _ in resolved.relations], people)
         match remembering.plan(
             existing,
             resolved,

@@ -38,6 +38,14 @@ class Members(SqlBase):
         ).fetchone()
         return _member(row) if row else None
 
+    def active_member_sealed(self, name: str) -> tuple[MemberRow, str] | None:
+        """The unrevoked member called `name` and its token's hash: what a sign-in session is sealed with, so a
+        session outlives neither a revocation nor the name being given to a new token."""
+        row = self.conn.execute(
+            f"SELECT {_MEMBER_COLUMNS}, token_hash FROM members WHERE name = ? AND revoked_at IS NULL", (name,)
+        ).fetchone()
+        return (_member(row), str(row[7])) if row else None
+
     def add_member(
         self, name: str, role: str, *, projects: Sequence[str] | None, token_hash: str, now: str, expires_at: str | None
     ) -> MemberRow:

@@ -55,11 +55,16 @@ class Reads(SqlBase):
         entity_id = self.entity_id(name)
         return self.load([entity_id])[0] if entity_id is not None else None
 
-    def existing_names(self, names: Iterable[str]) -> set[str]:
+    def existing_names(self, names: Iterable[str], people: Filters | None = None) -> set[str]:
+        """Which of `names` are stored; with `people` (a member's view, `people_sql`), only those it may see, so a
+        memory outside a member's projects, or another member's `personal` one, is not there for it."""
         wanted = sorted({key(name) for name in names})
+        scope, scope_params = people_sql(people) if people is not None else ("", [])
         found: set[str] = set()
         for chunk in _chunks(wanted):
-            rows = self.conn.execute(f"SELECT name FROM entities WHERE name IN ({_marks(chunk)})", chunk)
+            rows = self.conn.execute(
+                f"SELECT e.name FROM entities e WHERE e.name IN ({_marks(chunk)}) {scope}", [*chunk, *scope_params]
+            )
             found.update(row[0] for row in rows)
         return found
 

@@ -1,6 +1,7 @@
 """The HTTP API: a Starlette app over the route table, behind MeMesh's own edge.
 
-Order on every /v1 and /mcp request: the origin boundary, then bearer auth (remote listeners only), then the body
+Order on every /v1 and /mcp request: the origin boundary, then bearer auth (remote listeners only; on /v1 a signed-in
+dashboard's session cookie stands for the bearer, `signin.py`), then the body
 (POST, bounded to 1 MB), then the route — for /mcp, MCP's streamable HTTP transport (transports/mcp/streamable.py):
 memesh-mcp's own MCP server, on this listener's resources. One trailing slash is ignored (`/v1/health/` is
 `/v1/health`); an unknown route or method is `route.not-found`. Every answer carries the security headers, and a
@@ -26,7 +27,7 @@ from memesh.app.members import caller_for_token, is_owner_token, owner_caller
 from memesh.app.oauth import guarded_caller, is_access_token
 from memesh.context import Caller
 from memesh.errors import ErrorCode, MemeshError, out_of_descriptors
-from memesh.transports.http import respond
+from memesh.transports.http import respond, signin
 from memesh.transports.http.body import Disconnected, read_limited
 from memesh.transports.http.boundary import CALLER_KEY, check_origin, invalid_token, presented_bearer
 from memesh.transports.http.errors import BODY_LIMIT_BYTES, HttpFailure, incomplete_body
@@ -105,6 +106,9 @@ class MemeshHttpApp:
         self.router.router.redirect_slashes = False
         self.router.state.runtime = self.runtime
         self._oauth: Starlette | None = None  # the authorization server's routes, built on first use
+        # The dashboard's sign-in on a remote listener (signin.signed_in_member reads it from request.app.state).
+        self.signin = signin.SignIn(remote=remote, token=token, runtime=self.runtime)
+        self.router.state.signin = self.signin
 
     async def oauth(self) -> Starlette:
         """The authorization server of a remote listener (transports/http/oauth): built on its first request, so
@@ -170,14 +174,17 @@ class MemeshHttpApp:
     async def _edge(self, scope: Scope, receive: Receive) -> Receive:
         """The checks before any route: boundary, bearer, body limit; the body read so far, replayed to the route."""
         path: str = scope["path"]
-        if path not in ("/v1", MCP_PATH) and not path.startswith("/v1/"):
+        api = path == "/v1" or path.startswith("/v1/")
+        if not api and path != MCP_PATH and path not in signin.PATHS:
             return receive
         headers = _headers(scope)
         refused = check_origin(headers, check_host=not self.remote)
         if refused is not None:
             raise refused
-        if self.remote:
-            scope[CALLER_KEY] = await self._caller(headers.get("authorization"), oauth=path == MCP_PATH)
+        if self.remote and path not in signin.PATHS:
+            # A browser signed in to the dashboard carries its session cookie instead of a bearer (on /v1 only).
+            signed_in = await self.signin.edge_caller(scope, headers) if api else None
+            scope[CALLER_KEY] = signed_in or await self._caller(headers.get("authorization"), oauth=path == MCP_PATH)
         if scope["method"].upper() != "POST":
             return receive
         body = await read_limited(headers, receive)

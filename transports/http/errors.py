@@ -68,6 +68,7 @@ class HttpFailure(Exception):
         status: int | None = None,
         extra: dict[str, Any] | None = None,
         close: bool = False,
+        headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(error.message)
         self.error = error
@@ -75,6 +76,7 @@ class HttpFailure(Exception):
         self.extra = extra or {}
         # `close`: the request's body was not read to its end, so what follows on the connection is not a request.
         self.close = close
+        self.headers = headers or {}  # sent with the answer (a signed-out session's cookie removed)
 
 
 def success(data: Any) -> dict[str, Any]:

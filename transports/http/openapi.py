@@ -154,10 +154,10 @@ def _of_page(page: Page) -> Described:
     return Described(
         summary=page.summary,
         parameters=[],
-        body=None,
-        body_required=False,
+        body=page.body,
+        body_required=page.body is not None,
         answer=page.answer,
-        enveloped=False,
+        enveloped=page.enveloped,
         media_type=page.media_type,
         errors=page.errors,
         redirect=page.redirect,

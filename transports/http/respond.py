@@ -35,6 +35,8 @@ def refused(error: MemeshError, *, status: int | None = None, extra: dict[str, A
 
 def from_failure(exc: HttpFailure) -> Response:
     response = refused(exc.error, status=exc.status, extra=exc.extra)
+    for name, value in exc.headers.items():
+        response.headers.append(name, value)
     if exc.close:  # the answer ends the connection: a kept-alive client would otherwise wait on the unread body
         response.headers["connection"] = "close"
     return response

@@ -17,7 +17,7 @@ from memesh.app.operations import insight, members, memory, review, session, set
 from memesh.app.registry import TOOLS, USER_PATTERNS
 from memesh.errors import ErrorCode, MemeshError
 from memesh.records import dataclass
-from memesh.transports.http import respond
+from memesh.transports.http import respond, signin
 from memesh.transports.http.endpoint import ApiRoute, op_endpoint
 from memesh.transports.http.handlers import dashboard
 from memesh.transports.http.handlers.common import Endpoint
@@ -72,6 +72,8 @@ class Page:
     media_type: str = "application/json"
     errors: tuple[ErrorCode, ...] = ()
     redirect: str | None = None  # the path a 307 answer points to (a page that only sends the browser on)
+    body: str | None = None  # the schema file of its JSON body (a POST), checked by the gate
+    enveloped: bool = False  # its answer is the API's envelope, `{success: true, data: <answer>}`
 
 
 RETIRED = {
@@ -120,6 +122,35 @@ PAGES: list[Page] = [
         "The dashboard: one self-contained HTML page",
         "http/dashboard.output",
         media_type="text/html",
+    ),
+    # The dashboard's sign-in on a remote listener (issue 32): who is signed in, sign in with a token, sign out.
+    Page(
+        signin.SESSION_PATH,
+        signin.session,
+        ("GET",),
+        "Whether this listener asks the dashboard to sign in, and who is signed in",
+        "http/session.output",
+        errors=(ErrorCode.BAD_PARAM,),
+        enveloped=True,
+    ),
+    Page(
+        signin.SIGN_IN_PATH,
+        signin.sign_in_page,
+        ("POST",),
+        "Sign in to the dashboard of a remote listener with a token: answers a session cookie",
+        "http/session.output",
+        errors=(ErrorCode.BAD_PARAM, ErrorCode.BAD_BODY),
+        body="http/sign_in.input",
+        enveloped=True,
+    ),
+    Page(
+        signin.SIGN_OUT_PATH,
+        signin.sign_out_page,
+        ("POST",),
+        "Sign out of the dashboard: the session cookie is removed",
+        "http/session.output",
+        errors=(ErrorCode.BAD_PARAM,),
+        enveloped=True,
     ),
     *(
         Page(

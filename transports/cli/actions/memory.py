@@ -45,7 +45,13 @@ def cli_context(resources: Resources | None = None) -> CallContext:
 
     agent_view: what the CLI prints goes into an agent's context as often as to a person, so recall is capped.
     """
-    return (resources or Resources()).context(SOURCE_HOST, True, caller_session=session_from_environment())
+    from memesh.transports.cli.author import chosen_author
+
+    given: dict[str, Any] = {"caller_session": session_from_environment()}
+    author = chosen_author()
+    if author is not None:  # --author: this call's writes are recorded as that person's
+        given["author"] = lambda: author
+    return (resources or Resources()).context(SOURCE_HOST, True, **given)
 
 
 def on_store(action: Callable[[Store], Result[T, MemeshError]]) -> Result[T, MemeshError]:

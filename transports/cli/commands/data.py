@@ -65,6 +65,7 @@ def import_(
     format_: str | None = None,
     dry_run: Switch = False,
     database: str | None = None,
+    author: str | None = None,
     json_: Switch = False,
 ) -> int:
     """Import a JSON bundle made by `memesh export`, the TypeScript MeMesh's knowledge-graph.db, the official MCP
@@ -98,25 +99,32 @@ def import_(
         Say what FILE holds and which names would be given another one; import nothing.
     database
         The database to use instead of the configured one: a SQLite file's path or a postgresql:// URL.
+    author
+        Who imported memories that name no author are recorded as written by (a memory the file says someone wrote
+        keeps that author), instead of MEMESH_AUTHOR or config.json's author.
     json_
         Print the result as JSON.
     """
     from memesh.transports.cli.actions import backup
+    from memesh.transports.cli.author import as_author
     from memesh.transports.cli.database import database_option
 
     with database_option(database):
-        return backup.import_command(
-            file,
-            merge=merge,
-            namespace=namespace,
-            restore_archived=restore_archived,
-            trust=trust,
-            yes=yes,
-            notes=notes,
-            project=project,
-            as_json=json_,
-            format_=format_,
-            dry_run=dry_run,
+        return as_author(
+            author,
+            lambda: backup.import_command(
+                file,
+                merge=merge,
+                namespace=namespace,
+                restore_archived=restore_archived,
+                trust=trust,
+                yes=yes,
+                notes=notes,
+                project=project,
+                as_json=json_,
+                format_=format_,
+                dry_run=dry_run,
+            ),
         )
 
 

@@ -27,6 +27,7 @@ def remember(
     supersedes: params.Many = None,
     contradicts: params.Many = None,
     replace: params.Switch = False,
+    author: str | None = None,
     json_: params.Switch = False,
 ) -> int:
     """Store a memory: free text alone (title, observations and name derived), or --name and --type with --obs.
@@ -53,6 +54,8 @@ def remember(
         Names of memories this one contradicts: recall reports the conflict.
     replace
         Rewrite the named memory instead of appending (its previous version is kept in its history).
+    author
+        Who this write is recorded as (metadata.provenance.author), instead of MEMESH_AUTHOR or config.json's author.
     json_
         Print the result as JSON.
     """
@@ -62,18 +65,23 @@ def remember(
 
     if text is not None and FLAG_SHAPED.fullmatch(text) and not after_end_of_options(text):
         return usage(f"Unknown option: {text}. Text that starts with a hyphen and reads like a flag goes after --.")
-    return memory.remember(
-        text,
-        name=name,
-        entity_type=type_,
-        title=title,
-        observations=obs,
-        tags=tags,
-        namespace=namespace,
-        supersedes=supersedes,
-        contradicts=contradicts,
-        replace=replace,
-        as_json=json_,
+    from memesh.transports.cli.author import as_author
+
+    return as_author(
+        author,
+        lambda: memory.remember(
+            text,
+            name=name,
+            entity_type=type_,
+            title=title,
+            observations=obs,
+            tags=tags,
+            namespace=namespace,
+            supersedes=supersedes,
+            contradicts=contradicts,
+            replace=replace,
+            as_json=json_,
+        ),
     )
 
 
@@ -143,6 +151,7 @@ def learn(
     prevention: str | None = None,
     severity: str | None = None,
     project: str | None = None,
+    author: str | None = None,
     json_: params.Switch = False,
 ) -> int:
     """Record a lesson from a mistake or discovery (a lesson_learned memory the project's sessions are shown).
@@ -161,19 +170,25 @@ def learn(
         critical, major or minor (default minor).
     project
         The project it belongs to (default: this directory's project).
+    author
+        Who this write is recorded as (metadata.provenance.author), instead of MEMESH_AUTHOR or config.json's author.
     json_
         Print the result as JSON.
     """
     from memesh.transports.cli.actions import memory
+    from memesh.transports.cli.author import as_author
 
-    return memory.learn(
-        error=error,
-        fix=fix,
-        root_cause=root_cause,
-        prevention=prevention,
-        severity=severity,
-        project=project,
-        as_json=json_,
+    return as_author(
+        author,
+        lambda: memory.learn(
+            error=error,
+            fix=fix,
+            root_cause=root_cause,
+            prevention=prevention,
+            severity=severity,
+            project=project,
+            as_json=json_,
+        ),
     )
 
 
@@ -184,6 +199,7 @@ def task(
     next_: str | None = None,
     blocked: str | None = None,
     done: str | None = None,
+    author: str | None = None,
     json_: params.Switch = False,
 ) -> int:
     """Read where the work stands on a project, or record what the user stated ("" clears a field).
@@ -200,12 +216,18 @@ def task(
         What is standing in the way.
     done
         What was just finished.
+    author
+        Who this write is recorded as (metadata.provenance.author), instead of MEMESH_AUTHOR or config.json's author.
     json_
         Print the result as JSON.
     """
     from memesh.transports.cli.actions import memory
+    from memesh.transports.cli.author import as_author
 
-    return memory.task(project=project, goal=goal, next_step=next_, blocked=blocked, done=done, as_json=json_)
+    return as_author(
+        author,
+        lambda: memory.task(project=project, goal=goal, next_step=next_, blocked=blocked, done=done, as_json=json_),
+    )
 
 
 def pin(*, name: str, json_: params.Switch = False) -> int:
