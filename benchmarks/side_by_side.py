@@ -143,8 +143,7 @@ def instructions(command: Sequence[str], env: dict[str, str], cwd: Path, stdin: 
             input=stdin,
             env=env,
             cwd=cwd,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            capture_output=True,
             check=False,
         )
         if done.returncode != 0:
@@ -369,7 +368,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.environ[name] = ours_env[name]
         seed(ours_env, project_for(str(project_dir)), args.n)
         bundle = folder / "bundle.json"
-        subprocess.run([str(BIN / "memesh"), "export", "-o", str(bundle)], env=ours_env, cwd=project_dir, check=True)
+        export = [str(BIN / "memesh"), "export", "--limit", str(max(args.n, 1000)), "-o", str(bundle)]
+        subprocess.run(export, env=ours_env, cwd=project_dir, check=True)  # all of them: --vs imports this bundle
         sides = [Side("ours", [str(BIN / "memesh")], [str(BIN / "memesh-mcp")], our_hook(), ours_env)]
         if args.vs:
             theirs_env = home_env(folder / "theirs")
