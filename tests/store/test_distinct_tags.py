@@ -18,7 +18,7 @@ OLD_QUERY = "SELECT COUNT(DISTINCT tag) FROM tags"
 # Tags that differ only in case, accents, spacing or normalization, beside free text: the count must tell them apart
 # exactly as the old query did.
 TAG = st.sampled_from(["a", "A", "é", "é", "a ", " a", "project:x", "project:X", "ß", "ss"]) | st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=6
+    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), min_size=1, max_size=6
 )
 
 
