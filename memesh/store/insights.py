@@ -22,9 +22,13 @@ class Insights(Reads):
 
     def totals(self) -> tuple[int, int, int, int]:
         """How many memories (archived included), observations, relations and distinct tags are stored."""
+        # Distinct tags are counted over `SELECT DISTINCT tag`, not `COUNT(DISTINCT tag)`: SQLite then walks
+        # idx_tags_tag skipping each value's duplicates and PostgreSQL hashes, where COUNT(DISTINCT) scanned the
+        # table and sorted every tag row (issue 36: 2.6 -> 0.03 ms on SQLite and 6.1 -> 3.0 ms on PostgreSQL at
+        # 10k memories and 100 distinct tags). The same count: equality and NULLs are the same in both forms.
         row = self.conn.execute(
             "SELECT (SELECT COUNT(*) FROM entities), (SELECT COUNT(*) FROM observations), "
-            "(SELECT COUNT(*) FROM relations), (SELECT COUNT(DISTINCT tag) FROM tags)"
+            "(SELECT COUNT(*) FROM relations), (SELECT COUNT(*) FROM (SELECT DISTINCT tag FROM tags) AS d)"
         ).fetchone()
         return int(row[0]), int(row[1]), int(row[2]), int(row[3])
 

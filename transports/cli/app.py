@@ -46,6 +46,9 @@ HELP_FLAGS = frozenset({"--help", "-h", "--version"})
 
 
 def _tree(argv: Sequence[str]) -> int:
+    import gc
+
+    gc.enable()  # off only for the front's short commands (`entry`); the tree runs long ones too (serve)
     from memesh.transports.cli import tree
 
     return tree.run(argv)
@@ -65,6 +68,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         print(f"Error: memesh failed unexpectedly ({type(exc).__name__}).", file=sys.stderr)
         return FAILED
+
+
+def entry() -> None:
+    """The `memesh` console script: `main`, with the garbage collector off for a command the front runs (a short one:
+    its imports make tens of thousands of objects and no garbage worth a pass) and no interpreter teardown after it
+    (memesh.quick_exit). A command Cyclopts runs (`serve` among them) gets the collector back (`_tree`)."""
+    import gc
+
+    gc.disable()
+    code = main()
+    from memesh import quick_exit
+
+    quick_exit.leave(code)
 
 
 if __name__ == "__main__":

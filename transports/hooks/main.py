@@ -13,9 +13,15 @@ import sys
 
 
 def main() -> None:
-    """Entry point of `memesh-hook`."""
+    """Entry point of `memesh-hook`: the garbage collector stays off (a hook is one short event: its imports make
+    tens of thousands of objects and no garbage worth a pass) and the process ends without the interpreter's
+    teardown once its answer is out (memesh.quick_exit, issue 36)."""
+    import gc
+
+    gc.disable()
     import os
 
+    from memesh import quick_exit
     from memesh.transports.hooks import client, wire
 
     event = sys.argv[1] if len(sys.argv) > 1 else ""
@@ -33,10 +39,10 @@ def main() -> None:
                 sys.stdout.flush()
             except OSError:
                 pass
-        sys.exit(status)
+        quick_exit.leave(status)
     from memesh.transports.hooks import runner
 
     if answered is not None:  # the server took the hook and failed: running it again here could write twice
         runner.record_failure(event, answered)
-        sys.exit(0)
-    sys.exit(runner.run(event, data, sys.stdout, runner.HookCall.here()))
+        quick_exit.leave(0)
+    quick_exit.leave(runner.run(event, data, sys.stdout, runner.HookCall.here()))

@@ -18,10 +18,11 @@ stdin a few milliseconds after the process does:
 - the first line that is anything else (or anything malformed) ends the early answers: from there on the SDK answers
   everything, as if it had read stdin itself. `hand_over` ends them too, once the SDK is ready.
 
-The SDK itself is loaded only once it is wanted: when a line needs it, or when the client has been quiet for
-`QUIET_SECONDS` (an agent's model choosing its first call), so that it does not take the interpreter from calls the
-front is answering. A client that ends its session (closes stdin) with every request answered here never waits for
-the SDK at all.
+The SDK itself is loaded only once a line needs it (issue 36: loaded in the background after a quiet moment, it
+held ~30 MB more for the whole session of a client whose every request the front answers). Once the client has been
+quiet for `QUIET_SECONDS` (an agent's model choosing its first call) with nothing running here, what a session keeps
+warm is started without it: the store, the update check and the hook server (`session_hooks`). A client that ends
+its session (closes stdin) with every request answered here never waits for the SDK at all.
 
 Like the SDK's stdio_server, it claims the standard streams first: fd 0 reads the null device and fd 1 writes to
 stderr, so a stray print or a child process cannot touch the wire; the wire is served from private duplicates.
@@ -53,8 +54,12 @@ CALL = "tools/call"
 CALL_KEYS = frozenset({"name", "arguments", "_meta"})
 CANCELLED = "notifications/cancelled"
 RESULT_KEYS = frozenset({"content", "isError", "structuredContent"})  # what MeMesh's result mapping writes
-# How long the client must have been quiet, with nothing being answered here, before the SDK starts loading.
+# How long the client must have been quiet, with nothing being answered here, before the session's store and hook
+# server are started (not before: they would take the interpreter from the opening's answers).
 QUIET_SECONDS = 0.15
+# Bytes passed on to the SDK before it is loaded (the opening's requests, under private ids) after which it is loaded
+# anyway to read them: a pipe holds 64 KiB, and the reading thread must never block on a full one.
+PIPE_ROOM = 16 * 1024
 
 
 class _Decoding:
@@ -281,6 +286,7 @@ class Front:
         self._calls = EarlyCalls(self._lock, lambda data: _write_all(self._wire_fd, data), _dumps)
         self._last = time.monotonic()  # when the client last wrote
         self._eof = False
+        self._passed = 0  # bytes passed on to the SDK's pipe
         self.finished = False  # the client ended the session before the SDK took over, every request answered
         self._wanted = _thread.allocate_lock()  # released once the SDK is wanted (or the session is over)
         if self._opening is not None:
@@ -302,17 +308,26 @@ class Front:
         """Start reading stdin in a thread of its own (like a daemon thread, it never holds the process open)."""
         _thread.start_new_thread(self._pump, ())
 
-    def sdk_wanted(self) -> bool:
-        """Wait until the SDK is wanted: True once a line needs it, or once the client has been quiet for
-        QUIET_SECONDS with no call running here; False when the session ended with every request answered here
-        (the SDK is not needed at all)."""
-        while not self._wanted.acquire(timeout=QUIET_SECONDS):
+    def sdk_wanted(self, on_quiet: Callable[[], None] | None = None) -> bool:
+        """Wait until the SDK is wanted: True once a line needs it; False when the session ended with every request
+        answered here (the SDK is not needed at all). `on_quiet` runs once, on this thread, when the client has been
+        quiet for QUIET_SECONDS with no call running here."""
+        while not self._wanted.acquire(True, QUIET_SECONDS if on_quiet is not None else -1):
             with self._lock:
                 quiet = time.monotonic() - max(self._last, self._calls.last) >= QUIET_SECONDS
-                if self._opening is not None and not self._calls.running and quiet:
-                    return True
+                due = self._opening is not None and not self._calls.running and quiet
+            if due and on_quiet is not None:
+                on_quiet()
+                on_quiet = None
         self._wanted.release()
         return not self.finished
+
+    def caller(self) -> Any:
+        """The caller the calls answered here run on (made now if no call has made it yet; None when it cannot
+        be made: the first call reports why)."""
+        with self._lock:
+            made = self._calls.caller_for_calls()
+        return None if isinstance(made, Exception) else made
 
     def hand_over(self) -> tuple[dict[str, str], Any] | None:
         """End the early answers (the SDK answers from now on): the private ids passed on, with what was sent, and
@@ -337,6 +352,10 @@ class Front:
                 self._last = time.monotonic()
                 forwarded = self._take(line)
                 if forwarded:
+                    self._passed += len(forwarded)
+                    if self._passed > PIPE_ROOM:
+                        with self._lock:
+                            self._want_sdk()
                     _write_all(self._pipe, forwarded)
         except OSError:
             pass  # the SDK stopped reading, or the client stopped reading its answers: the server is on its way out
@@ -479,14 +498,43 @@ def main() -> None:
         return
     front = Front(stdio.source(), stdio.wire_out, None if may_declare_a_channel() else recorded_answers())
     front.start()
+    warm = Warm(front)
     try:
-        if not front.sdk_wanted():
+        if not front.sdk_wanted(warm.start):
             front.close()  # the client ended the session, every request answered without the SDK
             return
         from memesh.transports.mcp import server  # the SDK: most of the start-up time
 
-        server.run(front)
+        server.run(front, hooks=warm.hooks is None)
     except KeyboardInterrupt:
         pass  # Ctrl-C while the SDK loads: a person stopping the server by hand, as server.run treats it
     finally:
+        warm.close()
         stdio.release()
+
+
+class Warm:
+    """What a session keeps warm before (or without) the SDK: the front's caller with its store and update check
+    opened, and the hook server, started once the client is quiet."""
+
+    def __init__(self, front: Front) -> None:
+        self._front = front
+        self.hooks: Any = None  # the HookServer started here (the SDK's lifespan then starts none)
+
+    def start(self) -> None:
+        caller = self._front.caller()
+        if caller is None:
+            return
+        try:
+            caller.open()  # a failure to open is kept for the first call to report, as the SDK's lifespan does
+            from memesh.transports.mcp.session_hooks import serve_hooks
+
+            self.hooks = serve_hooks(caller)
+        except Exception:  # hooks then run cold; the session itself goes on
+            import logging
+
+            logging.getLogger("memesh.mcp").exception("the session's hook server did not start")
+
+    def close(self) -> None:
+        if self.hooks is not None:
+            self.hooks.close()

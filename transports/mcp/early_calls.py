@@ -78,7 +78,7 @@ class EarlyCalls:
     def start(self, message: dict[str, Any], client_name: str | None, wrapping: dict[str, Any]) -> None:
         """Start answering this call (under the lock), on a worker thread."""
         request_id = message["id"]
-        caller = self._calls()
+        caller = self.caller_for_calls()
         self._answered.add(request_id)
         if not self._running:
             self._none_running.acquire()
@@ -125,7 +125,7 @@ class EarlyCalls:
         if not isinstance(caller, Exception):
             caller.start_updates()  # not before: its thread would slow the call a client is waiting for
 
-    def _calls(self) -> Any:
+    def caller_for_calls(self) -> Any:
         """The caller every call answered here runs on (made for the first, under the lock: hand_over gives it to the
         SDK's handler); the exception instead when it cannot be made, for the call to answer with."""
         if self.caller is None:

@@ -38,9 +38,9 @@ from memesh.transports.mcp.drain import AnsweringWriter, DrainingReader, Infligh
 from memesh.transports.mcp.instructions import INSTRUCTIONS
 from memesh.transports.mcp.results import client_name, tool_listing
 from memesh.transports.mcp.roots import roots_asker
+from memesh.transports.mcp.session_hooks import serve_hooks
 
 if TYPE_CHECKING:
-    from memesh.transports.hooks.server import HookServer
     from memesh.transports.mcp.early import Front
 
 log = logging.getLogger("memesh.mcp")
@@ -52,7 +52,7 @@ def _lifespan(backend: Backend, *, hooks: bool) -> Callable[[Server[Backend]], A
     @asynccontextmanager
     async def lifespan(_server: Server[Backend]) -> AsyncIterator[Backend]:
         await anyio.to_thread.run_sync(backend.open)
-        hook_server = _serve_hooks(backend) if hooks else None
+        hook_server = serve_hooks(backend) if hooks else None
         try:
             yield backend
         finally:
@@ -61,21 +61,6 @@ def _lifespan(backend: Backend, *, hooks: bool) -> Callable[[Server[Backend]], A
             backend.close()
 
     return lifespan
-
-
-def _serve_hooks(backend: Backend) -> HookServer | None:
-    """memesh-hook's warm path: this process runs hook events for hook processes of the same database, on its own
-    thread (transports/hooks/server.py); None when MEMESH_HOOK_SERVER turns it off, or when the backend was handed
-    a database other than the one the environment names (no hook process would look for it, and the hook server
-    must not serve the environment's database from a server of another)."""
-    from memesh.transports.hooks.server import HookServer
-
-    server = HookServer.for_environment()
-    if server is not None and not backend.serves(server.db):
-        return None
-    if server is not None:
-        server.start()
-    return server
 
 
 # Where the HTTP edge leaves who presented the bearer on a remote listener (transports/http/boundary.CALLER_KEY):
@@ -171,9 +156,12 @@ async def serve_streams(
     stdin: AsyncIterable[str],
     stdout: anyio.AsyncFile[str] | None = None,
     replayed: dict[str, str] | None = None,
+    *,
+    hooks: bool = True,
 ) -> None:
-    """Serve MCP until `stdin` ends, writing to the process's stdout unless another is given."""
-    server = build_server(backend)
+    """Serve MCP until `stdin` ends, writing to the process's stdout unless another is given; `hooks=False` when
+    the session's hook server runs already (started by the early front)."""
+    server = build_server(backend, hooks=hooks)
     async with stdio_server(stdin, stdout) as (read_stream, write_stream):  # type: ignore[arg-type]
         inflight = Inflight()  # every request read before stdin closed gets its answer
         writer = AnsweringWriter(ReplayCheck(write_stream, replayed or {}), inflight)
@@ -194,8 +182,9 @@ async def serve_streams(
             sys.stdout.flush()
 
 
-async def serve(front: Front | None = None) -> None:
-    """Serve MCP until the client closes stdin: on the process's stdin/stdout, or behind `front` (early.py)."""
+async def serve(front: Front | None = None, hooks: bool = True) -> None:
+    """Serve MCP until the client closes stdin: on the process's stdin/stdout, or behind `front` (early.py);
+    `hooks=False` when the front started the session's hook server already."""
     if front is None:
         with _claimed_stdin() as lines:
             await serve_streams(_backend(), lines)
@@ -209,7 +198,7 @@ async def serve(front: Front | None = None) -> None:
     # From here on the SDK answers everything; what the front already answered is checked against it, and the
     # calls it ran keep their connections and update notice.
     backend = Backend(caller=caller) if caller is not None else _backend()
-    await serve_streams(backend, ScreenedLines(stdin), stdout, replayed)
+    await serve_streams(backend, ScreenedLines(stdin), stdout, replayed, hooks=hooks)
 
 
 def _front_files(front: Front) -> tuple[anyio.AsyncFile[str], anyio.AsyncFile[str]]:
@@ -246,11 +235,12 @@ class ReplayCheck:
         return getattr(self._inner, name)
 
 
-def run(front: Front | None = None) -> None:
-    """Serve until the client closes stdin, logging to stderr; Ctrl-C (a person stopping it by hand) is no error."""
+def run(front: Front | None = None, *, hooks: bool = True) -> None:
+    """Serve until the client closes stdin, logging to stderr; Ctrl-C (a person stopping it by hand) is no error.
+    `hooks=False`: the session's hook server runs already (the early front started it)."""
     calls.configure_logging()
     with suppress(KeyboardInterrupt):
-        anyio.run(serve, front)
+        anyio.run(serve, front, hooks)
 
 
 def main() -> None:

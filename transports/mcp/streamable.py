@@ -2,8 +2,9 @@
 driven by the mcp SDK's session manager in the HTTP API's ASGI app and granian process.
 
 The HTTP app's edge has already checked the request (origin boundary, bearer on a remote listener, the 1 MB body)
-before it gets here; this module starts the SDK in the background once the app serves (so `memesh serve` listens,
-and /v1 answers, without waiting on the ~1 s import of the SDK) and hands each request to it. The same 12 tools,
+before it gets here; this module loads the SDK when the first /mcp request comes (off the event loop, so /v1 keeps
+answering during its ~1 s import; issue 36: loaded in the background at start, it held ~25 MB more in every
+`memesh serve`, /mcp used or not) and hands each request to it. The same 12 tools,
 schema files, gate, door, structuredContent, outputSchema, annotations and instructions as stdio: the same server.
 Provenance is the client's declared name, as on stdio. Nothing here runs hooks or reads the caller's session from
 this process's environment: the clients are not this process's session (`build_server`'s `hooks`,
@@ -81,7 +82,6 @@ class McpOverHttp:
         """While the app serves: the task the SDK's session manager runs in, once a request has started it."""
         async with anyio.create_task_group() as group:
             self._group = group
-            group.start_soon(self._warm)
             try:
                 yield
             finally:
@@ -152,16 +152,6 @@ class McpOverHttp:
         self._used.pop(oldest, None)
         await manager._discard_session(oldest, open_now[oldest])  # the SDK has no public close
         return True
-
-    async def _warm(self) -> None:
-        """Start the SDK as soon as the app serves, off the event loop: a connector's first request (whose client
-        may give up after a few seconds) then finds it loaded, while /v1 answers from the first moment."""
-        try:
-            await self._start()
-        except NotRunning:  # stopped before it started: nothing to report
-            return
-        except Exception:  # the first /mcp request tries again, and its failure is logged there
-            log.exception("MCP over HTTP did not start")
 
     async def loaded(self) -> None:
         """Wait until the SDK is imported (and started): whatever else imports from `mcp` in this process (the

@@ -220,14 +220,14 @@ HELD_BACK = """
 import sys, time, types
 from pathlib import Path
 
-def run(front):
+def run(front, **options):
     go = Path({go!r})
     while not go.exists():
         time.sleep(0.01)
     sys.stderr.write("loaded before go: " + ",".join(sorted({{"mcp", "pydantic"}} & set(sys.modules))) + "\\n")
     del sys.modules["memesh.transports.mcp.server"]
     from memesh.transports.mcp import server
-    server.run(front)
+    server.run(front, **options)
 
 sys.modules["memesh.transports.mcp.server"] = types.SimpleNamespace(run=run)
 {patch}

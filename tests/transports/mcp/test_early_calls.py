@@ -348,7 +348,7 @@ def test_a_session_piped_whole_is_answered_without_importing_the_sdk(mcp_process
 FRONT_ONLY = """
 import sys, types
 
-def run(front):
+def run(front, **options):
     raise SystemExit("the SDK was wanted")
 
 sys.modules["memesh.transports.mcp.server"] = types.SimpleNamespace(run=run)

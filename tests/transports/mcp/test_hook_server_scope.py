@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memesh.transports.mcp import server
 from memesh.transports.mcp.backend import Backend
+from memesh.transports.mcp.session_hooks import serve_hooks
 from tests.backends import Backend as Engine
 
 
@@ -24,13 +24,13 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: Engine) -> 
 def test_a_server_of_another_database_binds_no_hook_socket_in_the_environments_folder(
     folder: Path, tmp_path: Path
 ) -> None:
-    assert server._serve_hooks(Backend(tmp_path / "record.db")) is None
+    assert serve_hooks(Backend(tmp_path / "record.db")) is None
     assert not folder.exists() or not any(folder.glob("hook-*"))
 
 
 def test_a_server_of_the_environments_database_serves_its_hooks(folder: Path, backend: Engine) -> None:
     database = backend.target(folder / "knowledge-graph.db")  # the file, or the URL MEMESH_DATABASE_URL names
-    hooks = server._serve_hooks(Backend(database))
+    hooks = serve_hooks(Backend(database))
     assert hooks is not None
     try:
         assert hooks.db == (database if isinstance(database, str) else str(database.resolve()))
@@ -44,5 +44,5 @@ def test_a_server_handed_the_file_while_the_environment_names_a_url_serves_no_ho
     # On PostgreSQL the environment's database is the URL: a server on the file under the same MEMESH_DB_PATH is
     # another database, and must not take that URL's hooks (nor, on SQLite, is the URL of any file's).
     handed: Path | str = folder / "knowledge-graph.db" if backend.postgres else "postgresql:///elsewhere"
-    assert server._serve_hooks(Backend(handed)) is None
+    assert serve_hooks(Backend(handed)) is None
     assert not folder.exists() or not any(folder.glob("hook-*"))
