@@ -15,6 +15,7 @@ INSTALLERS = {
     "memesh/ops/setup.py": "memesh setup: Claude Code's settings and plugin, the MCP commands of each host",
     "memesh/ops/doctor.py": "memesh doctor: checks what setup installed in each host",
     "memesh/core/claude_settings.py": "the hooks entries setup writes into Claude Code's settings.json",
+    "memesh/core/host_setup.py": "the hooks and MCP entries setup writes into Copilot CLI's and Cursor's files",
     "memesh/core/plugin_cache.py": "the plugin caches of the hosts that install MeMesh's plugin",
 }
 

@@ -2,13 +2,13 @@
 # Regenerate with `python tools/codegen.py` after changing the schema.
 
 from __future__ import annotations
-from typing import NotRequired
+from typing import Literal, NotRequired
 from typing_extensions import TypedDict
 
 
 class SetupInput(TypedDict, closed=True):
     """
-    `memesh setup`: install (or remove) MeMesh's hooks in Claude Code's settings.json, other settings kept byte for byte.
+    `memesh setup`: install (or remove) MeMesh's hooks in Claude Code's settings.json (other settings kept byte for byte), or with `host` in GitHub Copilot CLI's or Cursor's hooks and MCP files (foreign entries kept).
     """
 
     uninstall: NotRequired[bool]
@@ -18,4 +18,12 @@ class SetupInput(TypedDict, closed=True):
     write: NotRequired[bool]
     """
     Write the change (the person agreed to it); without it a change is only planned and nothing is written.
+    """
+    host: NotRequired[Literal["claude-code", "copilot-cli", "cursor"]]
+    """
+    The agent to wire: claude-code (~/.claude/settings.json), copilot-cli (the repository's .github/hooks/memesh.json and ~/.copilot/mcp-config.json) or cursor (.cursor/hooks.json and .cursor/mcp.json).
+    """
+    user: NotRequired[bool]
+    """
+    Cursor only: write ~/.cursor/hooks.json and ~/.cursor/mcp.json (every project) instead of the repository's .cursor/ files.
     """

@@ -2,8 +2,13 @@
 # Regenerate with `python tools/codegen.py` after changing the schema.
 
 from __future__ import annotations
-from typing import NotRequired
 from typing_extensions import TypedDict
+from typing import NotRequired
+
+
+class File(TypedDict, closed=True):
+    path: str
+    changed: bool
 
 
 class SetupOutput(TypedDict, closed=True):
@@ -39,4 +44,12 @@ class SetupOutput(TypedDict, closed=True):
     dataFolder: NotRequired[str]
     """
     MeMesh's own folder (the memories, config.json, the plugin's environment in runtime/): what uninstalling leaves, for the person to delete.
+    """
+    host: NotRequired[str]
+    """
+    The agent wired (claude-code unless `host` named another).
+    """
+    files: NotRequired[list[File]]
+    """
+    For copilot-cli and cursor: each file setup looks after, and whether it had to change.
     """

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from memesh.core.update import Channel
     from memesh.errors import MemeshError
     from memesh.ops.settings import ConfigFile
-    from memesh.ops.setup import ClaudeSettingsFile
+    from memesh.ops.setup import ClaudeSettingsFile, HostConfigFiles
     from memesh.store.database_file import DatabaseFile
     from memesh.store.errors import StoreError
     from memesh.store.postgres import PostgresStore
@@ -248,6 +248,13 @@ class Resources:
         from memesh.adapters import claude_settings_file
 
         return claude_settings_file
+
+    @property
+    def host_files(self) -> HostConfigFiles:
+        """Copilot CLI's and Cursor's config files: where they are, their text, and their atomic replacement."""
+        from memesh.adapters import host_config_files
+
+        return host_config_files
 
     def data_folder(self) -> Path:
         """MeMesh's own folder on this machine (MEMESH_DIR, else ~/.memesh)."""

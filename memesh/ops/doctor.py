@@ -13,7 +13,7 @@ from returns.result import Failure, Result, Success
 
 import memesh
 from memesh.context import CallContext
-from memesh.core import capture_liveness, claude_settings, plugin_cache
+from memesh.core import capture_liveness, claude_settings, host_setup, plugin_cache
 from memesh.core.briefing_text import redact_user_paths
 from memesh.core.clean import redact
 from memesh.errors import BrokenFile, ErrorCode, MemeshError
@@ -23,7 +23,7 @@ from memesh.generated.http.doctor_input import DoctorInput
 from memesh.generated.http.doctor_output import DoctorOutput
 from memesh.model import sqlite_time
 from memesh.ops.settings import ConfigFile
-from memesh.ops.setup import ClaudeSettingsFile, active_plugin
+from memesh.ops.setup import ClaudeSettingsFile, HostConfigFiles, active_plugin, host_paths
 
 # Top-level config.json keys older versions wrote and nothing reads any more (the model/provider settings).
 RETIRED_CONFIG_KEYS = ("llm", "llmProvider", "llmModel", "provider", "model", "apiKey", "embeddings", "autoConsolidate")
@@ -56,6 +56,8 @@ class DoctorResources(Protocol):
     def config_file(self) -> ConfigFile: ...
     @property
     def claude_settings(self) -> ClaudeSettingsFile: ...
+    @property
+    def host_files(self) -> HostConfigFiles: ...
     def plugin_caches(self) -> list[plugin_cache.Installed]: ...
     def refresh_plugin_cache(self, commands: list[list[str]]) -> str | None: ...
     def mcp_failures(self) -> list[plugin_cache.CachedFailure]: ...
@@ -73,6 +75,47 @@ def _install(uses: DoctorResources) -> dict[str, Any]:
     if missing:
         return _check("install", "Install", "fail", f"{detail}; not found: {', '.join(missing)} — reinstall memesh")
     return _check("install", "Install", "pass", f"{detail}; memesh-hook and memesh-mcp installed")
+
+
+_HOST_NAMES = {host_setup.COPILOT: "GitHub Copilot CLI", host_setup.CURSOR: "Cursor"}
+
+
+def _host(uses: DoctorResources, host: str) -> dict[str, Any]:
+    """`host-<id>`: Copilot CLI's or Cursor's files as `memesh setup --host` writes them. Not configured is no
+    failure (pass); a file that is not JSON, hooks or a server running another path, or half of the wiring, warn
+    with the command that fixes it."""
+    files, title = uses.host_files, _HOST_NAMES[host]
+    hook, mcp = uses.entry_point("memesh-hook") or "", uses.entry_point("memesh-mcp") or ""
+    scopes = [host_paths(files, host, user=False)]
+    if host == host_setup.CURSOR:
+        scopes.append(host_paths(files, host, user=True))
+    fix = f"memesh setup --host {host} --yes"
+    found: list[tuple[str, str, str, str]] = []  # (scope flag, hooks state, mcp state, the hooks file)
+    for hooks_path, mcp_path in scopes:
+        try:
+            hooks = host_setup.hooks_state(files.read_text(hooks_path), host, hook)
+        except (OSError, host_setup.ConfigError):
+            return _check(f"host-{host}", title, "warn", f"{hooks_path} is not valid JSON — repair it, then run {fix}")
+        try:
+            server = host_setup.mcp_state(files.read_text(mcp_path), mcp)
+        except (OSError, host_setup.ConfigError):
+            return _check(f"host-{host}", title, "warn", f"{mcp_path} is not valid JSON — repair it, then run {fix}")
+        flag = " --user" if found else ""
+        found.append((flag, hooks, server, str(hooks_path)))
+        if hooks == "stale" or server == "stale":
+            stale = hooks_path if hooks == "stale" else mcp_path
+            return _check(f"host-{host}", title, "warn", f"{stale} runs another MeMesh (stale path) — fix: {fix}{flag}")
+    configured = [each for each in found if each[1:3] != ("absent", "absent")]
+    if not configured:
+        return _check(f"host-{host}", title, "pass", f"not configured (to use MeMesh with {title}: {fix})")
+    for flag, hooks, server, _ in configured:
+        if "absent" in (hooks, server):
+            half = "MCP server" if server == "absent" else "hooks"
+            return _check(
+                f"host-{host}", title, "warn", f"hooks or MCP server set up without the {half} — fix: {fix}{flag}"
+            )
+    where = ", ".join(each[3] for each in configured)
+    return _check(f"host-{host}", title, "pass", f"configured, running this memesh ({where})")
 
 
 def _plugin_caches(uses: DoctorResources) -> list[dict[str, Any]]:
@@ -294,6 +337,8 @@ def _suite(uses: DoctorResources, now: datetime) -> dict[str, Any]:
         *vectors,
         _config(uses.config_file),
         _hooks(uses.claude_settings, records, now, uses.plugin_caches()),
+        _host(uses, host_setup.COPILOT),
+        _host(uses, host_setup.CURSOR),
         _check("capture-liveness", "Capture liveness", liveness_status, line),
     ]
     worst = max((STATUS_ORDER[c["status"]] for c in checks), default=0)

@@ -9,7 +9,7 @@ from typing import Protocol
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
-from memesh.core import claude_settings, plugin_cache
+from memesh.core import claude_settings, host_setup, plugin_cache
 from memesh.errors import MemeshError
 from memesh.generated.cli.setup_input import SetupInput
 from memesh.generated.cli.setup_output import SetupOutput
@@ -24,9 +24,20 @@ class ClaudeSettingsFile(Protocol):
     def write_text(self, path: Path, text: str) -> None: ...
 
 
+class HostConfigFiles(Protocol):
+    """Copilot CLI's and Cursor's config files (memesh.adapters.host_config_files)."""
+
+    def home(self) -> Path: ...
+    def repository(self) -> Path: ...
+    def read_text(self, path: Path) -> str: ...
+    def write_text(self, path: Path, text: str) -> None: ...
+
+
 class SetupResources(Protocol):
     @property
     def claude_settings(self) -> ClaudeSettingsFile: ...
+    @property
+    def host_files(self) -> HostConfigFiles: ...
     @property
     def config_file(self) -> ConfigFile: ...
     def entry_point(self, name: str) -> str | None: ...
@@ -48,6 +59,8 @@ def setup(uses: SetupResources, request: SetupInput, /, *, ctx: CallContext) -> 
     Code, whose hooks are already active, install adds none and removes those an earlier setup added (each hook
     would run twice). Failure(operation.failed) when memesh-hook is not installed, or settings.json is not a JSON
     object or cannot be read (it is then left as it is)."""
+    if request.get("host", "claude-code") != "claude-code":
+        return _setup_host(uses, request)
     uninstall = request.get("uninstall", False)
     files = uses.claude_settings
     path = files.settings_path()
@@ -83,3 +96,51 @@ def setup(uses: SetupResources, request: SetupInput, /, *, ctx: CallContext) -> 
     if plugin is not None:
         answer["plugin"] = plugin
     return Success(answer)
+
+
+def host_paths(files: HostConfigFiles, host: str, *, user: bool) -> tuple[Path, Path]:
+    """(the hooks file, the MCP config) setup writes for Copilot CLI or Cursor."""
+    if host == host_setup.COPILOT:
+        return files.repository() / ".github" / "hooks" / "memesh.json", files.home() / ".copilot" / "mcp-config.json"
+    base = files.home() if user else files.repository()
+    return base / ".cursor" / "hooks.json", base / ".cursor" / "mcp.json"
+
+
+def _setup_host(uses: SetupResources, request: SetupInput) -> Result[SetupOutput, MemeshError]:
+    """Copilot CLI's or Cursor's hooks file and MCP config, both computed before either is written (a file that is
+    not a JSON object refuses the whole call, and nothing is written)."""
+    host, uninstall = request.get("host", "claude-code"), request.get("uninstall", False)
+    files = uses.host_files
+    hooks_path, mcp_path = host_paths(files, host, user=request.get("user", False))
+    hook, mcp = uses.entry_point("memesh-hook"), uses.entry_point("memesh-mcp")
+    if not uninstall and (hook is None or mcp is None):
+        return Failure(MemeshError.failed("memesh-hook or memesh-mcp is not installed beside this memesh; reinstall."))
+    try:
+        hooks_edit = host_setup.hooks_edit(
+            files.read_text(hooks_path), str(hooks_path), host, hook or "", uninstall=uninstall
+        )
+        mcp_edit = host_setup.mcp_edit(files.read_text(mcp_path), str(mcp_path), host, mcp or "", uninstall=uninstall)
+    except (OSError, host_setup.ConfigError) as exc:
+        return Failure(MemeshError.failed(f"Refusing to modify it: {exc}"))
+    changed = hooks_edit.changed or mcp_edit.changed
+    planned = changed and not request.get("write", False)
+    if not planned:
+        for path, edit in ((hooks_path, hooks_edit), (mcp_path, mcp_edit)):
+            if edit.changed:
+                files.write_text(path, edit.text)
+    return Success(
+        {
+            "settings": str(hooks_path),
+            "changed": changed,
+            "events": host_setup.installed_events(hooks_edit.text, host),
+            "uninstalled": uninstall,
+            "written": changed and not planned,
+            "mcpServer": mcp or "memesh-mcp",
+            "dataFolder": str(uses.data_folder()),
+            "host": host,
+            "files": [
+                {"path": str(hooks_path), "changed": hooks_edit.changed},
+                {"path": str(mcp_path), "changed": mcp_edit.changed},
+            ],
+        }
+    )

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memesh.adapters import host_config_files
 from memesh.context import CallContext
 from memesh.core.plugin_cache import Installed
 from memesh.errors import ErrorCode
@@ -46,6 +47,7 @@ class Uses:
     config_file: Any = field(default_factory=Config)
     hook: str | None = "/venv/bin/memesh-hook"
     installs: list[Installed] = field(default_factory=list)
+    host_files: Any = host_config_files  # Copilot CLI's and Cursor's files: not reached by these Claude Code calls
 
     def entry_point(self, name: str) -> str | None:
         return self.hook if name == "memesh-hook" else "/venv/bin/memesh-mcp"

@@ -65,7 +65,6 @@ def test_copilot_cli_loads_the_repositorys_hooks_and_a_guard_stops_the_push(tmp_
     (repo / ".github" / "hooks").mkdir(parents=True)
     (home / ".copilot").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
-    (repo / ".github" / "hooks" / "memesh.json").write_text(json.dumps(readme_hooks_file()))
     (home / ".copilot" / "config.json").write_text(json.dumps({"trusted_folders": [str(repo)]}))
     env = {
         "PATH": f"{BIN}{os.pathsep}/usr/bin:/bin",
@@ -81,6 +80,14 @@ def test_copilot_cli_loads_the_repositorys_hooks_and_a_guard_stops_the_push(tmp_
         "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
         "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
     }  # fmt: skip
+    # The hooks file is the one `memesh setup` writes, and it is exactly the README's block.
+    wired = subprocess.run(
+        [str(BIN / "memesh"), "setup", "--host", "copilot-cli", "--yes"],
+        cwd=repo, env=env, capture_output=True, check=False,
+    )  # fmt: skip
+    assert wired.returncode == 0, wired.stderr.decode()
+    assert json.loads((repo / ".github" / "hooks" / "memesh.json").read_text()) == readme_hooks_file()
+    assert json.loads((home / ".copilot" / "config.json").read_text()) == {"trusted_folders": [str(repo)]}
     project = project_for(str(repo))
     guard = {"pattern": r"git\s+push\s+.*--force", "message": LESSON}
     subprocess.run(

@@ -42,15 +42,18 @@ def _confirm(question: str) -> bool | None:
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
-def setup(*, uninstall: bool, yes: bool, as_json: bool) -> int:
-    """`memesh setup`: install (or remove) the hooks in Claude Code's settings.json, asking first unless --yes;
-    exit 1 when refused or not agreed to."""
+def setup(*, host: str, user: bool, uninstall: bool, yes: bool, as_json: bool) -> int:
+    """`memesh setup`: install (or remove) the hooks in Claude Code's settings.json (or another host's files), asking
+    first unless --yes; exit 1 when refused or not agreed to."""
     import sys
 
-    result = run_op(setting_entries.SETUP, {"uninstall": uninstall, "write": yes})
+    asked: dict[str, Any] = {"uninstall": uninstall, "write": yes}
+    if host != "claude-code" or user:
+        asked.update(host=host, user=user)
+    result = run_op(setting_entries.SETUP, asked)
     match result:
         case Success(planned) if planned["changed"] and not planned["written"]:
-            path = planned["settings"]
+            path = ", ".join(f["path"] for f in planned.get("files", []) if f["changed"]) or planned["settings"]
             action = "remove MeMesh's hooks from" if uninstall else "install MeMesh's hooks into"
             answer = _confirm(f"{action[0].upper()}{action[1:]} {path}?")
             if answer is None:
@@ -62,7 +65,7 @@ def setup(*, uninstall: bool, yes: bool, as_json: bool) -> int:
             if not answer:
                 print("Nothing was changed.", file=sys.stderr)
                 return FAILED
-            result = run_op(setting_entries.SETUP, {"uninstall": uninstall, "write": True})
+            result = run_op(setting_entries.SETUP, {**asked, "write": True})
     match result:
         case Failure(error):
             return fail(error, as_json=as_json)
@@ -71,6 +74,8 @@ def setup(*, uninstall: bool, yes: bool, as_json: bool) -> int:
     if as_json:
         print(dumps(done))
         return OK
+    if "files" in done:
+        return _host_done(done)
     path, changed, mcp = done["settings"], done["changed"], done["mcpServer"]
     if uninstall:
         print(f"MeMesh hooks removed from {path}." if changed else f"No MeMesh hooks in {path}.")
@@ -93,6 +98,19 @@ def setup(*, uninstall: bool, yes: bool, as_json: bool) -> int:
     print(f"  claude mcp add --scope user memesh -- {mcp}")
     print(f"  codex mcp add memesh -- {mcp}")
     print("Next session, Claude Code starts with this project's memory (memesh briefing shows the same block).")
+    return OK
+
+
+def _host_done(done: Any) -> int:
+    """What setup did to Copilot CLI's or Cursor's files, one line each."""
+    name = {"copilot-cli": "GitHub Copilot CLI", "cursor": "Cursor"}.get(done["host"], done["host"])
+    verb = "removed from" if done["uninstalled"] else "written to"
+    for each in done["files"]:
+        print(f"{name}: MeMesh {verb} {each['path']}." if each["changed"] else f"{name}: {each['path']} unchanged.")
+    if not done["changed"]:
+        print(f"{name}: already {'without MeMesh' if done['uninstalled'] else 'set up'}; nothing changed.")
+    elif done["host"] == "copilot-cli" and not done["uninstalled"]:
+        print("Copilot CLI loads the repository's hooks once the folder is trusted (its trust prompt).")
     return OK
 
 

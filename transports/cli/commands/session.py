@@ -33,13 +33,26 @@ def briefing(
     return session.briefing(project=project, recipient=recipient, index_only=index, as_json=json_)
 
 
-def setup(*, uninstall: params.Switch = False, yes: params.Switch = False, json_: params.Switch = False) -> int:
-    """Install MeMesh's hooks into Claude Code's ~/.claude/settings.json (for a pip/pipx install without the plugin).
+def setup(
+    *,
+    host: str = "claude-code",
+    user: params.Switch = False,
+    uninstall: params.Switch = False,
+    yes: params.Switch = False,
+    json_: params.Switch = False,
+) -> int:
+    """Install MeMesh's hooks into Claude Code's ~/.claude/settings.json (for a pip/pipx install without the plugin),
+    or with --host into GitHub Copilot CLI's or Cursor's hooks and MCP files.
 
     Your other settings are kept byte for byte; running it again changes nothing. Asks first ([y/N]) unless --yes.
 
     Parameters
     ----------
+    host
+        claude-code (default), copilot-cli (this repository's .github/hooks/memesh.json and
+        ~/.copilot/mcp-config.json) or cursor (this repository's .cursor/hooks.json and .cursor/mcp.json).
+    user
+        With --host cursor: write ~/.cursor/hooks.json and ~/.cursor/mcp.json (every project) instead.
     uninstall
         Remove MeMesh's hooks instead (other hooks stay).
     yes
@@ -49,7 +62,7 @@ def setup(*, uninstall: params.Switch = False, yes: params.Switch = False, json_
     """
     from memesh.transports.cli.actions import session
 
-    return session.setup(uninstall=uninstall, yes=yes, as_json=json_)
+    return session.setup(host=host, user=user, uninstall=uninstall, yes=yes, as_json=json_)
 
 
 def why(
