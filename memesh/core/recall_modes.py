@@ -59,6 +59,10 @@ SEMANTIC_POOL = 200
 # Issue 38: a memory dated in the time a question names (its `date:` tag, else its created_at) gains this much of
 # the fused score (each signal is rescaled to 0..1, so the best candidate scores about 1) before the cut.
 TIME_BONUS = 0.2
+# Which expressions' words stop counting as search words: a relative one's ("10 days ago", "last week") are about
+# the asker's clock and never what a memory says; an absolute date's words may be written in the memory itself
+# ("on 8 May, 2023" in a title or a line), so they are still searched for (measured: ADR 0006, issue 38).
+TIME_WORDS_DROPPED: frozenset[str] = frozenset({"relative", "ago"})
 
 Source = Literal["keyword", "semantic", "both"]
 
@@ -296,10 +300,11 @@ def fuse(
 
 
 def time_bonus(
-    fused: Sequence[Fused], dates: Mapping[int, str], window: tuple[dt.date, dt.date], bonus: float = TIME_BONUS
+    fused: Sequence[Fused], dates: Mapping[int, str], window: tuple[dt.date, dt.date], bonus: float | None = None
 ) -> list[Fused]:
-    """The candidates re-ranked with `bonus` added to each one dated (`YYYY-MM-DD`) in `window` [start, end); equal
-    scores keep their order. A memory whose date cannot be read gets nothing."""
+    """The candidates re-ranked with `bonus` (TIME_BONUS when None) added to each one dated (`YYYY-MM-DD`) in
+    `window` [start, end); equal scores keep their order. A memory whose date cannot be read gets nothing."""
+    bonus = TIME_BONUS if bonus is None else bonus
     low, high = window
     out: list[Fused] = []
     for item in fused:

@@ -177,13 +177,12 @@ def _search(
         rows = store.search_rows(plan, filters, limit)  # the memories read with the ranking: one round trip
         return [(entity.id, score) for entity, score in rows], {}, [entity for entity, _ in rows], None
     from memesh.core import time_expressions
-    from memesh.core.recall_modes import plan_broad
+    from memesh.core.recall_modes import TIME_WORDS_DROPPED, plan_broad
     from memesh.ops import recall_search
 
     said = time_expressions.find(text, now)
-    if said is not None:  # the words that name the time are not what the memory is about
-        rest = _without(terms, said.words)
-        terms = rest or terms
+    if said is not None and said.kind in TIME_WORDS_DROPPED:  # the asker's clock, not what the memory is about
+        terms = _without(terms, said.words) or terms
     when = None if said is None else said.bonus_window()
     broad = plan_broad(terms, LazyDocFreq(store, terms), store.count())
     if broad is None:
