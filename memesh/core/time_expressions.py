@@ -402,7 +402,8 @@ def _relative_at(words: Sequence[str], i: int, today: date) -> _Hit | None:
                 return _ago(i, u + 2 if u + 1 < n and words[u + 1] in _AGO_AFTER else u + 1, count, unit, today)
             if u + 1 < n and words[u + 1] in _AGO_AFTER:
                 return _ago(i, u + 2, count, unit, today)
-    if n > i and words[i] in UNITS and i + 1 < n and words[i + 1] in _AGO_AFTER:  # vi "tuan truoc": last week
+    # vi "tuần trước": last week. Only there: "how many months ago" asks for a count, it names no time.
+    if words[i] in UNITS and i + 1 < n and words[i + 1] == "truoc":
         start, end = _unit_window(UNITS[words[i]], 1, today)
         return _Hit(i, i + 2, "relative", start, end)
     if words[i] in _LAST_BEFORE and i + 1 < n:
