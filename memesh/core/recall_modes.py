@@ -57,11 +57,9 @@ TURN_RARITY_WEIGHT = 1.0
 # query none of whose words occur can still find its memory by meaning, at a bounded cost.
 SEMANTIC_POOL = 200
 # Issue 38: a memory dated in the time a question names (its `date:` tag, else its created_at) gains this much of
-# the fused score (each signal is rescaled to 0..1, so the best candidate scores about 1) before the cut.
-TIME_BONUS = 0.2
-# How many of the best keyword matches created in that time join the candidates (issue 38), when the first 30 miss
-# them: a memory of that time may rank below the cut on its words alone.
-TIME_CANDIDATES = 10
+# the fused score (each signal is rescaled to 0..1, so the best candidate scores about 1) before the cut. Chosen on
+# the dev halves from the middle of a plateau (0.3–0.7; ADR 0006).
+TIME_BONUS = 0.5
 # Which expressions' words stop counting as search words: a relative one's ("10 days ago", "last week") are about
 # the asker's clock and never what a memory says; an absolute date's words may be written in the memory itself
 # ("on 8 May, 2023" in a title or a line), so they are still searched for (measured: ADR 0006, issue 38).

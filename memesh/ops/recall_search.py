@@ -6,7 +6,7 @@ Imported by recall only in those modes, so the default `fts` path loads none of 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import field, replace
+from dataclasses import field
 from typing import TYPE_CHECKING, Protocol
 
 from memesh.core import recall_modes as modes
@@ -46,27 +46,12 @@ class Found:
     sources: dict[int, modes.Source] = field(default_factory=dict)
 
 
-def broad_matches(
-    store: ModeStore, plan: modes.BroadPlan, filters: Filters, limit: int, when: Window | None = None
-) -> list[tuple[int, float]]:
-    """The content words' matches, filled up to `limit` from the matches of the words the noise guard dropped; when
-    the question names a time, with the best matches created in it added (issue 38: a memory of that time may
-    rank below `limit` on its words alone)."""
+def broad_matches(store: ModeStore, plan: modes.BroadPlan, filters: Filters, limit: int) -> list[tuple[int, float]]:
+    """The content words' matches, filled up to `limit` from the matches of the words the noise guard dropped."""
     first = store.search(plan.first, filters, limit)
-    if plan.fill is not None and len(first) < limit:
-        first = modes.fill_matches(first, store.search(plan.fill, filters, limit), limit)
-    if when is None:
+    if plan.fill is None or len(first) >= limit:
         return first
-    since, until = (f"{day.isoformat()} 00:00:00" for day in when)
-    # Inside the caller's own since/until, when it gave them (stored times compare as text).
-    since = max(since, filters.created_since or since)
-    until = min(until, filters.created_until or until)
-    if since >= until or modes.TIME_CANDIDATES <= 0:
-        return first
-    dated = store.search(plan.first, replace(filters, created_since=since, created_until=until), modes.TIME_CANDIDATES)
-    known = {entity_id for entity_id, _ in first}
-    added = [match for match in dated if match[0] not in known]
-    return sorted([*first, *added], key=lambda match: -match[1]) if added else first
+    return modes.fill_matches(first, store.search(plan.fill, filters, limit), limit)
 
 
 def passage_scores(store: ModeStore, plan: modes.BroadPlan, ids: Sequence[int]) -> dict[int, float]:
@@ -85,7 +70,7 @@ def dated(store: ModeStore, fused: list[modes.Fused], when: Window | None) -> li
 def broad(store: ModeStore, plan: modes.BroadPlan, filters: Filters, limit: int, when: Window | None = None) -> Found:
     """Broad's best keyword candidates (a bounded number) re-ranked with their best passage (and, when the question
     names a time, the bonus of those dated in it)."""
-    keyword = broad_matches(store, plan, filters, max(limit, modes.RERANK_CANDIDATES), when)
+    keyword = broad_matches(store, plan, filters, max(limit, modes.RERANK_CANDIDATES))
     passage = passage_scores(store, plan, [entity_id for entity_id, _ in keyword])
     fused = modes.fuse(keyword, {}, passage, semantic_weight=0.0, passage_weight=modes.BROAD_PASSAGE_WEIGHT)
     return Found([(item.id, item.score) for item in dated(store, fused, when)[:limit]])
@@ -108,7 +93,7 @@ def hybrid(
     are scored by meaning too, so a query whose words occur nowhere can still find what it means.
     """
     depth = max(limit, modes.RERANK_CANDIDATES)
-    keyword = broad_matches(store, plan, filters, depth, when)
+    keyword = broad_matches(store, plan, filters, depth)
     pool = [entity_id for entity_id, _ in keyword]
     if len(keyword) < limit:
         known = set(pool)

@@ -176,18 +176,3 @@ def dated_file(tmp_path: Path, ctx: CallContext) -> Path:
     finally:
         store.close()
     return path
-
-
-def test_a_memory_of_the_time_named_joins_the_candidates_its_words_alone_leave_out(
-    fresh_db: SqliteStore, ctx: CallContext, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("MEMESH_RECALL_MODE", "broad")
-
-    def filler(count: int) -> str:
-        return " ".join(f"word{index}" for index in range(count))
-
-    for index in range(31):  # each says "auth" among more other words than the one before
-        remember_at(fresh_db, ctx, ASKED - timedelta(days=100), f"old-{index}", f"auth {filler(2 * index)}")
-    remember_at(fresh_db, ctx, ASKED - timedelta(days=10), "weak-recent", f"auth {filler(90)}")
-    assert "weak-recent" not in names(recall(fresh_db, ctx, query="auth", limit=31))
-    assert "weak-recent" in names(recall(fresh_db, ctx, query="auth 10 days ago", limit=31))
