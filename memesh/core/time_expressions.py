@@ -218,15 +218,21 @@ DAY_WORDS: dict[tuple[str, ...], int] = {
 _DAY_WORD_LENGTHS = sorted({len(key) for key in DAY_WORDS}, reverse=True)
 
 
-@dataclass(frozen=True)
-class _Token:
-    word: str  # folded
-    start: int
-    end: int
-
-
-def _tokens(text: str) -> list[_Token]:
-    return [_Token(fold(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+# The words an expression can begin with (beside a number): the scan looks no further at any other word.
+_STARTERS: frozenset[str] = frozenset(
+    {
+        *MONTHS,
+        *_MONTH_PREPOSITIONS,
+        "ngay",
+        *(key[0] for key in DAY_WORDS),
+        *(key[0] for key in _LAST_PHRASES),
+        *(prefix[0] for prefix in _AGO_BEFORE),
+        *NUMBER_WORDS,
+        *UNITS,
+        *_LAST_BEFORE,
+        *_THIS_BEFORE,
+    }
+)
 
 
 def _day_of(word: str) -> int | None:
@@ -484,24 +490,28 @@ def _iso(text: str, today: date) -> tuple[int, Expression] | None:
 
 
 def _scan(text: str, today: date, *, whole: bool) -> Expression | None:
-    tokens = _tokens(text)
-    words = [token.word for token in tokens]
+    tokens = list(_TOKEN.finditer(text))
+    words = [fold(token.group()) for token in tokens]
     found: list[tuple[int, Expression]] = []
     iso = _iso(text, today)
     if iso is not None:
         found.append(iso)
-    for i in range(len(words)):
-        if found and tokens[i].start >= found[0][0]:
+    for i, word in enumerate(words):
+        if found and tokens[i].start() >= found[0][0]:
             break
+        if word not in _STARTERS and not word[0].isdigit():
+            continue
         hit = _absolute_at(words, i, today) or _relative_at(words, i, today)
         if hit is None or hit.last <= hit.first:
             continue
         if whole and (hit.first != 0 or hit.last != len(words)):
             continue
-        said = text[tokens[hit.first].start : tokens[hit.last - 1].end]
-        found.append((tokens[i].start, _expression(said, hit.kind, hit.start, hit.end, hit.slack)))
+        said = text[tokens[hit.first].start() : tokens[hit.last - 1].end()]
+        found.append((tokens[i].start(), _expression(said, hit.kind, hit.start, hit.end, hit.slack)))
         break
     if not found:
+        if text.isascii():  # every form _cjk reads has a CJK character
+            return None
         return _cjk(text, today) if not whole or _cjk_only(text, today) else None
     return min(found, key=lambda pair: pair[0])[1]
 
