@@ -136,14 +136,18 @@ def split_long(text: str, limit: int = MAX_OBSERVATION_CHARS) -> list[str]:
     return pieces
 
 
-def remember_in_calls(tools: Tools, arguments: dict[str, Any], observations: Sequence[str]) -> int:
-    """Store one memory through remember; past 100 observations the rest is appended by further remember calls
-    with the same name (remember's own append path). Returns the memory's id."""
+def remember_in_calls(
+    tools: Tools, arguments: dict[str, Any], observations: Sequence[str], now: datetime | None = None
+) -> int:
+    """Store one memory through remember, at `now` on the call's clock (None: the real one); past 100 observations
+    the rest is appended by further remember calls with the same name (remember's own append path). Returns the
+    memory's id."""
     first = dict(arguments, observations=list(observations[:MAX_OBSERVATIONS_PER_CALL]))
-    entity_id = int(tools("remember", first)["entityId"])
+    entity_id = int(tools("remember", first, now)["entityId"])
     for start in range(MAX_OBSERVATIONS_PER_CALL, len(observations), MAX_OBSERVATIONS_PER_CALL):
         more = {"name": arguments["name"], "type": arguments["type"]}
-        tools("remember", dict(more, observations=list(observations[start : start + MAX_OBSERVATIONS_PER_CALL])))
+        chunk = list(observations[start : start + MAX_OBSERVATIONS_PER_CALL])
+        tools("remember", dict(more, observations=chunk), now)
     return entity_id
 
 

@@ -10,6 +10,10 @@ Method
   data ("1:56 pm on 8 May, 2023"), tags `date:YYYY-MM-DD` and `conversation:<sample_id>`, and one observation per
   dialogue turn, `<speaker>: <text>`, in order. Image captions in the data are left out: a turn is what was said.
 - Each question is asked through recall with its text unchanged, limit 10, agent_view False (nothing is cut).
+- Time (issue 38): each session is stored with the call's clock (CallContext.now, the clock every transport gives an
+  operation) set to its date and time (`session_N_date_time`), so its created_at is the session's; every question
+  is asked with the clock at the conversation's last session (the data gives questions no date of their own; they
+  were written after the conversation, about it). `--undated` stores and asks on the real clock (the old harness).
 - By default the questions of a conversation are asked in dataset order against its one database, so recall's access
   tracking (access_count and last_accessed_at feed the ranking) accumulates across questions — the product's
   behaviour in use. `--fresh-per-question` asks every question against a pristine copy of the conversation's
@@ -55,7 +59,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +101,7 @@ class Conversation:
     sessions: dict[str, Session]  # by memory name
     by_id: dict[int, Session]
     questions: list[dict[str, Any]] = field(default_factory=list)
+    asked_at: datetime | None = None  # the clock questions are asked at: the last session's time (None: the real one)
 
 
 def parse_turns(items: Iterable[Any]) -> set[Turn]:
@@ -104,19 +109,26 @@ def parse_turns(items: Iterable[Any]) -> set[Turn]:
     return {(int(m[1]), int(m[2])) for item in items for m in EVIDENCE.finditer(str(item))}
 
 
-def date_tag(raw: str) -> str:
+def moment(raw: str) -> datetime | None:
+    """A LoCoMo session date ("1:56 pm on 8 May, 2023") as a UTC time; None when it is not one."""
     try:
-        return f"date:{datetime.strptime(raw.strip(), '%I:%M %p on %d %B, %Y'):%Y-%m-%d}"
+        return datetime.strptime(raw.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
     except ValueError:
-        return f"date:{raw.strip()}"[:255]
+        return None
 
 
-def ingest(tools: Tools, sample: dict[str, Any]) -> Conversation:
-    """Each session of one conversation stored as one memory through remember."""
+def date_tag(raw: str) -> str:
+    when = moment(raw)
+    return f"date:{when:%Y-%m-%d}" if when is not None else f"date:{raw.strip()}"[:255]
+
+
+def ingest(tools: Tools, sample: dict[str, Any], *, dated: bool = True) -> Conversation:
+    """Each session of one conversation stored as one memory through remember, at its date when `dated`."""
     sample_id = str(sample["sample_id"])
     conversation = sample["conversation"]
     numbers = sorted(int(m[1]) for key in conversation if (m := SESSION_KEY.fullmatch(key)))
     sessions: dict[str, Session] = {}
+    latest: datetime | None = None
     for number in numbers:
         observations: list[str] = []
         turns: list[list[Turn]] = []
@@ -136,9 +148,12 @@ def ingest(tools: Tools, sample: dict[str, Any]) -> Conversation:
         if date:
             arguments["title"] = date
             arguments["tags"].insert(0, date_tag(date))
-        entity_id = remember_in_calls(tools, arguments, observations)
+        when = moment(date) if dated else None
+        entity_id = remember_in_calls(tools, arguments, observations, when)
         sessions[name] = Session(number, name, entity_id, turns)
-    return Conversation(sample_id, sessions, {s.entity_id: s for s in sessions.values()}, list(sample["qa"]))
+        latest = max(latest, when) if latest is not None and when is not None else (when or latest)
+    questions = list(sample["qa"])
+    return Conversation(sample_id, sessions, {s.entity_id: s for s in sessions.values()}, questions, latest)
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -205,7 +220,7 @@ def ask(tools: Tools, conversation: Conversation, qa: dict[str, Any], order: int
     gold_sessions = {session for session, _ in gold_turns}
     diagnostics = diagnose(tools.store, question, conversation, gold_sessions)
     started = time.perf_counter()
-    output = tools("recall", {"query": question, "limit": LIMIT})
+    output = tools("recall", {"query": question, "limit": LIMIT}, conversation.asked_at)
     elapsed = time.perf_counter() - started
     returned = [(conversation.sessions[e["name"]], list(e.get("observations", []))) for e in output["entities"]]
     sessions_ranked = [session.number for session, _ in returned]
@@ -225,6 +240,7 @@ def ask(tools: Tools, conversation: Conversation, qa: dict[str, Any], order: int
         "session_all5": gold_sessions <= set(sessions_ranked[:5]),
         "session_ndcg10": round(ndcg(sessions_ranked, gold_sessions, 10), 4),
         "turn_rank": turn_rank,
+        "time_window": output["retrieval"].get("time_window"),
         "map_mismatches": mismatches,
         "recall_ms": round(elapsed * 1000, 3),
         **diagnostics,
@@ -232,7 +248,12 @@ def ask(tools: Tools, conversation: Conversation, qa: dict[str, Any], order: int
 
 
 def run_conversation(
-    sample: dict[str, Any], folder: Path, *, fresh: bool, database: Callable[[], Store] | None = None
+    sample: dict[str, Any],
+    folder: Path,
+    *,
+    fresh: bool,
+    database: Callable[[], Store] | None = None,
+    dated: bool = True,
 ) -> tuple[list[dict[str, Any]], int]:
     """Every question of one conversation; returns the results and how many were skipped (no parsable evidence).
     `database` opens the conversation's own empty database elsewhere than a file in `folder` (PostgreSQL)."""
@@ -241,7 +262,7 @@ def run_conversation(
     template = folder / "conversation.db"
     store = database() if database is not None else open_store(template)
     try:
-        conversation = ingest(Tools(store), sample)
+        conversation = ingest(Tools(store), sample, dated=dated)
         if fresh:
             store.close()
         for order, qa in enumerate(conversation.questions):
@@ -409,6 +430,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--worst", type=int, default=10, help="how many misses to list (default 10)")
     parser.add_argument("--limit-conversations", type=int, help="only the first N conversations (quick runs)")
     parser.add_argument(
+        "--undated", action="store_true", help="store every session and ask on the real clock (the old harness)"
+    )
+    parser.add_argument(
         "--database-url",
         default=os.environ.get("MEMESH_DATABASE_URL"),
         help="run on PostgreSQL: each conversation in a schema of its own in this database, dropped afterwards "
@@ -425,7 +449,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for index, sample in enumerate(samples):
         with tempfile.TemporaryDirectory(prefix="memesh-locomo-") as folder, schema(args.database_url, index) as url:
             opener = (lambda: open_store_at(url)) if url else None
-            found, missing = run_conversation(sample, Path(folder), fresh=args.fresh_per_question, database=opener)
+            found, missing = run_conversation(
+                sample, Path(folder), fresh=args.fresh_per_question, database=opener, dated=not args.undated
+            )
         results += found
         skipped += missing
     seconds = time.perf_counter() - started
@@ -444,6 +470,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "data": str(data),
                 "conversations": len(samples),
                 "access_counts": mode,
+                "clock": "the real one (--undated)" if args.undated else "sessions at their dates, asked at the last",
                 "summary": summary,
                 "worst_misses": misses,
                 "machine": machine(),

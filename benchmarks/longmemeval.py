@@ -12,6 +12,10 @@ Method
   than remember's 10,000-character observation limit is split at whitespace into several observations; a session of
   more than 100 observations is stored by further remember calls with the same name (remember's append path).
 - The question is asked through recall with its text unchanged, limit 10, agent_view False (nothing is cut).
+- Time (issue 38): each session is stored with the call's clock (CallContext.now, the clock every transport gives an
+  operation) set to its `haystack_dates` time, so its created_at is the session's date, and the question is asked
+  with the clock at its `question_date`, so "10 days ago" means what it meant to the asker. `--undated` stores and
+  asks on the real clock instead (every session "now", as this script did before).
 
 Scores (session level; gold = `answer_session_ids`)
 - recall_any@k: 1 when any gold session is among the first k returned; recall_all@k: 1 when all of them are.
@@ -30,7 +34,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -51,19 +55,25 @@ from memesh.store.sqlite import open_store
 LIMIT = 10
 
 
-def date_tag(raw: str) -> str:
+def moment(raw: str) -> datetime | None:
+    """A LongMemEval date ("2023/05/20 (Sat) 02:21") as a UTC time; None when it is not one."""
     try:
-        return f"date:{datetime.strptime(raw.strip(), '%Y/%m/%d (%a) %H:%M'):%Y-%m-%d}"
+        return datetime.strptime(raw.strip(), "%Y/%m/%d (%a) %H:%M").replace(tzinfo=UTC)
     except ValueError:
-        return f"date:{raw.strip()}"[:255]
+        return None
+
+
+def date_tag(raw: str) -> str:
+    when = moment(raw)
+    return f"date:{when:%Y-%m-%d}" if when is not None else f"date:{raw.strip()}"[:255]
 
 
 def session_observations(turns: Sequence[dict[str, Any]]) -> list[str]:
     return [piece for turn in turns for piece in split_long(f"{turn['role']}: {turn['content']}")]
 
 
-def ingest(tools: Tools, item: dict[str, Any]) -> None:
-    """Each haystack session of one question stored as one memory through remember."""
+def ingest(tools: Tools, item: dict[str, Any], *, dated: bool = True) -> None:
+    """Each haystack session of one question stored as one memory through remember, at its date when `dated`."""
     dates = item.get("haystack_dates") or [""] * len(item["haystack_sessions"])
     for session_id, date, turns in zip(item["haystack_session_ids"], dates, item["haystack_sessions"], strict=True):
         observations = session_observations(turns)
@@ -73,7 +83,7 @@ def ingest(tools: Tools, item: dict[str, Any]) -> None:
         if str(date).strip():
             arguments["title"] = str(date).strip()
             arguments["tags"] = [date_tag(str(date))]
-        remember_in_calls(tools, arguments, observations)
+        remember_in_calls(tools, arguments, observations, moment(str(date)) if dated else None)
 
 
 def ndcg(ranked: Sequence[str], gold: set[str], k: int) -> float:
@@ -82,16 +92,18 @@ def ndcg(ranked: Sequence[str], gold: set[str], k: int) -> float:
     return gains / ideal if ideal else 0.0
 
 
-def ask(item: dict[str, Any], folder: Path) -> dict[str, Any]:
-    """One question: a fresh database holding its haystack, then one recall, scored."""
+def ask(item: dict[str, Any], folder: Path, *, dated: bool = True) -> dict[str, Any]:
+    """One question: a fresh database holding its haystack, then one recall (at the question's date when `dated`),
+    scored."""
     store = open_store(folder / "question.db")
     try:
         tools = Tools(store)
         started = time.perf_counter()
-        ingest(tools, item)
+        ingest(tools, item, dated=dated)
         ingest_seconds = time.perf_counter() - started
+        asked = moment(str(item.get("question_date") or "")) if dated else None
         started = time.perf_counter()
-        output = tools("recall", {"query": str(item["question"]), "limit": LIMIT})
+        output = tools("recall", {"query": str(item["question"]), "limit": LIMIT}, asked)
         recall_seconds = time.perf_counter() - started
     finally:
         store.close()
@@ -106,6 +118,7 @@ def ask(item: dict[str, Any], folder: Path) -> dict[str, Any]:
         "gold_sessions": sorted(gold),
         "returned_sessions": ranked,
         "rank": first,
+        "time_window": output["retrieval"].get("time_window"),
         "recall_any@5": bool(gold.intersection(ranked[:5])),
         "recall_any@10": bool(gold.intersection(ranked[:10])),
         "recall_all@5": bool(gold) and gold <= set(ranked[:5]),
@@ -178,6 +191,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     parser.add_argument("--out", type=Path, help="write per-question results (JSON lines) to this file")
     parser.add_argument("--limit-questions", type=int, help="only the first N questions (quick runs)")
+    parser.add_argument(
+        "--undated", action="store_true", help="store every session and ask on the real clock (the old harness)"
+    )
     args = parser.parse_args(argv)
     data = args.data or bench_data("longmemeval-s-slice.json")
     items = load_json(data)[: args.limit_questions]
@@ -185,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="memesh-longmemeval-") as folder:
         for item in items:
-            results.append(ask(item, Path(folder)))
+            results.append(ask(item, Path(folder), dated=not args.undated))
             for leftover in Path(folder).glob("*"):
                 leftover.unlink()
     summary = summarize(results, time.perf_counter() - started)
@@ -199,6 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "benchmark": "longmemeval",
                 "recall_mode": recall_mode(),
                 "data": str(data),
+                "clock": "real (--undated)" if args.undated else "sessions at their dates, asked at question_date",
                 "summary": summary,
                 "machine": machine(),
             }

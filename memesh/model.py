@@ -108,6 +108,10 @@ class Filters:
     projects: tuple[str, ...] | None = None
     viewer: str | None = None
     viewer_is_owner: bool = False
+    # Issue 38: recall's `since` / `until`, as stored created_at text (`YYYY-MM-DD HH:MM:SS`, UTC): created at or
+    # after `created_since`, and before `created_until`.
+    created_since: str | None = None
+    created_until: str | None = None
 
 
 @dataclass(frozen=True)

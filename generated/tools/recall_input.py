@@ -23,6 +23,14 @@ class RecallInput(TypedDict, closed=True):
     """
     Only memories this author wrote (metadata.provenance.author: a team member's name, or a local author such as a git email).
     """
+    since: NotRequired[str]
+    """
+    Only memories created at or after this time: an ISO date (2026-03-01: from the start of that day, UTC) or date-time (2026-03-01T09:30:00Z; no zone: UTC), or an expression resolved against the call's clock ("yesterday", "10 days ago", "last week", "past month", "in March", "3 October 2025"): from the start of the time it names.
+    """
+    until: NotRequired[str]
+    """
+    Only memories created before the end of this time: an ISO date (2026-03-31: through that whole day, UTC) or date-time (up to that second), or an expression as for `since` ("yesterday": through the end of yesterday).
+    """
     limit: NotRequired[int]
     """
     Max results (default 20, max 100).

@@ -2,8 +2,27 @@
 # Regenerate with `python tools/codegen.py` after changing the schema.
 
 from __future__ import annotations
-from typing import Any, Literal, NotRequired
 from typing_extensions import TypedDict
+from typing import Any, Literal, NotRequired
+
+
+class TimeWindow(TypedDict, closed=True):
+    """
+    Recall modes `broad` and `hybrid` only: the time the query named ("on October 3, 2023", "10 days ago", "last week"), resolved against the call's clock. Memories dated in it (their `date:YYYY-MM-DD` tag, else their created_at) got a bounded bonus in the ranking, and its words did not count as search words. Absent when the query names no time.
+    """
+
+    expression: str
+    """
+    The words of the query that named the time, as written.
+    """
+    since: str
+    """
+    The first day (YYYY-MM-DD, UTC) a memory may be dated to get the bonus.
+    """
+    until: str
+    """
+    The last day (YYYY-MM-DD, UTC, inclusive) a memory may be dated to get the bonus.
+    """
 
 
 class Retrieval(TypedDict, closed=True):
@@ -14,6 +33,10 @@ class Retrieval(TypedDict, closed=True):
     truncated: bool
     """
     The results filled `limit`: more may match.
+    """
+    time_window: NotRequired[TimeWindow]
+    """
+    Recall modes `broad` and `hybrid` only: the time the query named ("on October 3, 2023", "10 days ago", "last week"), resolved against the call's clock. Memories dated in it (their `date:YYYY-MM-DD` tag, else their created_at) got a bounded bonus in the ranking, and its words did not count as search words. Absent when the query names no time.
     """
 
 

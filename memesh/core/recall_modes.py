@@ -21,6 +21,7 @@ What each rule is worth on the dev data, and the rules that lost, is in docs/adr
 from __future__ import annotations
 
 import bisect
+import datetime as dt
 import functools
 import itertools
 import math
@@ -55,6 +56,14 @@ TURN_RARITY_WEIGHT = 1.0
 # When the keywords find fewer than `limit` memories, the newest this many are scored semantically as well, so a
 # query none of whose words occur can still find its memory by meaning, at a bounded cost.
 SEMANTIC_POOL = 200
+# Issue 38: a memory dated in the time a question names (its `date:` tag, else its created_at) gains this much of
+# the fused score (each signal is rescaled to 0..1, so the best candidate scores about 1) before the cut. Chosen on
+# the dev halves from the middle of a plateau (0.3–0.7; ADR 0006).
+TIME_BONUS = 0.5
+# Which expressions' words stop counting as search words: a relative one's ("10 days ago", "last week") are about
+# the asker's clock and never what a memory says; an absolute date's words may be written in the memory itself
+# ("on 8 May, 2023" in a title or a line), so they are still searched for (measured: ADR 0006, issue 38).
+TIME_WORDS_DROPPED: frozenset[str] = frozenset({"relative", "ago"})
 
 Source = Literal["keyword", "semantic", "both"]
 
@@ -289,3 +298,22 @@ def fuse(
     # A score of 0 would make its relevance 0 and, for the best, divide by nothing: the floor keeps every one above.
     floor = 1e-6
     return [Fused(fused[i].id, max(fused[i].score, floor), fused[i].source) for i in ranked]
+
+
+def time_bonus(
+    fused: Sequence[Fused], dates: Mapping[int, str], window: tuple[dt.date, dt.date], bonus: float | None = None
+) -> list[Fused]:
+    """The candidates re-ranked with `bonus` (TIME_BONUS when None) added to each one dated (`YYYY-MM-DD`) in
+    `window` [start, end); equal scores keep their order. A memory whose date cannot be read gets nothing."""
+    bonus = TIME_BONUS if bonus is None else bonus
+    low, high = window
+    out: list[Fused] = []
+    for item in fused:
+        try:
+            day = dt.date.fromisoformat(dates.get(item.id, "")[:10])
+        except ValueError:
+            day = None
+        inside = day is not None and low <= day < high
+        out.append(Fused(item.id, item.score + bonus, item.source) if inside else item)
+    order = sorted(range(len(out)), key=lambda index: (-out[index].score, index))
+    return [out[index] for index in order]

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from returns.result import Result, Success
+from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
 from memesh.core import access, scoring, sizecap
 from memesh.core import query as fts
 from memesh.core.history import summarize
 from memesh.core.terms import query_terms
-from memesh.errors import MemeshError
+from memesh.errors import ErrorCode, MemeshError
 from memesh.generated.tools.recall_input import RecallInput
 from memesh.generated.tools.recall_output import Entity as RecallEntity
 from memesh.generated.tools.recall_output import RecallOutput
@@ -39,10 +40,15 @@ class RecallStore(Protocol):
     def database_failure(self, exc: BaseException) -> MemeshError | None: ...
     def vectors(self, ids: Sequence[int], model: str) -> dict[int, bytes]: ...
     def observation_texts(self, ids: Sequence[int]) -> dict[int, list[str]]: ...
+    def memory_dates(self, ids: Sequence[int]) -> dict[int, str]: ...
 
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from memesh.core.recall_modes import Source
+    from memesh.core.time_expressions import Expression
+    from memesh.generated.tools.recall_output import TimeWindow
     from memesh.ops.recall_search import SemanticSignal
 
 
@@ -155,10 +161,11 @@ def _noise_inputs(store: RecallStore, terms: Sequence[str]) -> tuple[LazyDocFreq
 
 
 def _search(
-    uses: RecallUses, text: str, filters: Filters, limit: int
-) -> tuple[list[tuple[int, float]], dict[int, Source], list[Entity] | None] | None:
-    """(id, score) best first, in hybrid which signal found each and, where the store read them with the ranking,
-    the memories; None when the query holds nothing searchable."""
+    uses: RecallUses, text: str, filters: Filters, limit: int, now: datetime
+) -> tuple[list[tuple[int, float]], dict[int, Source], list[Entity] | None, Expression | None] | None:
+    """(id, score) best first, in hybrid which signal found each, where the store read them with the ranking the
+    memories, and in broad and hybrid the time the query names (issue 38); None when the query holds nothing
+    searchable."""
     store = uses.store
     terms = query_terms(text)  # the one split of the query: the frequencies and the plan read these terms
     if not terms:
@@ -168,25 +175,65 @@ def _search(
         if plan is None:
             return None
         rows = store.search_rows(plan, filters, limit)  # the memories read with the ranking: one round trip
-        return [(entity.id, score) for entity, score in rows], {}, [entity for entity, _ in rows]
-    from memesh.core.recall_modes import plan_broad
+        return [(entity.id, score) for entity, score in rows], {}, [entity for entity, _ in rows], None
+    from memesh.core import time_expressions
+    from memesh.core.recall_modes import TIME_WORDS_DROPPED, plan_broad
     from memesh.ops import recall_search
 
+    said = time_expressions.find(text, now)
+    if said is not None and said.kind in TIME_WORDS_DROPPED:  # the asker's clock, not what the memory is about
+        terms = _without(terms, said.words) or terms
+    when = None if said is None else said.bonus_window()
     broad = plan_broad(terms, LazyDocFreq(store, terms), store.count())
     if broad is None:
         return None
     if uses.semantic is None:
-        return recall_search.broad(store, broad, filters, limit).matches, {}, None
-    found = recall_search.hybrid(store, uses.semantic, text, broad, filters=filters, limit=limit)
-    return found.matches, dict(found.sources), None
+        return recall_search.broad(store, broad, filters, limit, when).matches, {}, None, said
+    found = recall_search.hybrid(store, uses.semantic, text, broad, filters=filters, limit=limit, when=when)
+    return found.matches, dict(found.sources), None, said
+
+
+def _without(terms: Sequence[str], words: Sequence[str]) -> list[str]:
+    """`terms` less the time expression's words."""
+    dropped = set(words)
+    return [term for term in terms if term not in dropped]
+
+
+def time_window(said: Expression) -> TimeWindow:
+    """How the answer states the time the query named: its words and the days that got the bonus (inclusive)."""
+    from datetime import timedelta
+
+    start, end = said.bonus_window()
+    return {"expression": said.text, "since": start.isoformat(), "until": (end - timedelta(days=1)).isoformat()}
+
+
+def created_filters(filters: Filters, request: RecallInput, now: datetime) -> Result[Filters, MemeshError]:
+    """`filters` narrowed to `since` / `until` (issue 38); Failure(validation.bad-body) naming the field for a value
+    that is no date, date-time or time expression. Without either, `filters` unchanged (no module is imported)."""
+    since, until = request.get("since"), request.get("until")
+    if since is None and until is None:
+        return Success(filters)
+    from memesh.core.time_expressions import created_range
+
+    try:
+        low, high = created_range(since, until, now)
+    except ValueError as exc:
+        field_name = str(exc).split(":", 1)[0]
+        return Failure(MemeshError(ErrorCode.BAD_BODY, str(exc), {"field": field_name}))
+    return Success(replace(filters, created_since=low, created_until=high))
 
 
 def recall(uses: RecallUses, request: RecallInput, *, ctx: CallContext) -> Result[RecallOutput, MemeshError]:
     """The ranked envelope for a query (an unsearchable one finds nothing) or, without one, the recent memories."""
     store = uses.store
     limit = request.get("limit", DEFAULT_LIMIT)
-    filters = access.scoped(filters_for(request), ctx.caller)  # a member sees only what it may (issue 32)
+    match created_filters(access.scoped(filters_for(request), ctx.caller), request, ctx.now):
+        case Success(scoped):  # a member sees only what it may (issue 32), created when it asks (issue 38)
+            filters = scoped
+        case Failure() as failure:
+            return failure
     text = request.get("query") or ""
+    said: Expression | None = None
     relevance: dict[int, float] = {}
     sources: dict[int, Source] = {}
     loaded: list[Entity] | None = None
@@ -195,10 +242,10 @@ def recall(uses: RecallUses, request: RecallInput, *, ctx: CallContext) -> Resul
         "fts" if uses.mode == "fts" else "hybrid" if uses.semantic is not None and uses.mode == "hybrid" else "broad"
     )
     if text:  # not empty: searched, so whitespace or `???` alone finds nothing rather than listing recent memories
-        searched = _search(uses, text, filters, limit)
+        searched = _search(uses, text, filters, limit, ctx.now)
         if searched is None:
             return Success({"entities": [], "retrieval": {"mode": mode, "truncated": False}})
-        matches, sources, loaded = searched
+        matches, sources, loaded, said = searched
         ids = [entity_id for entity_id, _ in matches]
         relevance = scoring.relevance(matches)
     else:
@@ -230,6 +277,8 @@ def recall(uses: RecallUses, request: RecallInput, *, ctx: CallContext) -> Resul
         "entities": [shown(e, relevance.get(e.id) if text else None, sources.get(e.id, "keyword")) for e in ranked],
         "retrieval": {"mode": mode, "truncated": len(ranked) == limit},
     }
+    if said is not None:
+        envelope["retrieval"]["time_window"] = time_window(said)
     if pairs:
         envelope["conflicts"] = conflict_lines(pairs, [e.name for e in ranked])
     if ctx.agent_view:

@@ -7,12 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from memesh.core import recall_modes as modes
 from memesh.core.query import MatchPlan
 from memesh.model import Filters
 from memesh.records import dataclass
+
+if TYPE_CHECKING:
+    from datetime import date
+
+    Window = tuple[date, date]
 
 
 class ModeStore(Protocol):
@@ -20,6 +25,7 @@ class ModeStore(Protocol):
     def recent(self, filters: Filters, limit: int) -> list[int]: ...
     def vectors(self, ids: Sequence[int], model: str) -> dict[int, bytes]: ...
     def observation_texts(self, ids: Sequence[int]) -> dict[int, list[str]]: ...
+    def memory_dates(self, ids: Sequence[int]) -> dict[int, str]: ...
 
 
 class SemanticSignal(Protocol):
@@ -54,16 +60,31 @@ def passage_scores(store: ModeStore, plan: modes.BroadPlan, ids: Sequence[int]) 
     return modes.passage_scores({entity_id: texts.get(entity_id, []) for entity_id in ids}, plan.passage)
 
 
-def broad(store: ModeStore, plan: modes.BroadPlan, filters: Filters, limit: int) -> Found:
-    """Broad's best keyword candidates (a bounded number) re-ranked with their best passage."""
+def dated(store: ModeStore, fused: list[modes.Fused], when: Window | None) -> list[modes.Fused]:
+    """The fused candidates with the time bonus of a question that names a time (issue 38); as they are without."""
+    if when is None or not fused:
+        return fused
+    return modes.time_bonus(fused, store.memory_dates([item.id for item in fused]), when)
+
+
+def broad(store: ModeStore, plan: modes.BroadPlan, filters: Filters, limit: int, when: Window | None = None) -> Found:
+    """Broad's best keyword candidates (a bounded number) re-ranked with their best passage (and, when the question
+    names a time, the bonus of those dated in it)."""
     keyword = broad_matches(store, plan, filters, max(limit, modes.RERANK_CANDIDATES))
     passage = passage_scores(store, plan, [entity_id for entity_id, _ in keyword])
     fused = modes.fuse(keyword, {}, passage, semantic_weight=0.0, passage_weight=modes.BROAD_PASSAGE_WEIGHT)
-    return Found([(item.id, item.score) for item in fused[:limit]])
+    return Found([(item.id, item.score) for item in dated(store, fused, when)[:limit]])
 
 
 def hybrid(
-    store: ModeStore, semantic: SemanticSignal, query: str, plan: modes.BroadPlan, *, filters: Filters, limit: int
+    store: ModeStore,
+    semantic: SemanticSignal,
+    query: str,
+    plan: modes.BroadPlan,
+    *,
+    filters: Filters,
+    limit: int,
+    when: Window | None = None,
 ) -> Found:
     """Broad's best keyword candidates (a bounded number) fused with their best passage and their semantic
     similarity to the query.
@@ -79,5 +100,6 @@ def hybrid(
         pool += [entity_id for entity_id in store.recent(filters, modes.SEMANTIC_POOL) if entity_id not in known]
     similar = semantic.similarities(query, store.vectors(pool, semantic.model))
     passage = passage_scores(store, plan, [entity_id for entity_id, _ in keyword])
-    fused = modes.fuse(keyword, similar, passage, passage_weight=modes.HYBRID_PASSAGE_WEIGHT)[:limit]
+    fused = modes.fuse(keyword, similar, passage, passage_weight=modes.HYBRID_PASSAGE_WEIGHT)
+    fused = dated(store, fused, when)[:limit]
     return Found([(item.id, item.score) for item in fused], {item.id: item.source for item in fused})

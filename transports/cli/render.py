@@ -74,6 +74,9 @@ def recall_lines(envelope: Mapping[str, Any], *, searched: bool) -> list[str]:
     lines = [line for entity in entities for line in _entity_lines(entity)]
     note = LIMIT_NOTE if envelope.get("retrieval", {}).get("truncated") else ""
     lines += ["", f"{len(entities)} result(s){note}"]
+    window = envelope.get("retrieval", {}).get("time_window")
+    if window:  # broad and hybrid: the time the question named ranked memories of that time first
+        lines.append(f'(time in the question: "{window["expression"]}" → {window["since"]} to {window["until"]})')
     if omitted:
         lines.append(
             f"({omitted['total'] - omitted['shown']} more result(s) omitted to keep the response under size — "

@@ -168,9 +168,11 @@ def recall(
     namespace: str | None,
     cross_project: bool,
     as_json: bool,
+    since: str | None = None,
+    until: str | None = None,
 ) -> int:
     """`memesh recall`: the capped envelope as JSON, or the ranked memories for people."""
-    fields = {"query": query, "tag": tag, "limit": limit, "namespace": namespace}
+    fields = {"query": query, "tag": tag, "since": since, "until": until, "limit": limit, "namespace": namespace}
     arguments: dict[str, Any] = {key: value for key, value in fields.items() if value is not None}
     if include_archived:
         arguments["include_archived"] = True

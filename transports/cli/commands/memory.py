@@ -88,6 +88,8 @@ def remember(
 def recall(
     *query: str,
     tag: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
     limit: params.OptionalInt = None,
     include_archived: params.Switch = False,
     namespace: str | None = None,
@@ -102,6 +104,11 @@ def recall(
         Search terms (quoted or not: `memesh recall auth flow` searches for both words).
     tag
         Only memories with this tag, e.g. project:NAME.
+    since
+        Only memories created from this time on: 2026-03-01, 2026-03-01T09:30:00Z, or yesterday, "10 days ago",
+        "last week", "past month", "in March" (UTC, against the current clock).
+    until
+        Only memories created up to the end of this time (same forms as --since).
     limit
         At most this many results (default 20, max 100).
     include_archived
@@ -118,6 +125,8 @@ def recall(
     return memory.recall(
         " ".join(query) if query else None,
         tag=tag,
+        since=since,
+        until=until,
         limit=limit,
         include_archived=include_archived,
         namespace=namespace,
