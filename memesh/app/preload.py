@@ -25,6 +25,7 @@ CALL_TIME_MODULES = (
     "memesh.adapters.author",
     "memesh.adapters.claude_settings_file",
     "memesh.adapters.config_file",
+    "memesh.adapters.host_config_files",
     "memesh.adapters.plugin_cache",
     "memesh.adapters.project_git",
     "memesh.core.type_hints",

@@ -25,6 +25,7 @@ import httpx
 import pytest
 from returns.result import Failure
 
+from memesh import hosts
 from memesh.app import dispatch
 from memesh.app.operations import all_ops
 from memesh.app.registry import TOOLS, Op, Tool
@@ -194,10 +195,13 @@ def test_a_defect_gets_one_code_and_one_field_path_on_every_surface(  # noqa: PL
         assert f"{UNKNOWN}: Unrecognized key" in refusals["door"][1], refusals
 
 
-# A hook's input is the host's payload: a field a host adds in a later version is accepted and ignored (each
-# schemas/hooks/*.input.json says so), so a hook must not refuse it; every other operation's input is ours.
+# A hook's input is the canonical input a host module (memesh.hosts) makes of its host's payload: closed like every
+# other operation's, so the door refuses what it does not know and nesting too deep. A field a host adds in a later
+# version never reaches the door: its host module reads only the fields it knows (checked below on every recorded
+# payload of tests/fixtures/hosts).
 HOST_PAYLOADS = [op for op in OPS if op.input_schema.startswith("hooks/")]
 OURS = [op for op in OPS if not op.input_schema.startswith("hooks/")]
+HOST_FIXTURES = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "hosts").glob("*/*.json"))
 
 
 @pytest.mark.parametrize("op", [pytest.param(op, id=op.name) for op in OURS])
@@ -208,9 +212,18 @@ def test_every_operation_refuses_a_field_it_does_not_know(op: Op[Any, Any, Any])
 
 
 @pytest.mark.parametrize("op", [pytest.param(op, id=op.name) for op in HOST_PAYLOADS])
-def test_a_hook_accepts_a_field_its_host_adds_and_still_refuses_what_nests_too_deep(op: Op[Any, Any, Any]) -> None:
-    assert schemas.load(op.input_schema).get("additionalProperties") is not False
+def test_a_hooks_canonical_input_is_closed_and_refuses_what_nests_too_deep(op: Op[Any, Any, Any]) -> None:
+    assert schemas.load(op.input_schema).get("additionalProperties") is False
     assert "too deep" in {defect.label for defect in defects(op, path_parameters(op))}
+
+
+@pytest.mark.parametrize("case", [pytest.param(case, id=f"{case.parent.name}/{case.stem}") for case in HOST_FIXTURES])
+def test_a_field_a_host_adds_is_dropped_by_its_host_module(case: Path) -> None:
+    recorded = json.loads(case.read_text())
+    host = hosts.module_named(case.parent.name)
+    payload = recorded["payload"]
+    added = {**payload, "field_of_a_later_version": {"nested": [1, 2, 3]}}
+    assert host.normalize(recorded["event"], added) == host.normalize(recorded["event"], payload)
 
 
 def _generated_module(schema: str) -> str:
