@@ -27,7 +27,6 @@ from memesh.app import oauth
 from memesh.app.resources import Resources
 from memesh.core import oauth as rules
 from memesh.core.oauth import Backoff
-from memesh.records import dataclass
 from memesh.transports.http.boundary import check_origin
 
 COOKIE = "memesh_oauth_nonce"
@@ -44,20 +43,6 @@ STYLE = (
 STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode("utf-8")).digest()).decode("ascii")
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class SignedIn:
-    """A person the dashboard's sign-in already knows: a member (by id) or the owner."""
-
-    member_id: int | None
-    owner: bool
-
-
-def signed_in(_request: Request) -> SignedIn | None:
-    """The seam for the dashboard's sign-in cookie (built separately): who is signed in on this browser, so the page
-    can skip asking for a token. None for now: the page always asks."""
-    return None
 
 
 class ApprovalPage:
