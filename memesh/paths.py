@@ -120,6 +120,27 @@ class DatabaseSettingError(ValueError):
     """The database setting is not a PostgreSQL URL (its text is not repeated: it may hold a password)."""
 
 
+def write_new_secret(path: Path, value: str) -> None:
+    """Write `value` (and a newline) beside `path` at mode 0600, then link it into place, which fails
+    (FileExistsError) when the file exists: the file appears whole or not at all, so a second server starting at the
+    same moment reads the first one's secret, never an empty file it has only just created (an O_EXCL create
+    followed by a write left that gap). The remote token and the sign-in key are made this way."""
+    import contextlib
+    import secrets
+
+    draft = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(value + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(draft, path)
+    finally:
+        with contextlib.suppress(OSError):
+            draft.unlink()
+
+
 def database_url() -> str | None:
     """The PostgreSQL database that holds the data, if one is chosen: MEMESH_DATABASE_URL, else `database` in
     config.json (MEMESH_DIR's); None for the SQLite file (`db_path()`). The folder of MEMESH_DB_PATH, else MEMESH_DIR,

@@ -4,7 +4,6 @@ made on first use. Deleting it signs every browser out (the next sign-in makes a
 from __future__ import annotations
 
 import contextlib
-import os
 import secrets
 from pathlib import Path
 
@@ -37,17 +36,7 @@ def session_secret() -> bytes:
 
 def _create(path: Path) -> bytes:
     value = secrets.token_hex(SECRET_HEX_CHARS // 2)
-    draft = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
-    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(value + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.link(draft, path)
-    finally:
-        with contextlib.suppress(OSError):
-            draft.unlink()
+    paths.write_new_secret(path, value)
     return bytes.fromhex(value)
 
 

@@ -52,21 +52,9 @@ def provision() -> Token:
 
 
 def _create(path: Path) -> Token:
-    """Write the token beside `path`, then link it into place, which fails (FileExistsError) when the file exists:
-    the file appears whole or not at all, so a second server starting at the same moment reads the first one's
-    token, never an empty file it has only just created (an O_EXCL create followed by a write left that gap)."""
+    """A new token at `path` (paths.write_new_secret: whole or not at all; FileExistsError when it exists)."""
     value = secrets.token_hex(32)
-    draft = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
-    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(value + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.link(draft, path)
-    finally:
-        with contextlib.suppress(OSError):
-            draft.unlink()
+    paths.write_new_secret(path, value)
     return Token(value, str(path), created=True)
 
 
