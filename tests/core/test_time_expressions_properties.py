@@ -30,7 +30,7 @@ def test_what_is_found_is_written_in_the_text_and_names_at_least_a_day(text: str
 
 
 @given(st.text(max_size=120), st.one_of(st.none(), st.text(max_size=120)))
-def test_a_bound_that_cannot_be_read_fails_only_as_a_value_error_naming_its_field(since: str, until: str | None) -> None:
+def test_a_bad_bound_fails_only_as_a_value_error_naming_its_field(since: str, until: str | None) -> None:
     try:
         low, high = created_range(since, until, NOW)
     except ValueError as exc:
@@ -40,9 +40,7 @@ def test_a_bound_that_cannot_be_read_fails_only_as_a_value_error_naming_its_fiel
 
 
 @given(dates, st.text(alphabet=" \t,;:!?()[]\"'-", max_size=20), st.text(max_size=80))
-def test_an_iso_date_after_no_word_is_the_first_time_found_and_is_that_day(
-    day: date, before: str, after: str
-) -> None:
+def test_an_iso_date_after_no_word_is_the_first_time_found_and_is_that_day(day: date, before: str, after: str) -> None:
     said = find(f"{before}{day.isoformat()} {after}", NOW)
     assert said is not None
     assert (said.start, said.end) == (day, day + timedelta(days=1))
