@@ -132,9 +132,13 @@ def gather(
     window = store.project_candidates(
         tag, {task.ENTITY_TYPE, handoff.HANDOFF_TYPE}, briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
     )
+    read_whole = len(window) == briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
+    work = store.product_work(tag, PRODUCT_WORK_WINDOW)
+    if ctx.caller is not None:  # a member's briefing, its index and product work leave out others' personal memories
+        window = [r for r in window if _seen(ctx, r)]
+        work = [(r, tags) for r, tags in work if _seen(ctx, r)]
     # Accepted product improvements are shown as product work, apart from the ranked slots.
     rows = [r for r in window[:SLOT_WINDOW] if r.type != briefing.PRODUCT_WORK_TYPE]
-    work = store.product_work(tag, PRODUCT_WORK_WINDOW)
     extra: list[CandidateRow] = []
     others: list[tuple[str, CandidateRow]] = []
     if level == "full":
@@ -154,13 +158,12 @@ def gather(
             raise
         index_rows, window_full, index_error = [], False, True
     # A window that filled up (evidence rows take room in it) means the counts past it are lower bounds.
-    window_full = window_full or len(window) == briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
+    window_full = window_full or read_whole
     inbox = None
     if recipient is not None:
         counted = store.inbox(project, recipient, ctx.caller_session)  # a session sees what is meant for it
         inbox = briefing.Inbox(recipient, counted.unread, counted.known)
     if ctx.caller is not None:  # a member's briefing leaves out the other members' personal memories
-        rows = [r for r in rows if _seen(ctx, r)]
         extra = [r for r in extra if _seen(ctx, r)]
         others = [(p, r) for p, r in others if _seen(ctx, r)]
     # Asked only when a memory has an author: the local author may cost one git call, once per process.

@@ -1,0 +1,111 @@
+"""What a member reaches of the others' memories (issue 32, hardening), from outside: a real `memesh serve
+--allow-remote` on both engines, each member behind its own token over /v1 and /mcp. A member never reads, stages
+or counts another member's `personal` memory nor a project outside its scope; the owner's answers are unchanged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.transports.http.test_team_members import ALPHA, BETA, Team, ok, refused, remember, team
+from tests.transports.mcp.conftest import ERAS
+from tests.transports.mcp.test_http import connect
+
+__all__ = ["team"]  # the fixture, shared with the team tests
+
+DIGEST = {"action": "prepare", "project": ALPHA, "kind": "digest"}
+
+
+def commit(client: httpx.Client, name: str, *, namespace: str, project: str = ALPHA) -> None:
+    """A memory of a digest type (what a week's work package is made of), tagged with `project`."""
+    body = {"name": name, "type": "commit", "observations": [f"fix: {name}"], "tags": [f"project:{project}"]}
+    ok(client.post("/v1/remember", json={**body, "namespace": namespace}))
+
+
+def source_names(prepared: dict[str, Any]) -> list[str]:
+    assert prepared["status"] == "available", prepared
+    return sorted(source["name"] for source in prepared["package"]["sources"])
+
+
+@pytest.mark.anyio
+async def test_work_package_stages_no_other_members_personal_memory_and_no_foreign_project(team: Team) -> None:
+    bea, carl, dana = team.add("bea", "writer"), team.add("carl", "writer"), team.add("dana", "writer", ALPHA)
+    with team.http(bea) as client:
+        for i in range(5):
+            commit(client, f"bea-private-{i}", namespace="personal")
+    as_carl = {"Authorization": f"Bearer {carl}"}
+    async with connect(team.server.url, ERAS[0], headers=as_carl) as mcp:
+        assert (await mcp.ok("work_package", DIGEST))["status"] == "none_available"
+        refusal = await mcp.call("work_package", {**DIGEST, "kind": "transcript"})  # this machine's transcripts
+        assert refusal.is_error
+    async with connect(team.server.url, ERAS[1], headers={"Authorization": f"Bearer {bea}"}) as mcp:
+        assert source_names(await mcp.ok("work_package", DIGEST)) == [f"bea-private-{i}" for i in range(5)]
+    with team.http(carl) as client:
+        for i in range(5):
+            commit(client, f"team-{i}", namespace="team")
+    async with connect(team.server.url, ERAS[1], headers=as_carl) as mcp:
+        prepared = await mcp.ok("work_package", DIGEST)
+        assert source_names(prepared) == [f"team-{i}" for i in range(5)]
+        staged = await mcp.ok(
+            "work_package",
+            {
+                "action": "submit",
+                "package_id": prepared["package"]["id"],
+                "ref": prepared["package"]["ref"],
+                "result": {"name": "week-digest", "type": "digest", "observations": ["Five fixes."], "tags": ["topic:week"]},
+            },
+        )
+        assert staged["status"] == "staged"
+    async with connect(team.server.url, ERAS[0], headers={"Authorization": f"Bearer {dana}"}) as mcp:
+        assert (await mcp.call("work_package", {**DIGEST, "project": BETA})).is_error  # outside its scope
+    [(sources,)] = team.rows("SELECT source_ids FROM dream_proposals")
+    private = {row[0] for row in team.rows("SELECT id FROM entities WHERE name LIKE 'bea-private-%'")}
+    assert private and not private.intersection(int(i) for i in sources.strip("[]").split(","))
+
+
+def test_stats_health_projects_and_analytics_count_only_what_a_member_may_see(team: Team) -> None:
+    bea, carl, dana = team.add("bea", "writer"), team.add("carl", "reader"), team.add("dana", "reader", ALPHA)
+    with team.http(team.server.token()) as owner:
+        ok(remember(owner, "alpha-choice", f"project:{ALPHA}"))
+        ok(remember(owner, "beta-choice", f"project:{BETA}"))
+        whole = ok(owner.get("/v1/stats"))
+    with team.http(bea) as client:
+        ok(remember(client, "bea-diary", "project:gamma~" + "c" * 32, namespace="personal"))
+        ok(remember(client, "bea-untagged-diary", namespace="personal"))
+    with team.http(team.server.token()) as owner:
+        assert ok(owner.get("/v1/stats"))["totalEntities"] == whole["totalEntities"] + 2  # the owner's: everything
+        assert ok(owner.get("/v1/health"))["entity_count"] == 4
+    with team.http(carl) as reader:
+        stats = ok(reader.get("/v1/stats"))
+        assert stats["totalEntities"] == 2
+        assert stats["totalObservations"] == 2
+        assert {row["namespace"] for row in stats["namespaceDistribution"]} == {"team"}
+        assert {row["project"] for row in stats["projectDistribution"]} == {ALPHA, BETA}
+        assert "project:gamma~" + "c" * 32 not in {row["tag"] for row in stats["tagDistribution"]}
+        assert ok(reader.get("/v1/health"))["entity_count"] == 2
+        listed = ok(reader.get("/v1/projects"))
+        assert "bea-untagged-diary" not in str(listed) and "gamma" not in str(listed)
+        analytics = ok(reader.get("/v1/analytics"))
+        assert sum(day["created"] for day in analytics["timeline"]) == 2
+        assert ok(reader.get("/v1/analytics/pm"))["connectedness"]["activeEntities"] == 2
+    with team.http(dana) as scoped:
+        assert ok(scoped.get("/v1/health"))["entity_count"] == 1
+        refused(scoped.get("/v1/stats"), 403, "auth.forbidden")  # not scoped by project: refused, not leaked
+
+
+@pytest.mark.anyio
+async def test_a_members_briefing_index_and_product_work_leave_out_another_members_personal_memory(
+    team: Team,
+) -> None:
+    bea, carl = team.add("bea", "writer"), team.add("carl", "writer")
+    with team.http(bea) as client:
+        body = {"type": "decision", "tags": [f"project:{ALPHA}"], "namespace": "personal"}
+        for i in range(12):  # more than the briefing's slots: the rest reach only its index
+            ok(client.post("/v1/remember", json={**body, "name": f"bea-hidden-{i}", "observations": ["secret plan"]}))
+    async with connect(team.server.url, ERAS[0], headers={"Authorization": f"Bearer {carl}"}) as mcp:
+        result = await mcp.call("briefing", {"project": ALPHA})
+    assert result.structured_content is not None
+    assert "bea-hidden" not in str(result.structured_content)
+    assert "secret plan" not in str(result.structured_content)
