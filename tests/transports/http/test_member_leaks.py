@@ -54,7 +54,12 @@ async def test_work_package_stages_no_other_members_personal_memory_and_no_forei
                 "action": "submit",
                 "package_id": prepared["package"]["id"],
                 "ref": prepared["package"]["ref"],
-                "result": {"name": "week-digest", "type": "digest", "observations": ["Five fixes."], "tags": ["topic:week"]},
+                "result": {
+                    "name": "week-digest",
+                    "type": "digest",
+                    "observations": ["Five fixes."],
+                    "tags": ["topic:week"],
+                },
             },
         )
         assert staged["status"] == "staged"
