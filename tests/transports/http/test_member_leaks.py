@@ -114,3 +114,27 @@ async def test_a_members_briefing_index_and_product_work_leave_out_another_membe
     assert result.structured_content is not None
     assert "bea-hidden" not in str(result.structured_content)
     assert "secret plan" not in str(result.structured_content)
+
+
+def test_a_relation_to_a_memory_a_member_may_not_see_is_left_out_of_what_it_reads(team: Team) -> None:
+    bea, carl, dana = team.add("bea", "writer"), team.add("carl", "reader"), team.add("dana", "reader", ALPHA)
+    with team.http(bea) as client:
+        ok(remember(client, "bea-diary", f"project:{ALPHA}", namespace="personal"))
+        ok(remember(client, "beta-plan", f"project:{BETA}"))
+        body = {"name": "team-plan", "type": "decision", "observations": ["the plan"], "tags": [f"project:{ALPHA}"]}
+        related = [{"to": "bea-diary", "type": "related-to"}, {"to": "beta-plan", "type": "related-to"}]
+        ok(client.post("/v1/remember", json={**body, "namespace": "team", "relations": related}))
+        [mine] = ok(client.post("/v1/recall", json={"query": "plan"}))["entities"][:1] or [None]
+    assert mine is not None
+    for token, shown in ((carl, {"beta-plan"}), (dana, set())):
+        with team.http(token) as client:
+            [recalled] = [e for e in ok(client.post("/v1/recall", json={"query": "plan"}))["entities"]
+                          if e["name"] == "team-plan"]  # fmt: skip
+            assert {r["to"] for r in recalled["relations"]} == shown
+            assert {r["to"] for r in ok(client.get("/v1/entities/team-plan"))["relations"]} == shown
+            [listed] = [e for e in ok(client.get("/v1/entities")) if e["name"] == "team-plan"]
+            assert {r["to"] for r in listed["relations"]} == shown
+            [exported] = [e for e in ok(client.post("/v1/export", json={}))["entities"] if e["name"] == "team-plan"]
+            assert {r["to"] for r in exported["relations"]} == shown
+    with team.http(bea) as client:  # its author still reads both
+        assert {r["to"] for r in ok(client.get("/v1/entities/team-plan"))["relations"]} == {"bea-diary", "beta-plan"}
