@@ -19,6 +19,7 @@ from memesh.generated.http.briefing_index_input import BriefingIndexInput
 from memesh.generated.http.briefing_index_output import BriefingIndexOutput
 from memesh.generated.tools.briefing_input import BriefingInput
 from memesh.generated.tools.briefing_output import BriefingOutput
+from memesh.model import Filters
 from memesh.values import CandidateRow, Inbox
 
 # The newest memories a briefing ranks for the project's slots (decisions by date, the rest by score).
@@ -40,7 +41,9 @@ class BriefingStore(Protocol):
         self, project_tag: str, exclude_types: Collection[str], limit: int
     ) -> list[tuple[str, CandidateRow]]: ...
     def first_observations(self, ids: Sequence[int]) -> dict[int, str]: ...
-    def trusted_record(self, name: str, entity_type: str, project_tag: str) -> tuple[str, str | None, str] | None: ...
+    def trusted_record(
+        self, name: str, entity_type: str, project_tag: str, people: Filters | None = None
+    ) -> tuple[str, str | None, str] | None: ...
     def inbox(self, project: str, recipient: str, session: str | None) -> Inbox: ...
 
 
@@ -84,8 +87,13 @@ def _candidate(row: CandidateRow, snippets: dict[int, str], reader: str | None =
     )
 
 
-def _task_record(store: BriefingStore, project: str, tag: str) -> briefing.TaskRecord | None:
-    found = store.trusted_record(task.entity_name(project), task.ENTITY_TYPE, tag)
+def _people(ctx: CallContext) -> Filters | None:
+    """A member's view of the project's records (the hand-off a hook wrote is the owner's `personal` memory)."""
+    return access.scoped(Filters(), ctx.caller) if ctx.caller is not None else None
+
+
+def _task_record(store: BriefingStore, project: str, tag: str, ctx: CallContext) -> briefing.TaskRecord | None:
+    found = store.trusted_record(task.entity_name(project), task.ENTITY_TYPE, tag, _people(ctx))
     if found is None:
         return None
     try:
@@ -126,7 +134,7 @@ def gather(
 ) -> briefing.Inputs:
     """Everything the assembly rules read, from the store."""
     tag = f"project:{project}"
-    found = store.trusted_record(handoff.entity_name(project), handoff.HANDOFF_TYPE, tag)
+    found = store.trusted_record(handoff.entity_name(project), handoff.HANDOFF_TYPE, tag, _people(ctx))
     # One read serves both: the newest rows take the slots, the durable ones among them make the index. The window
     # is the index's 2000 plus room for the evidence rows that sit among them.
     window = store.project_candidates(
@@ -174,7 +182,7 @@ def gather(
         level=level,
         now=ctx.now,
         handoff=briefing.Handoff(found[0], found[1]) if found else None,
-        task=_task_record(store, project, tag),
+        task=_task_record(store, project, tag, ctx),
         inbox=inbox,
         candidates=[_candidate(r, snippets, reader) for r in rows],
         slots=slots,

@@ -138,3 +138,26 @@ def test_a_relation_to_a_memory_a_member_may_not_see_is_left_out_of_what_it_read
             assert {r["to"] for r in exported["relations"]} == shown
     with team.http(bea) as client:  # its author still reads both
         assert {r["to"] for r in ok(client.get("/v1/entities/team-plan"))["relations"]} == {"bea-diary", "beta-plan"}
+
+
+@pytest.mark.anyio
+async def test_a_task_state_and_a_hand_off_that_are_personal_stay_their_authors(team: Team) -> None:
+    bea, carl = team.add("bea", "writer"), team.add("carl", "writer")
+    async with connect(team.server.url, ERAS[0], headers={"Authorization": f"Bearer {bea}"}) as mcp:
+        await mcp.ok("task_state", {"project": ALPHA, "goal": "bea's hidden goal"})
+    with team.http(team.server.token()) as owner:  # as the owner's SessionEnd hook leaves it: personal, trusted
+        body = {"name": f"session-handoff:{ALPHA}", "type": "session-handoff", "namespace": "personal"}
+        hand_off = {**body, "observations": ["owner's private hand-off " * 5], "tags": [f"project:{ALPHA}"]}
+        ok(owner.post("/v1/remember", json=hand_off))
+    with team.http(carl) as client:
+        assert ok(client.get("/v1/task-state", params={"project": ALPHA}))["state"] == {}
+    async with connect(team.server.url, ERAS[1], headers={"Authorization": f"Bearer {carl}"}) as mcp:
+        assert (await mcp.call("task_state", {"project": ALPHA, "goal": "carl's goal"})).is_error
+        briefing = await mcp.call("briefing", {"project": ALPHA})
+    assert briefing.structured_content is not None
+    assert "hidden goal" not in str(briefing.structured_content)
+    assert "private hand-off" not in str(briefing.structured_content)
+    with team.http(bea) as client:
+        assert ok(client.get("/v1/task-state", params={"project": ALPHA}))["state"]["goal"] == "bea's hidden goal"
+    [(metadata,)] = team.rows(f"SELECT metadata FROM entities WHERE name = 'task-state:{ALPHA}'")
+    assert "carl" not in metadata
