@@ -20,6 +20,7 @@ from psycopg.conninfo import conninfo_to_dict
 from tests import backends
 from tests.backends import Backend
 from tests.pg_faults import wait_for
+from tests.pooler import Pooled
 from tests.transports.http.oauth_flow import (
     OWNER,
     Browser,
@@ -42,18 +43,47 @@ INIT = {
 MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
 
 
+class Direct(Backend):
+    """PostgreSQL, where "the database" is one URL made elsewhere (the pooled test's, reached around the pooler)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__("postgres")
+        self.url = url
+
+    def target(self, path: Path) -> Path | str:
+        return self.url
+
+    def close(self) -> None:  # the pgbouncer fixture drops it
+        return None
+
+
+def _team(tmp_path: Path, backend: Backend, env: dict[str, str] | None = None) -> Team:
+    launcher = Launcher(tmp_path, backend)
+    launcher.env.update(MEMESH_AUTHOR=OWNER, **(env or {}))
+    return Team(launcher, launcher("--host", "0.0.0.0", "--allow-remote"), backend)
+
+
 @pytest.fixture
 def team(tmp_path: Path) -> Iterator[Team]:
     """A remote listener on a PostgreSQL database of the test's own (PostgreSQL only: the fault is its)."""
     if "postgres" not in backends.engines():
         pytest.skip("PostgreSQL is not among MEMESH_TEST_BACKENDS")
     backend = Backend("postgres")
-    launcher = Launcher(tmp_path, backend)
-    launcher.env["MEMESH_AUTHOR"] = OWNER
-    server = launcher("--host", "0.0.0.0", "--allow-remote")
-    yield Team(launcher, server, backend)
-    launcher.close()
+    made = _team(tmp_path, backend)
+    yield made
+    made.launcher.close()
     backend.close()
+
+
+@pytest.fixture
+def pooled_team(tmp_path: Path, pgbouncer: Callable[..., Pooled]) -> Iterator[Team]:
+    """The same listener through a PgBouncer in transaction mode (the dropped connection is the pooler's)."""
+    pooled = pgbouncer(mode="transaction", pool_size=2)
+    made = _team(
+        tmp_path, Direct(pooled.direct), {"MEMESH_DATABASE_URL": pooled.url, "MEMESH_DATABASE_POOLER": "transaction"}
+    )
+    yield made
+    made.launcher.close()
 
 
 def _url(team: Team) -> str:
@@ -153,6 +183,14 @@ def mcp_accepts(team: Team, access_token: str) -> bool:
 
 
 def test_a_connection_dropped_mid_token_exchange_leaves_no_half_grant_and_the_retry_succeeds(team: Team) -> None:
+    exchange_with_a_drop(team)
+
+
+def test_behind_pgbouncer_a_dropped_server_connection_mid_exchange_leaves_no_half_grant(pooled_team: Team) -> None:
+    exchange_with_a_drop(pooled_team)
+
+
+def exchange_with_a_drop(team: Team) -> None:
     bea = team.add("bea", "writer")
     app, code, verifier = approved(team, bea)
     with team.http() as client:
@@ -219,6 +257,14 @@ def signed_in(team: Team, token: str) -> tuple[httpx.Client, str]:
 def test_a_connection_dropped_mid_cookie_check_is_a_clean_answer_and_the_session_lives_on(
     team: Team, mode: str, status: int
 ) -> None:
+    cookie_check_with_a_drop(team, mode, status)
+
+
+def test_behind_pgbouncer_a_dropped_server_connection_mid_cookie_check_is_a_clean_answer(pooled_team: Team) -> None:
+    cookie_check_with_a_drop(pooled_team, WRITES, 503)
+
+
+def cookie_check_with_a_drop(team: Team, mode: str, status: int) -> None:
     bea = team.add("bea", "writer")
     browser, csrf = signed_in(team, bea)
     with contextlib.closing(browser):
