@@ -4,11 +4,13 @@ or counts another member's `personal` memory nor a project outside its scope; th
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
 import pytest
 
+from memesh.context import Caller
 from tests.transports.http.test_team_members import ALPHA, BETA, Team, ok, refused, remember, team
 from tests.transports.mcp.conftest import ERAS
 from tests.transports.mcp.test_http import connect
@@ -161,3 +163,92 @@ async def test_a_task_state_and_a_hand_off_that_are_personal_stay_their_authors(
         assert ok(client.get("/v1/task-state", params={"project": ALPHA}))["state"]["goal"] == "bea's hidden goal"
     [(metadata,)] = team.rows(f"SELECT metadata FROM entities WHERE name = 'task-state:{ALPHA}'")
     assert "carl" not in metadata
+
+
+# -- the sweep: every /v1 route and MCP tool a member reaches, from the route table -------------------------------
+
+HIDDEN = ("beta-secret", "bea-personal", BETA)  # what neither a member scoped to ALPHA nor a reader may learn
+BODIES: dict[str, dict[str, Any]] = {
+    "recall": {"query": "secret personal"},
+    "forget": {"name": "beta-secret"},
+    "remember": {"name": "beta-secret", "type": "note", "observations": ["overwritten"], "tags": [f"project:{ALPHA}"]},
+    "learn": {"error": "beta-secret failed", "fix": "x", "project": BETA},
+    "message": {"action": "poll", "project": BETA, "recipient": "r"},
+    "import": {"data": {"version": "3.1.0", "entities": []}, "merge_strategy": "skip"},
+    "why": {"query": "secret"},
+    "task_state": {"project": BETA},
+    "work_package": {"action": "prepare", "project": BETA, "kind": "digest"},
+    "improvement": {"action": "propose"},
+    "briefing": {"project": BETA},
+}
+QUERIES: dict[str, dict[str, str]] = {"task_state_read": {"project": BETA}, "briefing_index": {"project": BETA}}
+
+
+def _path(template: str) -> str:
+    return template.replace("{name:path}", "beta-secret").replace("{id}", "1")
+
+
+def _sweep_http(client: httpx.Client, caller: Caller, hidden_names: tuple[str, ...]) -> list[str]:
+    """Every /v1 route as `caller` reaches it: a route its role or scope refuses answers 403 (or 400 for a body the
+    door never read), and no answer names what it may not see. The routes it was admitted to."""
+    from memesh.core import access
+    from memesh.transports.http.routes import API
+
+    admitted = []
+    for route in API:
+        for method in route.methods:
+            name = route.op.name
+            if method == "GET":
+                answer = client.get(
+                    _path(route.path),
+                    params={**QUERIES.get(name, {}), **({"name": "beta-secret"} if route.path == "/v1/entity" else {})},
+                )
+            else:
+                answer = client.post(_path(route.path), json=BODIES.get(name, {}))
+            assert answer.status_code != 500, (route.path, answer.text)
+            if access.admit(caller, name) is not None:
+                assert answer.status_code in (400, 403), (route.path, answer.text)
+                continue
+            admitted.append(name)
+            asked = str(answer.request.url) + answer.request.content.decode()
+            for hidden in hidden_names:
+                if hidden not in asked:  # a refusal may repeat the name it was asked for
+                    assert hidden not in answer.text, (route.path, hidden, answer.text)
+    return sorted(set(admitted))
+
+
+@pytest.mark.anyio
+async def test_every_route_and_tool_a_scoped_member_or_a_reader_reaches_names_nothing_outside_its_view(
+    team: Team,
+) -> None:
+    bea, carl, dana = team.add("bea", "writer"), team.add("carl", "reader"), team.add("dana", "writer", ALPHA)
+    with team.http(team.server.token()) as owner:
+        ok(remember(owner, "beta-secret", f"project:{BETA}"))
+        ok(remember(owner, "alpha-open", f"project:{ALPHA}"))
+    with team.http(bea) as client:
+        ok(remember(client, "bea-personal", f"project:{ALPHA}", namespace="personal"))
+    scoped = Caller("dana", "writer", (ALPHA,))
+    with team.http(dana) as client:
+        assert _sweep_http(client, scoped, HIDDEN) == sorted(
+            {"entities", "entity", "export", "health", "recall", "remember", "update_status"}
+        )
+    reader = Caller("carl", "reader")
+    with team.http(carl) as client:
+        reached = _sweep_http(client, reader, ("bea-personal",))
+    assert "stats" in reached and "projects" in reached and "graph" not in reached
+    from memesh.app.registry import TOOLS
+    from memesh.core import access
+
+    for token, caller in ((dana, scoped), (carl, reader)):
+        async with connect(team.server.url, ERAS[0], headers={"Authorization": f"Bearer {token}"}) as mcp:
+            for tool in TOOLS:
+                result = await mcp.call(tool.name, BODIES.get(tool.name, {}))
+                if access.admit(caller, tool.name) is not None:
+                    assert result.is_error, tool.name
+                shown = str(result.structured_content) + str(result.content)
+                asked = json.dumps(BODIES.get(tool.name, {}))
+                for hidden in HIDDEN if caller.projects else ("bea-personal",):
+                    if hidden not in asked:
+                        assert hidden not in shown, (tool.name, hidden, shown)
+    assert team.rows("SELECT count(*) FROM observations o JOIN entities e ON e.id = o.entity_id "
+                     "WHERE e.name = 'beta-secret'") == [(1,)]  # fmt: skip
