@@ -76,9 +76,10 @@ class Insights(Reads):
             )
         else:
             scope, params = people_sql(people)
+            # The memories it may see are read once (an IN list the engine builds), not checked per tag row.
             rows = self.conn.execute(
-                f"SELECT t.tag, COUNT(*) AS n FROM tags t JOIN entities e ON e.id = t.entity_id WHERE 1 = 1 {scope} "
-                "GROUP BY t.tag ORDER BY n DESC, t.tag LIMIT ?",
+                f"SELECT t.tag, COUNT(*) AS n FROM tags t WHERE t.entity_id IN (SELECT e.id FROM entities e "
+                f"WHERE 1 = 1 {scope}) GROUP BY t.tag ORDER BY n DESC, t.tag LIMIT ?",
                 (*params, limit),
             )
         return [(str(tag), int(count)) for tag, count in rows]
@@ -111,8 +112,9 @@ class Insights(Reads):
         else:
             scope, params = people_sql(people)
             rows = self.conn.execute(
-                "SELECT SUBSTR(t.tag, 9) AS project, COUNT(*) AS n FROM tags t JOIN entities e ON e.id = t.entity_id "
-                f"WHERE SUBSTR(t.tag, 1, 8) = 'project:' {scope} GROUP BY t.tag ORDER BY n DESC, project",
+                "SELECT SUBSTR(t.tag, 9) AS project, COUNT(*) AS n FROM tags t WHERE SUBSTR(t.tag, 1, 8) = 'project:' "
+                f"AND t.entity_id IN (SELECT e.id FROM entities e WHERE 1 = 1 {scope}) GROUP BY t.tag "
+                "ORDER BY n DESC, project",
                 params,
             )
         return [(str(project), int(count)) for project, count in rows]
