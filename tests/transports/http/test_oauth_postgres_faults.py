@@ -299,3 +299,17 @@ def test_a_connection_dropped_mid_sign_in_is_a_clean_answer_and_signing_in_again
             answer = browser.post("/dashboard/sign-in", json={"token": bea})
         assert answer.status_code == 200, answer.text
         assert browser.get("/v1/health").status_code == 200
+
+
+def test_a_connection_dropped_mid_registration_is_oauths_503_and_registers_nothing(team: Team) -> None:
+    body = {
+        "redirect_uris": ["http://127.0.0.1:9/callback"],
+        "client_name": "dropped",
+        "token_endpoint_auth_method": "none",
+    }
+    with team.http() as client:
+        answer = dropped_during(team, "oauth_clients", lambda: client.post("/register", json=body))
+        clean(answer, 503)
+        assert answer.json()["error"] == "temporarily_unavailable"
+        assert team.rows("SELECT count(*) FROM oauth_clients") == [(0,)]
+        assert client.post("/register", json=body).status_code == 201
