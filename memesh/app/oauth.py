@@ -201,6 +201,14 @@ def deny(resources: Resources, handle: str) -> None:
         store.oauth_drop_request(hash_token(handle))
 
 
+def store_failure(exc: BaseException) -> MemeshError | None:
+    """The spec's error for a database failure under an OAuth call (a dropped connection, a restart, a lock not
+    granted in time), with a message that names no path, host or password; None when `exc` is not the database's."""
+    from memesh.store.errors import translate
+
+    return translate(exc)
+
+
 # -- the token endpoint -----------------------------------------------------------------------------------------
 
 

@@ -132,6 +132,15 @@ def scoped(filters: Filters, caller: Caller | None) -> Filters:
     return replace(filters, projects=caller.projects, viewer=caller.name, viewer_is_owner=caller.owner)
 
 
+def counted(caller: Caller | None) -> Filters | None:
+    """The view an aggregate (stats, analytics, projects, health's count) counts for `caller`: None — the whole
+    store, as before — for a local call and the owner; for a member, what its recall may show it, so no count tells
+    it of another project or of another member's `personal` memories."""
+    if caller is None or caller.owner:
+        return None
+    return scoped(Filters(), caller)
+
+
 def project_tags(projects: Iterable[str]) -> list[str]:
     return [f"{PROJECT_TAG}{project}" for project in projects]
 

@@ -19,6 +19,7 @@ from memesh.generated.http.briefing_index_input import BriefingIndexInput
 from memesh.generated.http.briefing_index_output import BriefingIndexOutput
 from memesh.generated.tools.briefing_input import BriefingInput
 from memesh.generated.tools.briefing_output import BriefingOutput
+from memesh.model import Filters
 from memesh.values import CandidateRow, Inbox
 
 # The newest memories a briefing ranks for the project's slots (decisions by date, the rest by score).
@@ -40,7 +41,9 @@ class BriefingStore(Protocol):
         self, project_tag: str, exclude_types: Collection[str], limit: int
     ) -> list[tuple[str, CandidateRow]]: ...
     def first_observations(self, ids: Sequence[int]) -> dict[int, str]: ...
-    def trusted_record(self, name: str, entity_type: str, project_tag: str) -> tuple[str, str | None, str] | None: ...
+    def trusted_record(
+        self, name: str, entity_type: str, project_tag: str, people: Filters | None = None
+    ) -> tuple[str, str | None, str] | None: ...
     def inbox(self, project: str, recipient: str, session: str | None) -> Inbox: ...
 
 
@@ -84,8 +87,13 @@ def _candidate(row: CandidateRow, snippets: dict[int, str], reader: str | None =
     )
 
 
-def _task_record(store: BriefingStore, project: str, tag: str) -> briefing.TaskRecord | None:
-    found = store.trusted_record(task.entity_name(project), task.ENTITY_TYPE, tag)
+def _people(ctx: CallContext) -> Filters | None:
+    """A member's view of the project's records (the hand-off a hook wrote is the owner's `personal` memory)."""
+    return access.scoped(Filters(), ctx.caller) if ctx.caller is not None else None
+
+
+def _task_record(store: BriefingStore, project: str, tag: str, ctx: CallContext) -> briefing.TaskRecord | None:
+    found = store.trusted_record(task.entity_name(project), task.ENTITY_TYPE, tag, _people(ctx))
     if found is None:
         return None
     try:
@@ -126,15 +134,19 @@ def gather(
 ) -> briefing.Inputs:
     """Everything the assembly rules read, from the store."""
     tag = f"project:{project}"
-    found = store.trusted_record(handoff.entity_name(project), handoff.HANDOFF_TYPE, tag)
+    found = store.trusted_record(handoff.entity_name(project), handoff.HANDOFF_TYPE, tag, _people(ctx))
     # One read serves both: the newest rows take the slots, the durable ones among them make the index. The window
     # is the index's 2000 plus room for the evidence rows that sit among them.
     window = store.project_candidates(
         tag, {task.ENTITY_TYPE, handoff.HANDOFF_TYPE}, briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
     )
+    read_whole = len(window) == briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
+    work = store.product_work(tag, PRODUCT_WORK_WINDOW)
+    if ctx.caller is not None:  # a member's briefing, its index and product work leave out others' personal memories
+        window = [r for r in window if _seen(ctx, r)]
+        work = [(r, tags) for r, tags in work if _seen(ctx, r)]
     # Accepted product improvements are shown as product work, apart from the ranked slots.
     rows = [r for r in window[:SLOT_WINDOW] if r.type != briefing.PRODUCT_WORK_TYPE]
-    work = store.product_work(tag, PRODUCT_WORK_WINDOW)
     extra: list[CandidateRow] = []
     others: list[tuple[str, CandidateRow]] = []
     if level == "full":
@@ -154,13 +166,12 @@ def gather(
             raise
         index_rows, window_full, index_error = [], False, True
     # A window that filled up (evidence rows take room in it) means the counts past it are lower bounds.
-    window_full = window_full or len(window) == briefing_index.CANDIDATE_WINDOW + SLOT_WINDOW
+    window_full = window_full or read_whole
     inbox = None
     if recipient is not None:
         counted = store.inbox(project, recipient, ctx.caller_session)  # a session sees what is meant for it
         inbox = briefing.Inbox(recipient, counted.unread, counted.known)
     if ctx.caller is not None:  # a member's briefing leaves out the other members' personal memories
-        rows = [r for r in rows if _seen(ctx, r)]
         extra = [r for r in extra if _seen(ctx, r)]
         others = [(p, r) for p, r in others if _seen(ctx, r)]
     # Asked only when a memory has an author: the local author may cost one git call, once per process.
@@ -171,7 +182,7 @@ def gather(
         level=level,
         now=ctx.now,
         handoff=briefing.Handoff(found[0], found[1]) if found else None,
-        task=_task_record(store, project, tag),
+        task=_task_record(store, project, tag, ctx),
         inbox=inbox,
         candidates=[_candidate(r, snippets, reader) for r in rows],
         slots=slots,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Protocol, cast
 
 from returns.result import Failure, Result, Success
@@ -16,6 +16,7 @@ from memesh.generated.http.entity_input import EntityInput
 from memesh.generated.http.entity_output import StoredEntity
 from memesh.model import Entity, Filters
 from memesh.ops.recall import shown
+from memesh.ops.seen import seen_relations
 from memesh.schema import facts
 
 LIST_DEFAULT_LIMIT: int = facts.default("http/entities.input", "limit")
@@ -33,6 +34,7 @@ class EntitiesStore(Protocol):
     ) -> list[int]: ...
     def load(self, ids: Sequence[int]) -> list[Entity]: ...
     def find(self, name: str) -> Entity | None: ...
+    def existing_names(self, names: Iterable[str], people: Filters | None = None) -> set[str]: ...
 
 
 def full_entity(entity: Entity) -> StoredEntity:
@@ -51,7 +53,7 @@ def list_entities(
     limit = request.get("limit", LIST_DEFAULT_LIMIT)
     people = access.scoped(Filters(author=request.get("author")), ctx.caller)
     ids = store.list_ids(request.get("type") or None, limit, offset=request.get("offset", 0), people=people)
-    return Success([full_entity(e) for e in store.load(ids)])
+    return Success([full_entity(e) for e in seen_relations(store, store.load(ids), ctx.caller)])
 
 
 def _visible(ctx: CallContext, entity: Entity) -> bool:
@@ -66,4 +68,5 @@ def get_entity(store: EntitiesStore, request: EntityInput, /, *, ctx: CallContex
     entity = store.find(name)
     if entity is None or not _visible(ctx, entity):  # what a member may not see is not there, for it
         return Failure(MemeshError.not_found(f'Entity "{name}" not found', name=name))
+    [entity] = seen_relations(store, [entity], ctx.caller)
     return Success(full_entity(entity))

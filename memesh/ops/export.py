@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from returns.result import Result, Success
@@ -14,6 +14,7 @@ from memesh.generated.tools.export_input import ExportInput
 from memesh.generated.tools.export_output import Entity as BundleEntity
 from memesh.generated.tools.export_output import ExportBundle
 from memesh.model import Entity, Filters, iso_time
+from memesh.ops.seen import seen_relations
 from memesh.schema import facts
 
 BUNDLE_VERSION = "3.1.0"
@@ -23,6 +24,7 @@ DEFAULT_LIMIT: int = facts.default("tools/export.input", "limit")
 class ExportStore(Protocol):
     def recent(self, filters: Filters, limit: int) -> list[int]: ...
     def load(self, ids: Sequence[int]) -> list[Entity]: ...
+    def existing_names(self, names: Iterable[str], people: Filters | None = None) -> set[str]: ...
 
 
 def bundle_entity(entity: Entity) -> BundleEntity:
@@ -57,7 +59,7 @@ def export(store: ExportStore, request: ExportInput, *, ctx: CallContext) -> Res
     entities = [
         bundle_entity(entity)
         for start in range(0, min(len(ids), limit), LOAD_CHUNK)
-        for entity in store.load(ids[start : min(start + LOAD_CHUNK, limit)])
+        for entity in seen_relations(store, store.load(ids[start : min(start + LOAD_CHUNK, limit)]), ctx.caller)
     ]
     return Success(
         {

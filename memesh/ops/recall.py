@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -19,6 +19,7 @@ from memesh.generated.tools.recall_input import RecallInput
 from memesh.generated.tools.recall_output import Entity as RecallEntity
 from memesh.generated.tools.recall_output import RecallOutput
 from memesh.model import Entity, Filters, iso_time
+from memesh.ops.seen import seen_relations
 from memesh.schema import facts
 
 DEFAULT_LIMIT: int = facts.default("tools/recall.input", "limit")
@@ -27,6 +28,7 @@ PROJECT_TAG_PREFIX = "project:"
 
 class RecallStore(Protocol):
     def count(self) -> int: ...
+    def existing_names(self, names: Iterable[str], people: Filters | None = None) -> set[str]: ...
     def doc_freq(self, terms: Sequence[str]) -> dict[str, int]: ...
     def search_stats(self, terms: Sequence[str]) -> tuple[int, dict[str, int] | None]: ...
     def search(self, plan: fts.MatchPlan, filters: Filters, limit: int) -> list[tuple[int, float]]: ...
@@ -260,7 +262,7 @@ def recall(uses: RecallUses, request: RecallInput, *, ctx: CallContext) -> Resul
     ranked = [by_id[entity_id] for entity_id in scoring.rank(signals, relevance, ctx.now)]
     if text:
         ranked = exact_matches_first(ranked, text)
-    ranked = ranked[:limit]
+    ranked = seen_relations(store, ranked[:limit], ctx.caller)  # a member reads no name it may not see
     # Asked right after the memories were read: a store that read their conflicts with them (PostgreSQL) answers
     # without another statement.
     pairs = store.conflicts([e.name for e in ranked])

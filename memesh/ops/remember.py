@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol, cast
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 class RememberStore(Protocol):
     def transaction(self) -> AbstractContextManager[None]: ...
     def find(self, name: str) -> Entity | None: ...
-    def existing_names(self, names: list[str], people: Filters | None = None) -> set[str]: ...
+    def existing_names(self, names: Iterable[str], people: Filters | None = None) -> set[str]: ...
     def save(self, write: EntityWrite) -> int: ...
     def create_relation(
         self, from_name: str, to_name: str, relation_type: str, *, author: str | None = None

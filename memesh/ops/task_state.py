@@ -8,7 +8,7 @@ from typing import Literal, Protocol, cast
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
-from memesh.core import remembering, task
+from memesh.core import access, remembering, task
 from memesh.core.clean import clean_text
 from memesh.core.keys import checked_project
 from memesh.errors import ErrorCode, MemeshError
@@ -42,9 +42,19 @@ def read_task_state(
             return Failure(MemeshError(ErrorCode.BAD_PARAM, problem, {"param": "project"}))
         case Success(project):
             pass
-    existing = store.find(task.entity_name(project))
+    existing = _seen(store.find(task.entity_name(project)), ctx)
     current = task.stored_state(existing.metadata) if existing and existing.status == ACTIVE else {}
     return Success({"project": project, "state": cast(StateRead, task.shown(current))})
+
+
+def _seen(existing: Entity | None, ctx: CallContext) -> Entity | None:
+    """The project's task record as the caller may read it: none when it is another member's `personal` memory or
+    outside the member's projects (issue 32; the rule recall applies)."""
+    if existing is None or ctx.caller is None:
+        return existing
+    provenance = existing.metadata.get("provenance")
+    author = provenance.get("author") if isinstance(provenance, dict) else None
+    return existing if access.may_see(ctx.caller, existing.namespace, author, existing.tags) else None
 
 
 def task_state(
@@ -63,6 +73,8 @@ def task_state(
     patch = {key: clean_text(request[key]) for key in task.FIELDS if key in request}  # type: ignore[literal-required]
     with store.transaction():
         existing = store.find(name)
+        if existing is not None and _seen(existing, ctx) is None:  # never read nor rewritten by another member
+            return Failure(access.forbidden("this project's task state is another member's personal memory"))
         current = task.stored_state(existing.metadata) if existing and existing.status == ACTIVE else {}
         if not patch:
             return Success({"project": project, "state": cast(State, task.shown(current))})

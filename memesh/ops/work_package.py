@@ -15,20 +15,23 @@ from typing import Any, Protocol, cast
 from returns.result import Failure, Result, Success
 
 from memesh.context import CallContext
+from memesh.core import access
 from memesh.core import work_package as rules
 from memesh.core.proposals import NewProposal, Proposal, encoded_size, sha256_of
 from memesh.core.transcripts import INSTRUCTIONS, SOURCE, recent_turns, visible_turns
 from memesh.errors import MemeshError
 from memesh.generated.tools.work_package_input import WorkPackageInput
 from memesh.generated.tools.work_package_output import WorkPackageOutput
-from memesh.model import Entity
+from memesh.model import Entity, Filters
 
 Output = Result[WorkPackageOutput, MemeshError]
 
 
 class WorkPackageStore(Protocol):
     def transaction(self) -> AbstractContextManager[None]: ...
-    def digest_candidates(self, project_tag: str, types: Sequence[str], since: str) -> list[rules.Candidate]: ...
+    def digest_candidates(
+        self, project_tag: str, types: Sequence[str], since: str, people: Filters | None = None
+    ) -> list[rules.Candidate]: ...
     def load(self, ids: Sequence[int]) -> list[Entity]: ...
     def proposed_packages(self, package_ids: Sequence[str]) -> set[str]: ...
     def pending_entity_sources(self, project: str) -> set[int]: ...
@@ -102,9 +105,25 @@ def work_package(world: WorkPackageWorld, request: WorkPackageInput, *, ctx: Cal
             problem = rules.result_problem(kind, args["result"])
         if problem is not None:
             return Failure(MemeshError.bad_body(problem))
+    refusal = _member_refusal(ctx, kind, project)
+    if refusal is not None:
+        return Failure(refusal)
     if kind == "digest":
         return _digest(world.store, args, project, ctx)
     return _transcript(world.store, world.transcripts(), args, project, ctx)
+
+
+def _member_refusal(ctx: CallContext, kind: str, project: str) -> MemeshError | None:
+    """Why a member on a remote listener may not have this package (issue 32): a project outside its scope, or a
+    transcript package, which reads this machine's own session transcripts (the owner's, never a member's)."""
+    caller = ctx.caller
+    if caller is None or caller.owner:
+        return None
+    if caller.projects is not None and project not in caller.projects:
+        return access.forbidden(f'member "{caller.name}" may not prepare packages of project "{project}"')
+    if kind != "digest":
+        return access.forbidden("transcript packages read this machine's own session transcripts: not a member's")
+    return None
 
 
 def _available(package: rules.Package) -> Output:
@@ -181,7 +200,9 @@ def _proposed(result: dict[str, Any], package: rules.Package) -> tuple[dict[str,
 
 
 def _digest_packages(store: WorkPackageStore, project: str, ctx: CallContext) -> list[tuple[rules.Package, str]]:
-    candidates = store.digest_candidates(f"project:{project}", rules.DIGEST_TYPES, rules.digest_cutoff(ctx.now))
+    # A member's package holds only what its recall would show it (its projects; personal memories its own).
+    people = access.scoped(Filters(), ctx.caller) if ctx.caller is not None else None
+    candidates = store.digest_candidates(f"project:{project}", rules.DIGEST_TYPES, rules.digest_cutoff(ctx.now), people)
     found: list[tuple[rules.Package, str]] = []
     for key, ids in rules.week_groups(candidates):
         package = rules.digest_package(project, rules.Cluster(key, store.load(ids)))

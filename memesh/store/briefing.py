@@ -12,9 +12,11 @@ from functools import cache
 from itertools import islice
 from typing import TYPE_CHECKING
 
+from memesh.store.reads import people_sql
 from memesh.store.sql import SQLITE, Dialect, SqlBase, _chunks, _marks
 
 if TYPE_CHECKING:  # made by the methods that return them: a recall or a remember loads neither
+    from memesh.model import Filters
     from memesh.values import CandidateRow, Inbox
 
 
@@ -136,16 +138,20 @@ class Briefing(SqlBase):
             found.update(dict(self.conn.execute(sql, chunk)))
         return found
 
-    def trusted_record(self, name: str, entity_type: str, project_tag: str) -> tuple[str, str | None, str] | None:
+    def trusted_record(
+        self, name: str, entity_type: str, project_tag: str, people: Filters | None = None
+    ) -> tuple[str, str | None, str] | None:
         """(newest observation, activity, metadata JSON) of the active trusted memory `name` of this type carrying
-        the project tag; None when there is none (an imported or archived one included)."""
+        the project tag; None when there is none (an imported or archived one included), or when `people` (a
+        member's view, `people_sql`) may not see it."""
+        scope, params = people_sql(people) if people is not None else ("", [])
         sql = (
             f"SELECT (SELECT o.content FROM observations o WHERE o.entity_id = e.id ORDER BY o.id DESC LIMIT 1), "
             f"{_activity(self.dialect)}, e.metadata FROM entities e WHERE e.name = ? AND e.type = ? "
             f"AND {_trusted_active(self.dialect)} "
-            "AND EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = ?)"
+            f"AND EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag = ?) {scope}"
         )
-        row = self.conn.execute(sql, (name, entity_type, project_tag)).fetchone()
+        row = self.conn.execute(sql, (name, entity_type, project_tag, *params)).fetchone()
         return (row[0] or "", row[1], row[2]) if row else None
 
     def inbox(self, project: str, recipient: str, session: str | None = None) -> Inbox:

@@ -239,6 +239,9 @@ def _connect_failure(exc: BaseException) -> tuple[str, ErrorCode, str]:
     for fragments, kind, message in _CONNECT_TEXTS:
         if any(fragment in text for fragment in fragments):
             return _unavailable(kind, message)
+    if not descriptor_free():  # libpq says only that it could not connect: the process's limit is why (as SQLite)
+        error = MemeshError.no_descriptors()
+        return "descriptors", error.code, error.message
     return _unavailable("unreachable", _UNREACHABLE)
 
 

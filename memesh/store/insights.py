@@ -8,20 +8,34 @@ can be and skipped where they cannot, never an error: metadata is read only thro
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from memesh.store.reads import Reads
+from memesh.store.reads import Reads, people_sql
 from memesh.store.sql import _chunks, _marks
+
+if TYPE_CHECKING:
+    from memesh.model import Filters
 
 # created_at is `YYYY-MM-DD HH:MM:SS` (UTC); last_accessed_at is ISO 8601 with `T` and `Z`. Both begin with the
 # date, so the day is the first ten characters of either.
 _DAY = "substr({column}, 1, 10)"
 
 
-class Insights(Reads):
-    """Counts and distributions over the whole graph; nothing here counts an access."""
+def _scope(people: Filters | None) -> tuple[str, list[Any]]:
+    """`AND …` clauses over the memory aliased `e` keeping what a member may see (`people_sql`, the rule recall
+    applies: its projects, `personal` memories only its own); empty for the whole store (a local call, the owner)."""
+    return people_sql(people) if people is not None else ("", [])
 
-    def totals(self) -> tuple[int, int, int, int]:
-        """How many memories (archived included), observations, relations and distinct tags are stored."""
+
+class Insights(Reads):
+    """Counts and distributions over the whole graph, or over what a member may see (`people`: its view, issue 32;
+    None counts everything, as before); nothing here counts an access."""
+
+    def totals(self, people: Filters | None = None) -> tuple[int, int, int, int]:
+        """How many memories (archived included), observations, relations and distinct tags are stored; with
+        `people`, those of the memories it may see (a relation when it sees both ends)."""
+        if people is not None:
+            return self._scoped_totals(people)
         # Distinct tags are counted over `SELECT DISTINCT tag`, not `COUNT(DISTINCT tag)`: SQLite then walks
         # idx_tags_tag skipping each value's duplicates and PostgreSQL hashes, where COUNT(DISTINCT) scanned the
         # table and sorted every tag row (issue 36: 2.6 -> 0.03 ms on SQLite and 6.1 -> 3.0 ms on PostgreSQL at
@@ -32,54 +46,101 @@ class Insights(Reads):
         ).fetchone()
         return int(row[0]), int(row[1]), int(row[2]), int(row[3])
 
-    def type_counts(self, *, active_only: bool = False) -> list[tuple[str, int]]:
+    def _scoped_totals(self, people: Filters) -> tuple[int, int, int, int]:
+        scope, params = people_sql(people)
+        seen = f"SELECT e.id FROM entities e WHERE 1 = 1 {scope}"
+        row = self.conn.execute(
+            f"SELECT (SELECT COUNT(*) FROM entities e WHERE 1 = 1 {scope}), "
+            f"(SELECT COUNT(*) FROM observations o WHERE o.entity_id IN ({seen})), "
+            f"(SELECT COUNT(*) FROM relations r WHERE r.from_entity_id IN ({seen}) AND r.to_entity_id IN ({seen})), "
+            f"(SELECT COUNT(*) FROM (SELECT DISTINCT t.tag FROM tags t WHERE t.entity_id IN ({seen})) AS d)",
+            (*params, *params, *params, *params, *params),
+        ).fetchone()
+        return int(row[0]), int(row[1]), int(row[2]), int(row[3])
+
+    def type_counts(self, *, active_only: bool = False, people: Filters | None = None) -> list[tuple[str, int]]:
         """(type, memories) for every type, most common first."""
-        where = "WHERE status = 'active'" if active_only else ""
+        scope, params = _scope(people)
+        where = "WHERE e.status = 'active'" if active_only else "WHERE 1 = 1"
         rows = self.conn.execute(
-            f"SELECT type, COUNT(*) AS n FROM entities {where} GROUP BY type ORDER BY n DESC, type"
+            f"SELECT e.type, COUNT(*) AS n FROM entities e {where} {scope} GROUP BY e.type ORDER BY n DESC, e.type",
+            params,
         )
         return [(str(kind), int(count)) for kind, count in rows]
 
-    def tag_counts(self, limit: int) -> list[tuple[str, int]]:
+    def tag_counts(self, limit: int, people: Filters | None = None) -> list[tuple[str, int]]:
         """(tag, memories carrying it) for the `limit` most used tags."""
-        rows = self.conn.execute(
-            "SELECT tag, COUNT(*) AS n FROM tags GROUP BY tag ORDER BY n DESC, tag LIMIT ?", (limit,)
-        )
+        if people is None:
+            rows = self.conn.execute(
+                "SELECT tag, COUNT(*) AS n FROM tags GROUP BY tag ORDER BY n DESC, tag LIMIT ?", (limit,)
+            )
+        else:
+            scope, params = people_sql(people)
+            # The memories it may see are read once (an IN list the engine builds), not checked per tag row.
+            rows = self.conn.execute(
+                f"SELECT t.tag, COUNT(*) AS n FROM tags t WHERE t.entity_id IN (SELECT e.id FROM entities e "
+                f"WHERE 1 = 1 {scope}) GROUP BY t.tag ORDER BY n DESC, t.tag LIMIT ?",
+                (*params, limit),
+            )
         return [(str(tag), int(count)) for tag, count in rows]
 
-    def status_counts(self) -> list[tuple[str, int]]:
-        rows = self.conn.execute("SELECT status, COUNT(*) AS n FROM entities GROUP BY status ORDER BY n DESC, status")
+    def status_counts(self, people: Filters | None = None) -> list[tuple[str, int]]:
+        scope, params = _scope(people)
+        rows = self.conn.execute(
+            f"SELECT e.status, COUNT(*) AS n FROM entities e WHERE 1 = 1 {scope} GROUP BY e.status "
+            "ORDER BY n DESC, e.status",
+            params,
+        )
         return [(str(status), int(count)) for status, count in rows]
 
-    def namespace_counts(self) -> list[tuple[str, int]]:
+    def namespace_counts(self, people: Filters | None = None) -> list[tuple[str, int]]:
+        scope, params = _scope(people)
         rows = self.conn.execute(
-            "SELECT namespace, COUNT(*) AS n FROM entities GROUP BY namespace ORDER BY n DESC, namespace"
+            f"SELECT e.namespace, COUNT(*) AS n FROM entities e WHERE 1 = 1 {scope} GROUP BY e.namespace "
+            "ORDER BY n DESC, e.namespace",
+            params,
         )
         return [(str(namespace), int(count)) for namespace, count in rows]
 
-    def project_tag_counts(self) -> list[tuple[str, int]]:
+    def project_tag_counts(self, people: Filters | None = None) -> list[tuple[str, int]]:
         """(project, memories tagged project:<project>) for every project tag, most common first."""
-        rows = self.conn.execute(
-            "SELECT SUBSTR(tag, 9) AS project, COUNT(*) AS n FROM tags WHERE SUBSTR(tag, 1, 8) = 'project:' "
-            "GROUP BY tag ORDER BY n DESC, project"
-        )
+        if people is None:
+            rows = self.conn.execute(
+                "SELECT SUBSTR(tag, 9) AS project, COUNT(*) AS n FROM tags WHERE SUBSTR(tag, 1, 8) = 'project:' "
+                "GROUP BY tag ORDER BY n DESC, project"
+            )
+        else:
+            scope, params = people_sql(people)
+            rows = self.conn.execute(
+                "SELECT SUBSTR(t.tag, 9) AS project, COUNT(*) AS n FROM tags t WHERE SUBSTR(t.tag, 1, 8) = 'project:' "
+                f"AND t.entity_id IN (SELECT e.id FROM entities e WHERE 1 = 1 {scope}) GROUP BY t.tag "
+                "ORDER BY n DESC, project",
+                params,
+            )
         return [(str(project), int(count)) for project, count in rows]
 
     def health_counts(
-        self, *, accessed_since: str, created_since: str, confidence_above: float, lesson_types: Sequence[str]
+        self,
+        *,
+        accessed_since: str,
+        created_since: str,
+        confidence_above: float,
+        lesson_types: Sequence[str],
+        people: Filters | None = None,
     ) -> tuple[int, int, int, int, int]:
         """Active memories: all, accessed at or after `accessed_since` (ISO), confidence above the bar, created at or
         after `created_since` (SQLite time), and of the lesson types."""
         count_if = self.dialect.count_if
+        scope, params = _scope(people)
         row = self.conn.execute(
-            f"SELECT COUNT(*), {count_if.format('last_accessed_at >= ?')}, {count_if.format('confidence > ?')}, "
-            f"{count_if.format('created_at >= ?')}, {count_if.format(f'type IN ({_marks(lesson_types)})')} "
-            "FROM entities WHERE status = 'active'",
-            (accessed_since, confidence_above, created_since, *lesson_types),
+            f"SELECT COUNT(*), {count_if.format('e.last_accessed_at >= ?')}, {count_if.format('e.confidence > ?')}, "
+            f"{count_if.format('e.created_at >= ?')}, {count_if.format(f'e.type IN ({_marks(lesson_types)})')} "
+            f"FROM entities e WHERE e.status = 'active' {scope}",
+            (accessed_since, confidence_above, created_since, *lesson_types, *params),
         ).fetchone()
         return int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4])
 
-    def lesson_severity(self, lesson_types: Sequence[str]) -> tuple[int, int, int]:
+    def lesson_severity(self, lesson_types: Sequence[str], people: Filters | None = None) -> tuple[int, int, int]:
         """Active lessons: tagged severity:critical, tagged with any severity:, and all of them."""
         # Walk the lessons (type index), then each one's own tags (the (entity_id, tag) index) by range: a LIKE
         # would not use the index.
@@ -87,90 +148,127 @@ class Insights(Reads):
         rated = (
             "EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag >= 'severity:' AND t.tag < 'severity;')"
         )
+        scope, params = _scope(people)
         row = self.conn.execute(
             f"SELECT COUNT(*), {self.dialect.count_if.format(critical)}, {self.dialect.count_if.format(rated)} "
-            f"FROM entities e WHERE e.status = 'active' AND e.type IN ({_marks(lesson_types)})",
-            tuple(lesson_types),
+            f"FROM entities e WHERE e.status = 'active' AND e.type IN ({_marks(lesson_types)}) {scope}",
+            (*lesson_types, *params),
         ).fetchone()
         return int(row[1]), int(row[2]), int(row[0])
 
-    def citation_counts(self) -> tuple[int, int]:
+    def citation_counts(self, people: Filters | None = None) -> tuple[int, int]:
         """(cited, checked): recall hits, and hits plus misses, over every memory."""
+        scope, params = _scope(people)
         row = self.conn.execute(
-            "SELECT COALESCE(SUM(recall_hits), 0), COALESCE(SUM(recall_hits + recall_misses), 0) FROM entities"
+            "SELECT COALESCE(SUM(e.recall_hits), 0), COALESCE(SUM(e.recall_hits + e.recall_misses), 0) "
+            f"FROM entities e WHERE 1 = 1 {scope}",
+            params,
         ).fetchone()
         return int(row[0]), int(row[1])
 
-    def created_per_day(self, since_day: str) -> dict[str, int]:
+    def created_per_day(self, since_day: str, people: Filters | None = None) -> dict[str, int]:
         """Memories created on each UTC day from `since_day` (YYYY-MM-DD) on."""
-        day = _DAY.format(column="created_at")
+        day = _DAY.format(column="e.created_at")
+        scope, params = _scope(people)
         rows = self.conn.execute(
-            f"SELECT {day} AS d, COUNT(*) FROM entities WHERE created_at >= ? GROUP BY d", (since_day,)
+            f"SELECT {day} AS d, COUNT(*) FROM entities e WHERE e.created_at >= ? {scope} GROUP BY d",
+            (since_day, *params),
         )
         return {str(d): int(count) for d, count in rows if d}
 
-    def accessed_per_day(self, since_day: str) -> dict[str, int]:
+    def accessed_per_day(self, since_day: str, people: Filters | None = None) -> dict[str, int]:
         """Memories whose last access fell on each UTC day from `since_day` on."""
-        day = _DAY.format(column="last_accessed_at")
+        day = _DAY.format(column="e.last_accessed_at")
+        scope, params = _scope(people)
         rows = self.conn.execute(
-            f"SELECT {day} AS d, COUNT(*) FROM entities WHERE last_accessed_at >= ? GROUP BY d", (since_day,)
+            f"SELECT {day} AS d, COUNT(*) FROM entities e WHERE e.last_accessed_at >= ? {scope} GROUP BY d",
+            (since_day, *params),
         )
         return {str(d): int(count) for d, count in rows if d}
 
-    def accessed_since(self, since: str) -> int:
+    def accessed_since(self, since: str, people: Filters | None = None) -> int:
         """Active memories accessed at or after `since` (ISO)."""
+        scope, params = _scope(people)
         row = self.conn.execute(
-            "SELECT COUNT(*) FROM entities WHERE status = 'active' AND last_accessed_at >= ?", (since,)
+            f"SELECT COUNT(*) FROM entities e WHERE e.status = 'active' AND e.last_accessed_at >= ? {scope}",
+            (since, *params),
         ).fetchone()
         return int(row[0])
 
-    def age_counts(self, bounds: Sequence[str]) -> list[tuple[str, int, int]]:
+    def age_counts(self, bounds: Sequence[str], people: Filters | None = None) -> list[tuple[str, int, int]]:
         """(type, bucket index, active memories) where bucket i holds memories created at or after bounds[i] and
         before bounds[i-1]; the last index (len(bounds)) is everything older. Bounds are SQLite times, newest first."""
-        cases = " ".join(f"WHEN created_at >= ? THEN {index}" for index in range(len(bounds)))
+        cases = " ".join(f"WHEN e.created_at >= ? THEN {index}" for index in range(len(bounds)))
+        scope, params = _scope(people)
         rows = self.conn.execute(
-            f"SELECT type, CASE {cases} ELSE {len(bounds)} END AS bucket, COUNT(*) FROM entities "
-            "WHERE status = 'active' GROUP BY type, bucket",
-            tuple(bounds),
+            f"SELECT e.type, CASE {cases} ELSE {len(bounds)} END AS bucket, COUNT(*) FROM entities e "
+            f"WHERE e.status = 'active' {scope} GROUP BY e.type, bucket",
+            (*bounds, *params),
         )
         return [(str(kind), int(bucket), int(count)) for kind, bucket, count in rows]
 
-    def count_created(self, types: Sequence[str], since: str) -> int:
+    def count_created(self, types: Sequence[str], since: str, people: Filters | None = None) -> int:
         """Memories of these types created at or after `since` (SQLite time), archived included."""
+        scope, params = _scope(people)
         row = self.conn.execute(
-            f"SELECT COUNT(*) FROM entities WHERE type IN ({_marks(types)}) AND created_at >= ?", (*types, since)
+            f"SELECT COUNT(*) FROM entities e WHERE e.type IN ({_marks(types)}) AND e.created_at >= ? {scope}",
+            (*types, since, *params),
         ).fetchone()
         return int(row[0])
 
-    def stale_count(self, types: Sequence[str], *, accessed_before: str, created_before: str) -> int:
+    def stale_count(
+        self, types: Sequence[str], *, accessed_before: str, created_before: str, people: Filters | None = None
+    ) -> int:
         """Active memories of these types last accessed before `accessed_before` (ISO), or never accessed and created
         before `created_before` (SQLite time)."""
+        scope, params = _scope(people)
         row = self.conn.execute(
-            f"SELECT COUNT(*) FROM entities WHERE status = 'active' AND type IN ({_marks(types)}) AND "
-            "((last_accessed_at IS NOT NULL AND last_accessed_at < ?) "
-            "OR (last_accessed_at IS NULL AND created_at < ?))",
-            (*types, accessed_before, created_before),
+            f"SELECT COUNT(*) FROM entities e WHERE e.status = 'active' AND e.type IN ({_marks(types)}) AND "
+            "((e.last_accessed_at IS NOT NULL AND e.last_accessed_at < ?) "
+            f"OR (e.last_accessed_at IS NULL AND e.created_at < ?)) {scope}",
+            (*types, accessed_before, created_before, *params),
         ).fetchone()
         return int(row[0])
 
-    def open_count(self, types: Sequence[str], created_before: str) -> int:
+    def open_count(self, types: Sequence[str], created_before: str, people: Filters | None = None) -> int:
         """Active memories of these types created before `created_before` that nothing supersedes."""
+        scope, params = _scope(people)
         row = self.conn.execute(
             f"SELECT COUNT(*) FROM entities e WHERE e.status = 'active' AND e.type IN ({_marks(types)}) "
             "AND e.created_at < ? AND NOT EXISTS (SELECT 1 FROM relations r WHERE r.to_entity_id = e.id "
-            "AND r.relation_type = 'supersedes')",
-            (*types, created_before),
+            f"AND r.relation_type = 'supersedes') {scope}",
+            (*types, created_before, *params),
         ).fetchone()
         return int(row[0])
 
-    def orphan_counts(self) -> tuple[int, int, int]:
+    def orphan_counts(self, people: Filters | None = None) -> tuple[int, int, int]:
         """(active memories, active memories with no relation either way, relations)."""
+        if people is not None:
+            return self._scoped_orphan_counts(people)
         row = self.conn.execute(
             "SELECT (SELECT COUNT(*) FROM entities WHERE status = 'active'), "
             "(SELECT COUNT(*) FROM entities e WHERE e.status = 'active' "
             " AND NOT EXISTS (SELECT 1 FROM relations r WHERE r.from_entity_id = e.id) "
             " AND NOT EXISTS (SELECT 1 FROM relations r WHERE r.to_entity_id = e.id)), "
             "(SELECT COUNT(*) FROM relations)"
+        ).fetchone()
+        return int(row[0]), int(row[1]), int(row[2])
+
+    def _scoped_orphan_counts(self, people: Filters) -> tuple[int, int, int]:
+        """orphan_counts over what a member sees: a relation counts (and joins) when it sees both ends."""
+        scope, params = people_sql(people)
+        seen = f"SELECT e.id FROM entities e WHERE 1 = 1 {scope}"
+        linked = (
+            f"SELECT r.from_entity_id, r.to_entity_id FROM relations r WHERE r.from_entity_id IN ({seen}) "
+            f"AND r.to_entity_id IN ({seen})"
+        )
+        row = self.conn.execute(
+            f"SELECT (SELECT COUNT(*) FROM entities e WHERE e.status = 'active' {scope}), "
+            f"(SELECT COUNT(*) FROM entities e WHERE e.status = 'active' {scope} "
+            f" AND e.id NOT IN (SELECT l.from_entity_id FROM ({linked}) AS l) "
+            f" AND e.id NOT IN (SELECT l.to_entity_id FROM ({linked}) AS l)), "
+            f"(SELECT COUNT(*) FROM ({linked}) AS l)",
+            (*params, *params, *params, *params, *params, *params, *params, *params),
         ).fetchone()
         return int(row[0]), int(row[1]), int(row[2])
 
@@ -226,19 +324,23 @@ class Insights(Reads):
 
     # --- projects ------------------------------------------------------------------------------------------------
 
-    def project_tag_types(self) -> list[tuple[str, str, int]]:
+    def project_tag_types(self, people: Filters | None = None) -> list[tuple[str, str, int]]:
         """(project id, type, active memories) for every `project:<id>` tag."""
+        scope, params = _scope(people)
         rows = self.conn.execute(
             "SELECT substr(t.tag, 9) AS p, e.type, COUNT(*) FROM tags t JOIN entities e ON e.id = t.entity_id "
-            "WHERE t.tag >= 'project:' AND t.tag < 'project;' AND e.status = 'active' GROUP BY p, e.type"
+            f"WHERE t.tag >= 'project:' AND t.tag < 'project;' AND e.status = 'active' {scope} GROUP BY p, e.type",
+            params,
         )
         return [(str(project), str(kind), int(count)) for project, kind, count in rows if project]
 
-    def untagged_names(self) -> list[tuple[str, str]]:
+    def untagged_names(self, people: Filters | None = None) -> list[tuple[str, str]]:
         """(name, type) of active memories carrying no `project:` tag."""
+        scope, params = _scope(people)
         rows = self.conn.execute(
             "SELECT e.name, e.type FROM entities e WHERE e.status = 'active' AND NOT EXISTS "
-            "(SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag >= 'project:' AND t.tag < 'project;')"
+            f"(SELECT 1 FROM tags t WHERE t.entity_id = e.id AND t.tag >= 'project:' AND t.tag < 'project;') {scope}",
+            params,
         )
         return [(str(name), str(kind)) for name, kind in rows]
 

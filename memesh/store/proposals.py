@@ -9,13 +9,13 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from memesh.store.reads import Reads
+from memesh.store.reads import Reads, people_sql
 from memesh.store.sql import _dumps, _loads, _marks
 
 if TYPE_CHECKING:  # the models are imported by the methods that make them: a recall loads none of curation's code
     from memesh.core.proposals import NewProposal, Proposal
     from memesh.core.work_package import Candidate
-    from memesh.model import Entity
+    from memesh.model import Entity, Filters
 
 _COLUMNS = (
     "id, project, cluster_key, kind, source_kind, source_ids, proposed_digest, package_id, fingerprints, status, "
@@ -137,14 +137,19 @@ class Proposals(Reads):
         )
         return cursor.rowcount == 1
 
-    def digest_candidates(self, project_tag: str, types: Sequence[str], since: str) -> list[Candidate]:
+    def digest_candidates(
+        self, project_tag: str, types: Sequence[str], since: str, people: Filters | None = None
+    ) -> list[Candidate]:
         """Active memories of these types carrying this project tag, created at or after `since`, oldest first:
-        id, created_at and metadata only (content is read for the groups that can become packages)."""
+        id, created_at and metadata only (content is read for the groups that can become packages). `people`: a
+        member's view (`people_sql`, the rule recall applies), so another member's `personal` memory or a memory
+        outside its projects never enters its package."""
+        scope, scope_params = people_sql(people) if people is not None else ("", [])
         rows = self.conn.execute(
             "SELECT e.id, e.created_at, e.metadata FROM entities e JOIN tags t ON t.entity_id = e.id AND t.tag = ? "
-            f"WHERE e.status = 'active' AND e.type IN ({_marks(types)}) AND e.created_at >= ? "
+            f"WHERE e.status = 'active' AND e.type IN ({_marks(types)}) AND e.created_at >= ? {scope} "
             "ORDER BY e.created_at, e.id",
-            (project_tag, *types, since),
+            (project_tag, *types, since, *scope_params),
         )
         from memesh.core.work_package import Candidate
 

@@ -120,9 +120,14 @@ class Reads(SqlBase):
                 dates[entity_id] = tag[5:15] if tag and _iso_day(tag[5:15]) else str(created_at)[:10]
         return dates
 
-    def count(self) -> int:
-        """How many memories are stored, archived included."""
-        return self._counter("entities")
+    def count(self, people: Filters | None = None) -> int:
+        """How many memories are stored, archived included; with `people` (a member's view, `people_sql`), how many
+        of them it may see."""
+        if people is None:
+            return self._counter("entities")
+        scope, params = people_sql(people)
+        row = self.conn.execute(f"SELECT COUNT(*) FROM entities e WHERE 1 = 1 {scope}", params).fetchone()
+        return int(row[0])
 
     def list_ids(
         self,

@@ -90,6 +90,14 @@ def test_scoped_filters_carry_the_callers_projects_and_name_and_leave_a_local_ca
     assert access.scoped(base, OWNER) == Filters(tag="x", viewer="al", viewer_is_owner=True)
 
 
+def test_counts_are_of_the_whole_store_for_a_local_call_and_the_owner_and_of_a_members_view_otherwise() -> None:
+    assert access.counted(None) is None
+    assert access.counted(OWNER) is None
+    assert access.counted(READER) == Filters(viewer="carl")
+    assert access.counted(SCOPED) == Filters(projects=("alpha",), viewer="dana")
+    assert access.counted(ADMIN) == Filters(viewer="eve")
+
+
 def test_only_remote_writes_are_audited_by_the_door() -> None:
     assert access.audited(WRITER, "remember")
     assert not access.audited(WRITER, "recall")

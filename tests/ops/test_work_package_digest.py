@@ -217,3 +217,30 @@ def test_two_agents_submitting_for_one_package_at_once_stage_one_proposal(tmp_pa
     outcomes = [a.unwrap()["status"] if is_successful(a) else a.failure().data["error"] for a in answers]
     assert outcomes.count("staged") == 1
     assert set(outcomes) <= {"staged", "existing", "submission_conflict"}
+
+
+def test_a_member_prepares_no_package_of_another_members_personal_memories_and_no_project_outside_its_scope(
+    fresh_db: SqliteStore, ctx: CallContext
+) -> None:
+    from dataclasses import replace
+
+    from memesh.context import Caller
+
+    ids = seed_week(fresh_db)  # the hooks' captures: personal, with no author (the owner's)
+    with fresh_db.transaction():
+        fresh_db.conn.execute("UPDATE entities SET author = 'bea'")
+    bea = replace(ctx, caller=Caller("bea", "writer"))
+    carl = replace(ctx, caller=Caller("carl", "writer"))
+    assert [s["id"] for s in call("work_package", fresh_db, PREPARE, bea).unwrap()["package"]["sources"]] == ids
+    assert call("work_package", fresh_db, PREPARE, carl).unwrap()["status"] == "none_available"
+    transcript = call("work_package", fresh_db, {**PREPARE, "kind": "transcript"}, carl).failure()
+    assert transcript.code is ErrorCode.AUTH_FORBIDDEN
+    # The door refuses work_package to a scoped member; the operation refuses another project too, on its own.
+    from memesh.app.resources import Resources
+    from memesh.ops.work_package import work_package
+
+    outside = replace(ctx, caller=Caller("dana", "writer", ("other~" + "1" * 32,)))
+    refused = work_package(Resources.over(fresh_db), PREPARE, ctx=outside)  # type: ignore[arg-type]
+    assert refused.failure().code is ErrorCode.AUTH_FORBIDDEN
+    inside = replace(ctx, caller=Caller("dana", "writer", (TEST_PROJECT,)))
+    assert work_package(Resources.over(fresh_db), PREPARE, ctx=inside).unwrap()["status"] == "none_available"  # type: ignore[arg-type]

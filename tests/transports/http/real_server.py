@@ -17,14 +17,22 @@ from tests.transports.http.test_serve import Running
 
 @contextmanager
 def real_server(
-    folder: Path, descriptors: int | None = None, *, prelude: str = "", log: Path | None = None
+    folder: Path,
+    descriptors: int | None = None,
+    *,
+    prelude: str = "",
+    log: Path | None = None,
+    environ: dict[str, str] | None = None,
 ) -> Iterator[Running]:
     """The server of a HOME inside `folder`, with at most `descriptors` open files when given; `prelude` runs before
     it serves (a setting made small for the test); `log` takes its stderr (else a pipe nobody drains while it runs,
-    which a server that logs much would fill and block on)."""
+    which a server that logs much would fill and block on); `environ` adds to its environment (a backend's
+    MEMESH_DATABASE_URL)."""
     home = folder / "home"
     env = {k: v for k, v in os.environ.items() if k not in ("MEMESH_REMOTE_TOKEN", "MEMESH_HTTP_ALLOW_REMOTE")}
     env.update(HOME=str(home), MEMESH_DIR=str(home / ".memesh"), MEMESH_DB_PATH=str(home / ".memesh" / "kg.db"))
+    env.pop("MEMESH_DATABASE_URL", None)
+    env.update(environ or {})
     serve = "from memesh.transports.http.serve import serve\nsys.exit(serve(host='127.0.0.1', port=0))"
     code = f"import sys\n{prelude}\n{serve}"
     if descriptors is not None:

@@ -16,7 +16,19 @@ import httpx
 import pytest
 
 from memesh.errors import OUT_OF_DESCRIPTORS
+from memesh.store.errors import translate
+from tests.backends import Backend
 from tests.transports.http.real_server import exchange, parse, real_server, request
+
+
+def _unreachable() -> str:
+    """What a PostgreSQL connect that failed for no reason libpq names reads as."""
+    import psycopg
+
+    error = translate(psycopg.OperationalError("no server"))
+    assert error is not None
+    return error.message
+
 
 DESCRIPTORS = 256
 POLLS = 330  # more than the server has descriptors: every one of them taken, some requests find none left
@@ -75,12 +87,14 @@ def _initialize(client: httpx.Client) -> httpx.Response:
     return client.post("/mcp", json=INITIALIZE, headers=MCP_HEADERS)
 
 
-@pytest.mark.one_engine("the descriptors are the server process's, before any store is chosen")
 def test_a_poll_storm_past_the_descriptor_limit_answers_503_with_retry_after_never_500_and_recovers(
-    tmp_path: Path, room_for_the_storm: None
+    tmp_path: Path, room_for_the_storm: None, backend: Backend
 ) -> None:
     log = tmp_path / "server.log"
-    with real_server(tmp_path, DESCRIPTORS, log=log) as server:
+    database = backend.environ(
+        tmp_path / "home" / ".memesh" / "kg.db"
+    )  # on PostgreSQL, its sockets need descriptors too
+    with real_server(tmp_path, DESCRIPTORS, log=log, environ=database) as server:
         assert exchange(server.port, request("GET", "/v1/health"))[0] == 200
         polls = [socket.create_connection(("127.0.0.1", server.port), timeout=30) for _ in range(POLLS)]
         try:
@@ -96,12 +110,18 @@ def test_a_poll_storm_past_the_descriptor_limit_answers_503_with_retry_after_nev
         assert unavailable, "the storm never ran the server out of descriptors: raise POLLS"
         for headers, body in unavailable:
             assert headers["retry-after"] == "1"
-            assert (body["success"], body["errorCode"]) == (False, "server.internal")
-            # Out of descriptors where Python saw EMFILE; SQLite says only that it cannot open the file (the probe
-            # after it may find a descriptor freed meanwhile): both are unavailable now, not a bug.
-            assert (body["store"], body["error"]) in (
-                ("descriptors", OUT_OF_DESCRIPTORS),
-                ("cannot-open", "the database cannot be opened; check that its folder exists and is yours"),
+            assert body["success"] is False
+            # Out of descriptors where Python saw EMFILE; SQLite says only that it cannot open the file, and libpq
+            # only that it could not connect (the probe after either may find a descriptor freed meanwhile): all are
+            # unavailable now, not a bug.
+            assert (body["errorCode"], body["store"], body["error"]) in (
+                ("server.internal", "descriptors", OUT_OF_DESCRIPTORS),
+                (
+                    "server.internal",
+                    "cannot-open",
+                    "the database cannot be opened; check that its folder exists and is yours",
+                ),
+                ("store.unavailable", "unreachable", _unreachable()),
             )
         assert "Traceback" not in log.read_text().replace("MCP over HTTP did not start\nTraceback", "")
         # The storm is over: every kind of request is answered as before, /mcp too (its SDK loads on this request

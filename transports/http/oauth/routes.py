@@ -26,8 +26,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, request_response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from memesh.app import oauth
 from memesh.app.resources import Resources
 from memesh.core import oauth as rules
+from memesh.transports.http.errors import RETRY_AFTER_SECONDS, status_for
 from memesh.transports.http.oauth import MCP_RESOURCE, PROTECTED_RESOURCE, base_url
 from memesh.transports.http.oauth.approval import ApprovalPage
 from memesh.transports.http.oauth.provider import APPROVAL_PATH, HashedSecretAuthenticator, MemeshOAuthProvider
@@ -111,9 +113,48 @@ def _secret_optional(app: ASGIApp) -> ASGIApp:
     return app_with_secret
 
 
+class StoreRefusals:
+    """An OAuth route whose database fails under it (a dropped connection, a restart, a lock not granted in time)
+    answers in OAuth's error format (RFC 6749 §5.2) — 503 `temporarily_unavailable` with Retry-After when the
+    database cannot serve now — never a 500 with a trace: each change is one transaction, so nothing was half
+    written and the client asks again. Any other exception is a bug, and propagates as one."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception as exc:
+            error = oauth.store_failure(exc)
+            if error is None or started:
+                raise
+            status = status_for(error)
+            headers = {"cache-control": "no-store"}
+            if status == 503:
+                headers["retry-after"] = str(RETRY_AFTER_SECONDS)
+            word = "temporarily_unavailable" if status == 503 else "server_error"
+            body = {"error": word, "error_description": error.message}
+            await JSONResponse(body, status_code=status, headers=headers)(scope, receive, send)
+
+
 def oauth_routes(resources: Resources, owner_token: str) -> list[BaseRoute]:
     """The authorization server's routes and the resource metadata, for a remote listener whose owner token is
-    `owner_token`."""
+    `owner_token`; a database failure under any of them is answered by `StoreRefusals`."""
+    routes = _routes(resources, owner_token)
+    for route in routes:
+        route.app = StoreRefusals(route.app)
+    return list(routes)
+
+
+def _routes(resources: Resources, owner_token: str) -> list[Route]:
     provider = MemeshOAuthProvider(resources, owner_token)
     authenticator = HashedSecretAuthenticator(provider)
     registration = RegistrationHandler(provider, options=ClientRegistrationOptions(enabled=True))
