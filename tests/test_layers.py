@@ -107,3 +107,8 @@ def test_the_values_floor_imports_nothing_above_it() -> None:
 
 def test_no_module_is_left_where_the_router_used_to_live() -> None:
     assert not (ROOT / "memesh" / "router").exists()  # the router is transports/router; its clients are adapters
+
+
+def test_the_hook_outcome_records_are_an_adapter_under_the_layer_rules() -> None:
+    assert not (ROOT / "memesh" / "hook_outcomes.py").exists()  # memesh/adapters/hook_outcomes.py
+    assert (ROOT / "memesh" / "adapters" / "hook_outcomes.py").exists()

@@ -35,7 +35,7 @@ ADAPTERS = (
     "memesh.adapters.note_dir",
     "memesh.adapters.project_git",
     "memesh.adapters.session_files",
-    "memesh.hook_outcomes",
+    "memesh.adapters.hook_outcomes",
 )
 
 
@@ -189,7 +189,7 @@ class HookResources:
         """SessionStart's banner line when capture has gone quiet (at most once a day, never in the grace period);
         counts this session start toward the grace period."""
         import memesh
-        from memesh import hook_outcomes
+        from memesh.adapters import hook_outcomes
 
         return hook_outcomes.liveness_notice(memesh.__version__, now)
 

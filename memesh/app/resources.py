@@ -226,13 +226,13 @@ class Resources:
 
     def hook_records(self) -> list[dict[str, Any]]:
         """The newest hook-outcome records beside the database, oldest first."""
-        from memesh.hook_outcomes import read_records
+        from memesh.adapters.hook_outcomes import read_records
 
         return read_records()
 
     def hook_heartbeats(self) -> tuple[str | None, dict[str, str]]:
         """(when hook tracking began, each hook event's last run) from the heartbeats beside the database."""
-        from memesh.hook_outcomes import read_heartbeats
+        from memesh.adapters.hook_outcomes import read_heartbeats
 
         return read_heartbeats()
 
