@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from memesh import paths
-from memesh.records import dataclass
 
 TYPE_CHECKING = False  # not typing's: a hook builds one of these, and typing costs it start-up
 if TYPE_CHECKING:
@@ -49,15 +48,30 @@ def read_config(folder: Path) -> dict[str, Any]:
     return value
 
 
-@dataclass(frozen=True)
 class Settings:
     """What one process was started with: its environment variables, config.json as it read it ({} when missing or
     unreadable: the settings commands report why), and the database given on its command line (None: the
-    configured one)."""
+    configured one). Immutable once made.
+
+    A plain class, not a dataclass: every command and hook makes one, and making the first instance of a frozen
+    dataclass compiles its methods (~4 million instructions, memesh.records), more than the rest of this module."""
+
+    __slots__ = ("database", "environment", "stored")
 
     environment: Mapping[str, str]
     stored: Mapping[str, Any]
-    database: str | None = None
+    database: str | None
+
+    def __init__(self, environment: Mapping[str, str], stored: Mapping[str, Any], database: str | None = None) -> None:
+        object.__setattr__(self, "environment", environment)
+        object.__setattr__(self, "stored", stored)
+        object.__setattr__(self, "database", database)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Settings are immutable: {name} cannot be set")
+
+    def __repr__(self) -> str:  # never the environment or config.json's values: either may hold a secret
+        return f"Settings(folder={self.folder!s}, database_given={self.database is not None})"
 
     @classmethod
     def load(cls, environment: Mapping[str, str], database: str | None = None) -> Settings:
