@@ -81,7 +81,8 @@ class Settings:
             stored = read_config(_folder(environment))
         except ConfigUnreadable:
             stored = {}
-        return cls(environment, stored, database.strip() if database is not None else None)
+        # A copy: what the process was started with, whatever later writes os.environ.
+        return cls(dict(environment), stored, database.strip() if database is not None else None)
 
     @property
     def folder(self) -> Path:

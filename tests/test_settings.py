@@ -92,3 +92,12 @@ def test_resources_open_the_database_their_settings_name_and_leave_the_environme
         resources.close()
     assert other.exists() and not memesh_env.exists()
     assert dict(os.environ) == before
+
+
+def test_the_settings_keep_the_environment_they_were_loaded_with(tmp_path: Path) -> None:
+    env = {**_folder(tmp_path), "MEMESH_DB_PATH": str(tmp_path / "memesh" / "a.db")}
+    settings = Settings.load(env)
+    env["MEMESH_DB_PATH"] = str(tmp_path / "memesh" / "b.db")
+    assert settings.database_file == tmp_path / "memesh" / "a.db"
+    with pytest.raises(AttributeError):
+        settings.database = "x.db"
