@@ -1,5 +1,6 @@
 """Where MeMesh keeps its files: `~/.memesh` (MEMESH_DIR) and the database in it (MEMESH_DB_PATH), or the shared
-PostgreSQL database that holds the data instead (MEMESH_DATABASE_URL, or `database` in config.json)."""
+PostgreSQL database that holds the data instead (MEMESH_DATABASE_URL, or `database` in config.json: chosen by the
+process's settings, `memesh.settings`)."""
 
 from __future__ import annotations
 
@@ -139,30 +140,6 @@ def write_new_secret(path: Path, value: str) -> None:
     finally:
         with contextlib.suppress(OSError):
             draft.unlink()
-
-
-def database_url() -> str | None:
-    """The PostgreSQL database that holds the data, if one is chosen: MEMESH_DATABASE_URL, else `database` in
-    config.json (MEMESH_DIR's); None for the SQLite file (`db_path()`). The folder of MEMESH_DB_PATH, else MEMESH_DIR,
-    keeps the files that are local by nature either way (config.json, hook outcomes, the hook socket, the router's).
-
-    A config.json that cannot be read is left to the commands that read settings to report: it chooses nothing."""
-    configured = os.environ.get(DATABASE_URL_ENV, "").strip()
-    if configured:
-        if not configured.startswith(URL_SCHEMES):
-            raise DatabaseSettingError(f"{DATABASE_URL_ENV} must be a postgresql:// URL")
-        return configured
-    import json
-
-    try:
-        stored = json.loads((memesh_dir() / "config.json").read_text(encoding="utf-8")).get("database")
-    except (OSError, ValueError, AttributeError):
-        return None
-    if stored is None or stored == "":
-        return None
-    if not isinstance(stored, str) or not stored.strip().startswith(URL_SCHEMES):
-        raise DatabaseSettingError("config.json's database must be a postgresql:// URL")
-    return stored.strip()
 
 
 DATABASE_POOLER_ENV = "MEMESH_DATABASE_POOLER"

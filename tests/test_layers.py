@@ -16,9 +16,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The values floor: plain values (and memesh.records, the dataclass decorator they are made with) every layer may
-# import. It may use only itself and memesh.schema (the schema files read once, and the facts they state), which
-# imports nothing of MeMesh but itself.
+# The values floor: plain values (and memesh.records, the dataclass decorator they are made with; memesh.settings, the
+# process's settings value, with memesh.jsontext, the JSON reader config.json is read with) every layer may import.
+# It may use only itself and memesh.schema (the schema files read once, and the facts they state), which imports
+# nothing of MeMesh but itself.
 FLOOR = (
     "memesh/errors.py",
     "memesh/context.py",
@@ -26,6 +27,8 @@ FLOOR = (
     "memesh/paths.py",
     "memesh/values.py",
     "memesh/records.py",
+    "memesh/settings.py",
+    "memesh/jsontext.py",
 )
 FLOOR_MAY_IMPORT = (
     "memesh.errors",
@@ -34,6 +37,8 @@ FLOOR_MAY_IMPORT = (
     "memesh.paths",
     "memesh.values",
     "memesh.records",
+    "memesh.settings",
+    "memesh.jsontext",
     "memesh.schema",
 )
 
@@ -107,3 +112,17 @@ def test_the_values_floor_imports_nothing_above_it() -> None:
 
 def test_no_module_is_left_where_the_router_used_to_live() -> None:
     assert not (ROOT / "memesh" / "router").exists()  # the router is transports/router; its clients are adapters
+
+
+def test_the_hook_outcome_records_are_an_adapter_under_the_layer_rules() -> None:
+    assert not (ROOT / "memesh" / "hook_outcomes.py").exists()  # memesh/adapters/hook_outcomes.py
+    assert (ROOT / "memesh" / "adapters" / "hook_outcomes.py").exists()
+
+
+def test_the_composition_root_and_the_hook_resources_do_not_import_each_other() -> None:
+    # Resources reaches HookResources only through its hook factory; HookResources names no part of Resources.
+    resources = _imports(ROOT / "memesh" / "app" / "resources.py")
+    hooks = _imports(ROOT / "memesh" / "app" / "hook_resources.py")
+    assert not {name for name in resources if name.startswith("memesh.app.hook_resources")}
+    assert not {name for name in hooks if name.startswith(("memesh.app.resources", "memesh.app.resource_core"))}
+    assert not {name for name in hooks if name.startswith(("memesh.app.hook_factory", "memesh.app.install_factory"))}

@@ -44,15 +44,14 @@ def _from_environment() -> str | None:
 
 
 def _configured() -> str | None:
-    # Read directly, as paths.database_url reads `database`: the settings module costs more to import than this
-    # one key is worth, and an unreadable file is the settings commands' to report.
-    import json
-
+    # Through the one reader of config.json (an unreadable file is the settings commands' to report), not the
+    # settings rules, which cost more to import than this one key is worth.
     from memesh import paths
+    from memesh.settings import ConfigUnreadable, read_config
 
     try:
-        value = json.loads((paths.memesh_dir() / "config.json").read_text(encoding="utf-8")).get("author")
-    except (OSError, ValueError, AttributeError):
+        value = read_config(paths.memesh_dir()).get("author")
+    except ConfigUnreadable:
         return None
     return value.strip() or None if isinstance(value, str) else None
 

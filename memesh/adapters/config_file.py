@@ -12,8 +12,8 @@ if TYPE_CHECKING:
 from memesh import jsontext, paths
 from memesh.core import settings
 from memesh.errors import BrokenFile
+from memesh.settings import FILENAME, ConfigUnreadable, read_config
 
-FILENAME = "config.json"
 ENV = settings.ENV
 
 
@@ -29,21 +29,12 @@ def config_path() -> Path:
 
 
 def read_raw() -> dict[str, Any]:
-    """Everything stored in config.json (unknown keys included); {} when there is no file."""
-    path = config_path()
+    """Everything stored in config.json now (unknown keys included); {} when there is no file. Read through the one
+    reader of the file (memesh.settings.read_config), as it is when a process's settings are loaded."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise ConfigError(path, f"exists but could not be read ({exc.strerror})") from exc
-    try:
-        value = jsontext.loads(text)  # a hand-edited 1e400 is kept as written, not turned into Infinity
-    except ValueError as exc:
-        raise ConfigError(path, "exists but is not valid JSON") from exc
-    if not isinstance(value, dict):
-        raise ConfigError(path, "exists but does not hold a settings object")
-    return value
+        return read_config(paths.memesh_dir())
+    except ConfigUnreadable as exc:
+        raise ConfigError(config_path(), exc.problem) from exc
 
 
 def write_raw(values: dict[str, Any]) -> None:

@@ -29,7 +29,7 @@ CALL_TIME_MODULES = (
     "memesh.adapters.plugin_cache",
     "memesh.adapters.project_git",
     "memesh.core.type_hints",
-    "memesh.hook_outcomes",
+    "memesh.adapters.hook_outcomes",
 )
 
 

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from returns.result import Result
 
-from memesh.app.resources import RecallSetup, recall_setup, the_store, themselves
+from memesh.app.recall_factory import RecallSetup, recall_setup
+from memesh.app.resources import the_store, themselves
 from memesh.context import CallContext
 from memesh.errors import ErrorCode, MemeshError
 from memesh.records import dataclass

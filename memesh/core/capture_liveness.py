@@ -148,7 +148,8 @@ def no_records(
 
 
 ARCHIVED_HANDOFF = "the handoff memory is archived"
-NAME_CAP = 200  # memesh.hook_outcomes.REASON_MAX: what a record keeps of an entity name (a test holds them equal)
+# memesh.adapters.hook_outcomes.REASON_MAX: what a record keeps of an entity name (a test holds them equal)
+NAME_CAP = 200
 # A name doctor may print inside a command for a person to paste: nothing the shell would read as syntax.
 _SHELL_SAFE = re.compile(r"[A-Za-z0-9_.:@%+=,/][A-Za-z0-9_.:@%+=,/~-]*")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memesh import paths
 from memesh.store.briefing import Briefing
@@ -29,10 +30,14 @@ from memesh.store.sqlite_projects import SqliteProjects
 from memesh.store.sqlite_search import SqliteSearch
 from memesh.store.sqlite_writes import SqliteWrites
 
+if TYPE_CHECKING:
+    from memesh.settings import Settings
 
-def open_store(path: Path | None = None) -> SqliteStore:
-    """Open (creating if needed, owner-only) the database at `path`, default `paths.db_path()`, migrated."""
-    return open_as(SqliteStore, path)
+
+def open_store(path: Path | None = None, *, settings: Settings | None = None) -> SqliteStore:
+    """Open (creating if needed, owner-only) the database at `path`, default `paths.db_path()`, migrated; the file
+    `settings` configure when given (memesh.store.open)."""
+    return open_as(SqliteStore, path, settings=settings)
 
 
 def open_readonly(path: Path | None = None) -> SqliteStore | None:

@@ -9,10 +9,14 @@ of its start-up. Same connection set-up, same migrations, same writes: `HookStor
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memesh.store.briefing import Briefing
 from memesh.store.sqlite_open import open_as
 from memesh.store.sqlite_writes import SqliteWrites
+
+if TYPE_CHECKING:
+    from memesh.settings import Settings
 
 
 class HookStore(SqliteWrites, Briefing):
@@ -34,6 +38,6 @@ class HookStore(SqliteWrites, Briefing):
         return Messages.recipient_seen(self, recipient, project)  # type: ignore[arg-type]
 
 
-def open_hook_store(path: Path | None = None) -> HookStore:
+def open_hook_store(path: Path | None = None, *, settings: Settings | None = None) -> HookStore:
     """The database at `path` (default `paths.db_path()`) opened as `open_store` opens it, as a HookStore."""
-    return open_as(HookStore, path)
+    return open_as(HookStore, path, settings=settings)

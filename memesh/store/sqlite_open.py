@@ -10,7 +10,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from memesh import paths
 from memesh.errors import ErrorCode, MemeshError
@@ -19,6 +19,9 @@ from memesh.store.errors import StoreError, translate, why
 from memesh.store.migrations import MIGRATIONS
 from memesh.store.sqlite_base import BUSY_TIMEOUT_MS
 from memesh.store.sqlite_writes import SqliteWrites
+
+if TYPE_CHECKING:
+    from memesh.settings import Settings
 
 S = TypeVar("S", bound=SqliteWrites)
 
@@ -35,13 +38,18 @@ def cannot_open_error(message: str) -> MemeshError:
     return MemeshError(ErrorCode.INTERNAL, message, {"store": "cannot-open"})
 
 
-def open_as(kind: type[S], path: Path | None = None, *, backup_before_adopting: bool = True) -> S:
+def open_as(
+    kind: type[S], path: Path | None = None, *, backup_before_adopting: bool = True, settings: Settings | None = None
+) -> S:
     """Open (creating if needed, owner-only) the database at `path`, default `paths.db_path()`, migrated, as a
     store of class `kind` (the whole store, or the lean one the hooks use). A database the TypeScript MeMesh
     wrote is adopted on the way (memesh.store.sqlite_adoption), after a backup beside it unless
-    `backup_before_adopting` is off (a private copy made for `db copy` or `import`)."""
+    `backup_before_adopting` is off (a private copy made for `db copy` or `import`). `settings`: the file is the
+    one they configure (`path` is theirs), so its folder is checked as a configured file's."""
     target = path or paths.db_path()
     problem = paths.db_path_problem() if path is None else None
+    if settings is not None:  # the file they configure: its folder is checked as a configured file's
+        problem = settings.file_problem()
     problem = problem or paths.db_owner_problem(target)
     if problem is not None:
         message = f"cannot open the database: {problem}"

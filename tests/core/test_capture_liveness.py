@@ -57,6 +57,6 @@ def test_no_session_summary_72_hours_after_tracking_began_fails() -> None:
 
 
 def test_the_name_cap_is_what_a_record_keeps_of_an_entity_name() -> None:
-    from memesh import hook_outcomes
+    from memesh.adapters import hook_outcomes
 
     assert cl.NAME_CAP == hook_outcomes.REASON_MAX

@@ -1,9 +1,9 @@
 """`--database` on the commands that use one database for their whole run (`memesh serve`, `export`, `import`): the
 database given on the command line instead of the configured one, for as long as the command runs.
 
-A postgresql:// URL is set as MEMESH_DATABASE_URL (the local files stay in the folder they would be in without it);
-anything else is a SQLite file's path, set as MEMESH_DB_PATH with any URL in the environment put aside. Both are
-restored when the command ends, so a command run in-process (tests) leaves the environment as it found it.
+It is part of the command's settings (`memesh.settings.Settings`, read once): a postgresql:// URL chooses that
+database (the local files stay in the folder they would be in without it); anything else is a SQLite file's path.
+The settings are handed to the command's resources (`cli_resources`); nothing is written into the environment.
 """
 
 from __future__ import annotations
@@ -11,30 +11,40 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from contextvars import ContextVar
 
-from memesh.paths import URL_SCHEMES
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memesh.settings import Settings
 
-_NAMES = ("MEMESH_DATABASE_URL", "MEMESH_DB_PATH")
+_CHOSEN: ContextVar[Settings | None] = ContextVar("memesh_cli_settings", default=None)
+
+
+def database_settings(database: str | None) -> Settings | None:
+    """This process's settings with `database` (a URL or a file's path) as the database; None when not given (the
+    resources then read the configured settings on first use)."""
+    if database is None:
+        return None
+    from memesh.settings import Settings
+
+    return Settings.load(os.environ, database=database)
 
 
 @contextmanager
-def database_option(database: str | None) -> Iterator[None]:
-    """The command's database: `database` (a URL or a file's path) while the block runs; unchanged when None."""
-    if database is None:
-        yield
+def database_option(database: str | None) -> Iterator[Settings | None]:
+    """The command's database: `database` (a URL or a file's path) while the block runs, as the settings it yields;
+    unchanged when None."""
+    settings = database_settings(database)
+    if settings is None:
+        yield None
         return
-    before = {name: os.environ.get(name) for name in _NAMES}
-    if database.strip().startswith(URL_SCHEMES):
-        os.environ["MEMESH_DATABASE_URL"] = database.strip()
-    else:
-        os.environ.pop("MEMESH_DATABASE_URL", None)
-        os.environ["MEMESH_DB_PATH"] = str(Path(database).expanduser().absolute())
+    token = _CHOSEN.set(settings)
     try:
-        yield
+        yield settings
     finally:
-        for name, value in before.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        _CHOSEN.reset(token)
+
+
+def chosen_settings() -> Settings | None:
+    """The settings of the command that runs when it was given --database, else None."""
+    return _CHOSEN.get()

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import os
 
-from memesh import hook_outcomes, hosts
+from memesh import hosts
+from memesh.app import hook_outcomes
 from memesh.transports.hooks.wire import MAX_STDIN
 
 TYPE_CHECKING = False  # not typing's: typing and dataclasses cost a hook measurable start-up; neither is imported

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 from returns.result import Failure, Success
@@ -35,6 +35,9 @@ from memesh.transports.http.oauth import base_url, is_oauth_path, resource_metad
 from memesh.transports.http.routes import ROUTES
 from memesh.transports.http.runtime import Runtime
 from memesh.transports.mcp.streamable import MCP_PATH, McpOverHttp
+
+if TYPE_CHECKING:
+    from memesh.settings import Settings
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -83,12 +86,13 @@ class MemeshHttpApp:
         token: str | None = None,
         db_path: Path | str | None = None,
         update_fetch: Callable[[], str | None] | None = None,
+        settings: Settings | None = None,
     ) -> None:
         self.remote = remote
         self.token = token
         self._owner: Caller | None = None  # the owner's Caller, named once by the local author setting
         # `update_fetch`: the package-index lookup GET /v1/update-status uses (None: never looked up).
-        self.runtime = Runtime(db_path, update_fetch)
+        self.runtime = Runtime(db_path, update_fetch, settings)
         # MCP at /mcp: started by its first request, on the same resources (one connection per worker thread).
         self.mcp = McpOverHttp(self.runtime.resources, body_limit=BODY_LIMIT_BYTES)
 
@@ -252,18 +256,20 @@ def create_app(
     token: str | None = None,
     db_path: Path | str | None = None,
     update_fetch: Callable[[], str | None] | None = _REAL_LOOKUP,
+    settings: Settings | None = None,
 ) -> MemeshHttpApp:
     """The ASGI app for one listener; `remote=True` requires `Authorization: Bearer <token>` on every /v1 and /mcp
     request.
 
     `update_fetch` is the package-index lookup of GET /v1/update-status: by default the real one, unless
-    MEMESH_UPDATE_CHECK=0 turns it off. Tests pass their own.
+    MEMESH_UPDATE_CHECK=0 turns it off. Tests pass their own. `settings`: the process's (`memesh serve --database`
+    hands its own); None reads them on first use.
     """
     if update_fetch is _REAL_LOOKUP:
         from memesh.app.resources import package_index_lookup
 
         update_fetch = package_index_lookup()
-    return MemeshHttpApp(remote=remote, token=token, db_path=db_path, update_fetch=update_fetch)
+    return MemeshHttpApp(remote=remote, token=token, db_path=db_path, update_fetch=update_fetch, settings=settings)
 
 
 def preload(app: MemeshHttpApp) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 from returns.result import Result
@@ -19,6 +19,9 @@ from memesh.app.waiting import HighWater
 from memesh.context import CallContext
 from memesh.errors import MemeshError
 
+if TYPE_CHECKING:
+    from memesh.settings import Settings
+
 T = TypeVar("T")
 
 
@@ -30,9 +33,16 @@ def _logged(exc: StoreError) -> StoreError:
 class Runtime:
     """The resources of one listener, and how an endpoint runs an operation on them in a worker thread."""
 
-    def __init__(self, db_path: Path | str | None, update_fetch: Callable[[], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        db_path: Path | str | None,
+        update_fetch: Callable[[], str | None] | None = None,
+        settings: Settings | None = None,
+    ) -> None:
         self.db_path = db_path
-        self.resources = Resources.pooled(db_path, on_open_failure=_logged, update_fetch=update_fetch)
+        self.resources = Resources.pooled(
+            db_path, on_open_failure=_logged, update_fetch=update_fetch, settings=settings
+        )
         # Waiting message polls look again only when the newest event id grows, read once for all of them each time
         # the process's wakeups say it may have (PostgreSQL's notifications, else the clock).
         self.high_water = HighWater(self._newest_event, self.resources.message_wakeups)

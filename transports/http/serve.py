@@ -19,6 +19,10 @@ from pathlib import Path
 from memesh.transports.http.boundary import is_loopback
 from memesh.transports.http.token import MIN_TOKEN_CHARS, TOKEN_ENV, Token, TokenError, provision
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memesh.settings import Settings
+
 ALLOW_REMOTE_ENV = "MEMESH_HTTP_ALLOW_REMOTE"
 TRUTHY = frozenset({"1", "true", "yes"})
 
@@ -103,12 +107,13 @@ def tls_pair(cert: str | None, key: str | None) -> tuple[Path, Path] | str | Non
     return pair
 
 
-def serving_app(*, remote: bool, token: str | None) -> object:
-    """The app as `memesh serve` runs it (built in granian's worker): with everything its requests would import
-    or read on first use already loaded, so a storm that takes every descriptor cannot fail one (issue 35)."""
+def serving_app(*, remote: bool, token: str | None, settings: Settings | None = None) -> object:
+    """The app as `memesh serve` runs it (built in granian's worker, forked with the command's `settings`): with
+    everything its requests would import or read on first use already loaded, so a storm that takes every descriptor
+    cannot fail one (issue 35)."""
     from memesh.transports.http.app import create_app, preload
 
-    app = create_app(remote=remote, token=token)
+    app = create_app(remote=remote, token=token, settings=settings)
     preload(app)
     return app
 
@@ -119,8 +124,11 @@ def serve(
     allow_remote: bool = False,
     tls_cert: str | None = None,
     tls_key: str | None = None,
+    *,
+    settings: Settings | None = None,
 ) -> int:
-    """Serve the HTTP API on host:port until SIGINT/SIGTERM; returns the process exit code (1 if it cannot start)."""
+    """Serve the HTTP API on host:port until SIGINT/SIGTERM; returns the process exit code (1 if it cannot start).
+    `settings`: the command's (with its --database), handed to the app; None: the app reads them on first use."""
     if not 0 <= port <= MAX_PORT:
         _say(f"MeMesh: cannot start — {port} is not a TCP port (0 to {MAX_PORT}).")
         return 1
@@ -170,5 +178,5 @@ def serve(
     base = f"{scheme}://{url_host(host)}:{listener.getsockname()[1]}"
     print(f"MeMesh HTTP server running at {base}", flush=True)
     print(f"MeMesh dashboard: {base}/dashboard", flush=True)
-    app_factory = partial(serving_app, remote=remote, token=token.value if token else None)
+    app_factory = partial(serving_app, remote=remote, token=token.value if token else None, settings=settings)
     return server.run(listener, app_factory, tls=tls)

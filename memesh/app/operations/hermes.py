@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from memesh.app.recall_factory import RecallSetup, recall_setup
 from memesh.app.registry import Op, Operation
-from memesh.app.resources import RecallSetup, Store, recall_setup, the_store
+from memesh.app.resources import Store, the_store
 from memesh.errors import ErrorCode
 
 if TYPE_CHECKING:

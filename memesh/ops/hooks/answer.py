@@ -11,8 +11,8 @@ if TYPE_CHECKING:
     from memesh.errors import MemeshError
     from memesh.generated.hooks.answer_output import HookAnswer, Outcome, Output
 
-# The hooks MeMesh ships and the outcomes they record (memesh.hook_outcomes.HOOKS and OUTCOMES; a test holds them
-# equal to the output schema's enums).
+# The hooks MeMesh ships and the outcomes they record (memesh.adapters.hook_outcomes.HOOKS and OUTCOMES; a test holds
+# them equal to the output schema's enums).
 Hook = Literal[
     "session-start",
     "handoff-capture",

@@ -8,7 +8,7 @@ from typing import Any, get_args
 
 import pytest
 
-from memesh import hook_outcomes
+from memesh.adapters import hook_outcomes
 from memesh.app.operations import all_ops
 from memesh.app.operations.hooks import BY_EVENT, OPS
 from memesh.core import triggers

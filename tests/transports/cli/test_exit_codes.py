@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,6 +14,7 @@ from memesh.transports.cli.app import main
 from memesh.transports.cli.exits import EXIT_STATUS, FAILED, USAGE, failure_body
 
 if TYPE_CHECKING:
+    from memesh.settings import Settings
     from tests.transports.cli.conftest import Cli
 
 
@@ -87,16 +89,42 @@ def test_serve_passes_host_port_allow_remote_and_tls_to_the_server(monkeypatch: 
         allow_remote: bool = False,
         tls_cert: str | None = None,
         tls_key: str | None = None,
+        *,
+        settings: Settings | None = None,
     ) -> int:
-        seen.update(host=host, port=port, allow_remote=allow_remote, tls=(tls_cert, tls_key))
+        seen.update(host=host, port=port, allow_remote=allow_remote, tls=(tls_cert, tls_key), settings=settings)
         return 0
 
     monkeypatch.setattr(serve, "serve", fake)
     assert main(["serve"]) == 0
-    assert seen == {"host": "127.0.0.1", "port": 3737, "allow_remote": False, "tls": (None, None)}
+    expected = {"host": "127.0.0.1", "port": 3737, "allow_remote": False, "tls": (None, None), "settings": None}
+    assert seen == expected
     argv = ["serve", "--host", "0.0.0.0", "--port", "8080", "--allow-remote", "--tls-cert", "c.pem", "--tls-key", "k"]
     assert main(argv) == 0
-    assert seen == {"host": "0.0.0.0", "port": 8080, "allow_remote": True, "tls": ("c.pem", "k")}
+    assert seen == {"host": "0.0.0.0", "port": 8080, "allow_remote": True, "tls": ("c.pem", "k"), "settings": None}
+
+
+def test_serve_hands_its_database_to_the_server_as_settings_not_through_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from memesh.transports.http import serve
+
+    seen: list[Settings | None] = []
+    environment: list[str | None] = []
+
+    def fake(*_: object, settings: Settings | None = None, **__: object) -> int:
+        seen.append(settings)
+        environment.append(os.environ.get("MEMESH_DB_PATH"))
+        return 0
+
+    monkeypatch.delenv("MEMESH_DB_PATH", raising=False)
+    monkeypatch.setattr(serve, "serve", fake)
+    assert main(["serve", "--database", str(tmp_path / "other.db")]) == 0
+    assert main(["serve", "--database", "postgresql://u@h/db"]) == 0
+    first, second = seen
+    assert first is not None and first.database_file == tmp_path / "other.db" and first.database_url() is None
+    assert second is not None and second.database_url() == "postgresql://u@h/db"
+    assert environment == [None, None]
 
 
 def test_an_integer_flag_written_as_a_fraction_is_refused_not_rounded(cli: Cli) -> None:

@@ -422,6 +422,6 @@ def test_no_server_answers_at_a_long_path_in_a_folder_not_made_yet(tmp_path: Pat
 
 
 def test_the_client_and_doctor_name_the_heartbeat_files_alike() -> None:
-    from memesh import hook_outcomes
+    from memesh.adapters import hook_outcomes
 
     assert (wire.HEARTBEATS, wire.BEGAN) == (hook_outcomes.HEARTBEATS, hook_outcomes.BEGAN)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from returns.result import Failure, Success
 
 from memesh.app.operations import insight
-from memesh.transports.cli.actions.memory import report, run_op
+from memesh.transports.cli.actions.memory import cli_resources, report, run_op
 from memesh.transports.cli.exits import FAILED, OK, dumps, fail, usage
+
+if TYPE_CHECKING:
+    from memesh.settings import Settings
 
 
 def demo(*, reset: bool, as_json: bool) -> int:
@@ -68,13 +71,11 @@ def feedback(*, bug: bool, feature: bool, question: bool, message: str | None, d
     return OK
 
 
-def _database_bytes() -> int | None:
+def _database_bytes(settings: Settings) -> int | None:
     """The SQLite database's size on disk (with its write-ahead log); None on PostgreSQL or before the first write."""
-    from memesh import paths
-
-    if paths.database_url():
+    if settings.database_url():
         return None
-    main = paths.db_path()
+    main = settings.database_file
     if not main.exists():
         return None
     wal = main.with_name(main.name + "-wal")
@@ -82,11 +83,16 @@ def _database_bytes() -> int | None:
 
 
 def stats(*, as_json: bool) -> int:
-    match run_op(insight.STATS, {}):
+    resources = cli_resources()
+    try:
+        result = run_op(insight.STATS, {}, resources=resources)
+    finally:
+        resources.close()
+    match result:
         case Failure(error):
             return fail(error, as_json=as_json)
         case Success(found):
-            out: dict[str, Any] = {**found, "databaseBytes": _database_bytes()}
+            out: dict[str, Any] = {**found, "databaseBytes": _database_bytes(resources.settings)}
     if as_json:
         print(dumps(out))
         return OK

@@ -37,7 +37,9 @@ def _err(line: str) -> None:
 def cli_resources() -> Resources:
     """The command's resources: a database that will not open is operation.failed naming the file (the person at
     this machine is told which one), so --json prints a failure body for it too."""
-    return Resources.for_the_owner()
+    from memesh.transports.cli.database import chosen_settings
+
+    return Resources.for_the_owner(settings=chosen_settings())
 
 
 def cli_context(resources: Resources | None = None) -> CallContext:

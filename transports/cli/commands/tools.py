@@ -56,8 +56,10 @@ def serve(
     from memesh.transports.cli.database import database_option
     from memesh.transports.http.serve import serve as run_server
 
-    with database_option(database):
-        return run_server(host=host, port=port, allow_remote=allow_remote, tls_cert=tls_cert, tls_key=tls_key)
+    with database_option(database) as settings:
+        return run_server(
+            host=host, port=port, allow_remote=allow_remote, tls_cert=tls_cert, tls_key=tls_key, settings=settings
+        )
 
 
 CONSOLIDATE_RETIRED = (
