@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from returns.result import Failure, Result, Success
 
@@ -21,7 +21,6 @@ from memesh.core.importance import signal_score
 from memesh.core.keys import key_problem
 from memesh.core.notes import NOTE_TYPE, DerivedNote, derive_note
 from memesh.errors import ErrorCode, MemeshError
-from memesh.generated.tools.remember_input import RememberInput
 from memesh.model import (
     ACTIVE,
     ARCHIVED,
@@ -34,6 +33,9 @@ from memesh.model import (
     sqlite_time,
 )
 from memesh.records import dataclass
+
+if TYPE_CHECKING:  # annotations only: a TypedDict module costs ~4 M instructions to import
+    from memesh.generated.tools.remember_input import RememberInput
 
 MAX_OBSERVATIONS = 100
 CONFIDENCE_STEP = 0.05
