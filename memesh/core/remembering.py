@@ -8,7 +8,6 @@ namespace, trust and provenance, the replaced version kept in history — and wh
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -181,6 +180,8 @@ def clean_relations(relations: list[Any]) -> list[tuple[str, str]]:
 
 def observation_hash(text: str) -> str:
     """The key observation-level forget records (SHA-256 of the exact text)."""
+    import hashlib  # here: hashlib loads OpenSSL (~10 M instructions), and only a forget or a capture needs it
+
     return hashlib.sha256(text.encode()).hexdigest()
 
 
