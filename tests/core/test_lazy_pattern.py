@@ -89,13 +89,25 @@ def test_a_lazy_pattern_compiles_once_on_first_use() -> None:
 
 def test_an_ascii_recall_and_remember_compile_none_of_the_wide_patterns(tmp_path: Path) -> None:
     code = (
-        "from memesh.core import clean, messages, terms\n"
+        "from memesh.core import clean, messages, storable, terms\n"
         "from memesh.transports.cli import terminal\n"
         "terms.query_terms('auth cache'); terms.segment('the auth cache'); clean.clean_text('a note\\twith tab\\n')\n"
         "messages.scope_text('reviewer'); messages.seen('demo'); terminal.safe('{\"a\": 1}\\n')\n"
         "lazy = [terms._CJK_RUN, clean._CONTROL, clean._INVISIBLE, messages._EDGES, messages._INSIDE,\n"
-        "        terminal._UNSAFE, terminal._UNSAFE_IN_A_LINE]\n"
+        "        terminal._UNSAFE, terminal._UNSAFE_IN_A_LINE, storable._SURROGATE]\n"
         "print(sum(p._compiled is not None for p in lazy))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert done.stdout.strip() == "0"
+
+
+SURROGATE = re.compile("[\ud800-\udfff]")
+CONTROL_RUN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]+")
+
+
+@given(st.one_of(TEXT, st.text(alphabet=st.sampled_from("ab\r\n\t\ud800\udfff\x0b"), max_size=12)))
+def test_briefing_text_and_storable_text_are_made_exactly_as_before(text: str) -> None:
+    from memesh.core import briefing_text, storable
+
+    assert briefing_text.strip_control_chars(text) == CONTROL_RUN.sub(" ", text)
+    assert storable.to_storable(text) == SURROGATE.sub("\ufffd", text)
