@@ -234,3 +234,142 @@ def _eight_threads(make: Any, *, decorator: Any) -> None:
             thread.join()
     finally:
         dataclasses.dataclass = original
+
+
+# --- the recorded method tables (generated/dataclass_methods/, written by tools/codegen.py) ---
+
+
+def _same_code(a: Any, b: Any) -> bool:
+    """Two code objects that run alike: the same bytecode, names and constants (nested code compared alike); only
+    where they were compiled from (file name, line numbers) may differ."""
+    fields = ("co_code", "co_names", "co_varnames", "co_freevars", "co_cellvars", "co_argcount", "co_flags", "co_name")
+    if any(getattr(a, name) != getattr(b, name) for name in fields) or len(a.co_consts) != len(b.co_consts):
+        return False
+    return all(
+        _same_code(x, y) if hasattr(x, "co_code") else (type(x) is type(y) and x == y)
+        for x, y in zip(a.co_consts, b.co_consts, strict=True)
+    )
+
+
+def test_every_recorded_method_is_the_code_its_text_compiles_to() -> None:
+    import importlib
+    import pkgutil
+
+    import memesh.generated.dataclass_methods as package
+
+    tables = [
+        importlib.import_module(info.name)
+        for info in pkgutil.iter_modules(package.__path__, "memesh.generated.dataclass_methods.")
+    ]
+    assert len(tables) >= 40
+    for table in tables:
+        assert sys.version_info[:2] == table.PYTHON  # recorded on the Python that runs the suite
+        for text, code in table.CODE.items():
+            compiled = next(
+                c for c in compile(text, "<string>", "exec", dont_inherit=True).co_consts if hasattr(c, "co_code")
+            )
+            assert _same_code(code, compiled), f"{table.__name__}: {text.splitlines()[1]}"
+
+
+def test_classes_made_from_the_tables_compile_no_source(tmp_path: Path) -> None:
+    """What a recall and a briefing make: every method comes from the recorded table, nothing is compiled."""
+    code = (
+        "import sys\n"
+        "import memesh.records, memesh.values, memesh.model, memesh.core.briefing, memesh.core.query\n"
+        "compiled = []\n"
+        "sys.addaudithook(lambda event, args: compiled.append(args[0]) if event == 'compile' else None)\n"
+        "classes = [c for m in (memesh.values, memesh.model, memesh.core.briefing, memesh.core.query)\n"
+        "           for c in vars(m).values() if isinstance(c, type) and c.__module__ == m.__name__\n"
+        "           and '__memesh_dataclass_arguments__' in vars(c)]\n"
+        "for c in classes: memesh.records.made(c)\n"
+        "print(len(classes), len(compiled))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    made_count, compiled = map(int, done.stdout.split())
+    assert made_count >= 10
+    assert compiled == 0
+
+
+def _recorded_table(body: Any, **arguments: Any) -> dict[str, Any]:
+    """The table tools/codegen.py would record for a class made from `body()`: its method texts, compiled."""
+    from memesh import records
+
+    noted: list[tuple[str, str]] = []
+    records._recorded = noted
+    try:
+        made(dataclass(**arguments)(body()))
+    finally:
+        records._recorded = None
+    return {
+        text: next(c for c in compile(text, "<string>", "exec", dont_inherit=True).co_consts if hasattr(c, "co_code"))
+        for _, text in noted
+    }
+
+
+@pytest.mark.parametrize("arguments", [{}, {"frozen": True}, {"frozen": True, "kw_only": True}, {"eq": False}])
+def test_a_class_made_from_a_recorded_table_is_the_standard_dataclass(
+    arguments: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import inspect
+
+    from memesh import records
+
+    def body() -> type:
+        class Item:
+            name: str
+            size: int = 1
+            tags: list[str] = dataclasses.field(default_factory=list)
+
+            def __post_init__(self) -> None:
+                if self.size < 0:
+                    raise ValueError("size")
+
+        return Item
+
+    table = _recorded_table(body, **arguments)
+    assert table
+    used: list[str] = []
+    monkeypatch.setitem(records._tables, __name__, _Counting(table, used))
+    standard: Any = dataclasses.dataclass(**arguments)(body())
+    deferred: Any = made(dataclass(**arguments)(body()))
+    assert set(used) == set(table)  # every method came from the table
+    a, b = standard(name="x", size=2, tags=["t"]), deferred(name="x", size=2, tags=["t"])
+    assert repr(a).split(".")[-1] == repr(b).split(".")[-1]
+    assert dataclasses.asdict(a) == dataclasses.asdict(b)
+    assert (b == deferred(name="x", size=2, tags=["t"])) is (a == standard(name="x", size=2, tags=["t"]))
+    assert dataclasses.replace(b, size=5).size == 5 and deferred(name="y").tags == []
+    assert inspect.signature(deferred) == inspect.signature(standard) and deferred.__doc__ == standard.__doc__
+    assert repr(deferred.__dataclass_params__) == repr(standard.__dataclass_params__)
+    with pytest.raises(ValueError):
+        deferred(name="x", size=-1)
+    if arguments.get("frozen"):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            b.size = 3
+        assert hash(deferred(name="x", tags=())) == hash(standard(name="x", tags=()))
+    if arguments.get("kw_only"):
+        with pytest.raises(TypeError):
+            deferred("x")
+    assert deferred.__init__.__globals__ is vars(sys.modules[__name__])  # as `exec` with the module's globals
+
+
+def test_a_text_missing_from_the_table_is_compiled_by_the_standard_decorator(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memesh import records
+
+    monkeypatch.setitem(records._tables, __name__, {"def __create_fn__():\n return None": None})
+    standard, deferred = _pair(frozen=True)
+    a, b = standard(x=1), deferred(x=1)
+    assert repr(a) == repr(b) and hash(deferred(x=1, tags=())) == hash(standard(x=1, tags=()))
+    assert dataclasses.fields(b)[0].name == "x"
+
+
+class _Counting(dict[str, Any]):
+    """A table that notes each text it is asked for and has."""
+
+    def __init__(self, table: dict[str, Any], used: list[str]) -> None:
+        super().__init__(table)
+        self.used = used
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self:
+            self.used.append(key)
+        return super().get(key, default)

@@ -1,6 +1,7 @@
 """Write generated/ from schemas/ with datamodel-code-generator; `--check` fails (exit 1, with a diff) on drift.
 
-Also generated/mcp_answers.py: what the installed MCP server answers to a session's opening, recorded by running it.
+Also generated/mcp_answers.py: what the installed MCP server answers to a session's opening, recorded by running it;
+and generated/dataclass_methods/: the source `dataclasses` compiles for MeMesh's classes (tools/record_dataclasses.py).
 
 Every schema file `schemas/<group>/<stem>.json` becomes the module `generated/<group>/<stem>.py` (dots and dashes in
 the stem become underscores), one TypedDict per object, opened by a header naming its source. The option set is the
@@ -82,7 +83,26 @@ def render_all() -> dict[Path, str]:
         if package_init != GENERATED / "__init__.py":
             files.setdefault(package_init, HEADER.format(source=f"{target.parent.name}/*") + "\n")
     files[GENERATED / "mcp_answers.py"] = recorded_mcp_answers()
+    files.update(recorded_dataclass_methods())
     return files
+
+
+def recorded_dataclass_methods() -> dict[Path, str]:
+    """generated/dataclass_methods/: the source `dataclasses` writes for MeMesh's classes, compiled ahead of time
+    (memesh/records.py). Recorded by tools/record_dataclasses.py in a process of its own, as the MCP answers are."""
+    with tempfile.TemporaryDirectory(prefix="memesh-codegen-") as folder:
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "tools" / "record_dataclasses.py")],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            check=False,
+        )
+    if done.returncode != 0:
+        raise SystemExit(f"recording the dataclasses' methods failed (`make install` first):\n{done.stderr}")
+    folder_out = GENERATED / "dataclass_methods"
+    return {folder_out / name: text for name, text in json.loads(done.stdout).items()}
 
 
 def recorded_mcp_answers() -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from memesh.core.clean import redact
+from memesh.core.lazy_pattern import LazyPattern, plain_ascii
 from memesh.records import dataclass
 
 # The mark of a cut line, as memesh.core.notes cuts (not imported from there: notes loads hashlib and its own
@@ -14,7 +15,8 @@ ELLIPSIS = "…"
 
 # Runs of C0/C1 controls, DEL, and the bidi override/isolate characters (which can make a line read differently from
 # what it holds). Newlines and tabs are whitespace and are folded with the other whitespace below.
-_CONTROL_RUN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]+")
+# Compiled when text that is not plain ASCII first needs it (memesh.core.lazy_pattern).
+_CONTROL_RUN = LazyPattern("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]+")
 _SPACES = re.compile(r"\s+")
 # A home folder names its owner: shown as ~ (the rest of the path stays, it is what makes the line useful).
 _USER_PATH = re.compile(r"(?:/home/|/Users/|[A-Za-z]:\\Users\\)[^/\\\s]+|(?<![\w.])/root(?=[/\\\s]|$)")
@@ -36,7 +38,7 @@ def utf8_bytes(text: str) -> int:
 
 def strip_control_chars(text: str) -> str:
     """Each run of control, DEL or bidi override/isolate characters replaced with one space."""
-    return _CONTROL_RUN.sub(" ", text)
+    return text if plain_ascii(text, tab_newline=True) else _CONTROL_RUN.sub(" ", text)
 
 
 def redact_user_paths(text: str) -> str:

@@ -20,6 +20,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from memesh.core import secret_rules
+from memesh.core.lazy_pattern import LazyPattern, plain_ascii
 from memesh.core.secret_formats import CATALOGUE, KEY_BLOCK_MARKERS
 from memesh.core.storable import to_storable
 
@@ -27,17 +28,19 @@ REDACTED = secret_rules.REDACTED
 
 # C0 controls other than tab and newline, DEL, C1 controls, and the bidi overrides and isolates (LRE RLE PDF LRO RLO,
 # LRI RLI FSI PDI). (A carriage return before a newline is dropped first.)
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# These two are compiled when text that is not plain ASCII first needs them (memesh.core.lazy_pattern).
+_CONTROL = LazyPattern("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _NAME_WHITESPACE = re.compile(r"[\r\n\t]+")
 # Characters that draw nothing: soft hyphen, Mongolian vowel separator, zero-width space/non-joiner/joiner,
 # LRM/RLM, word joiner and the invisible operators, ALM, the combining grapheme joiner, BOM.
-_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
+_INVISIBLE = LazyPattern("[\u00ad\u034f\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff]")  # none is ASCII
 
 
 def strip_controls(text: str) -> str:
     """Windows line ends (`\\r\\n`) read as `\\n`; every other control character except newline and tab is removed,
     a lone `\\r` included, with C1 controls and bidi overrides and isolates."""
-    return _CONTROL.sub("", text.replace("\r\n", "\n"))
+    text = text.replace("\r\n", "\n")
+    return text if plain_ascii(text, tab_newline=True) else _CONTROL.sub("", text)
 
 
 def redact(text: str) -> str:
@@ -46,7 +49,7 @@ def redact(text: str) -> str:
     A text holding an invisible character (zero-width, soft hyphen) is also read without them; when that reading
     holds a credential, the text is stored as that reading, redacted, so `pass\u200bword=…` cannot slip through.
     """
-    if _INVISIBLE.search(text) is not None:
+    if not text.isascii() and _INVISIBLE.search(text) is not None:
         visible = _INVISIBLE.sub("", text)
         redacted = _redact(visible)
         if redacted != visible:
@@ -92,7 +95,8 @@ def clean_all(texts: Iterable[str]) -> list[str]:
 
 def _visible(text: str) -> str:
     """`text` as it is read: controls and characters that draw nothing taken out."""
-    return _INVISIBLE.sub("", strip_controls(text))
+    text = strip_controls(text)
+    return text if text.isascii() else _INVISIBLE.sub("", text)
 
 
 def _opens_key(text: str) -> bool:

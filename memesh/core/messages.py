@@ -12,6 +12,7 @@ from returns.result import Failure, Result, Success
 
 from memesh import hosts
 from memesh.core.clean import holds_secret, redact
+from memesh.core.lazy_pattern import LazyPattern, plain_ascii
 from memesh.core.storable import map_strings
 from memesh.errors import ErrorCode, MemeshError
 
@@ -28,8 +29,10 @@ _ABSOLUTE_PATH = re.compile(r"^(?:/|[A-Za-z]:[\\/]|\\\\)")
 # What cannot be seen at either end of an identifier: whitespace, controls and bidi marks, and the characters that
 # draw nothing (zero-width space and joiners, BOM, soft hyphen, word joiner, …).
 _UNSEEN = "\\s\x00-\x1f\x7f-\x9f\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
-_EDGES = re.compile(f"^[{_UNSEEN}]+|[{_UNSEEN}]+$")
-_INSIDE = re.compile(f"[{_UNSEEN}]")
+# Compiled when text that is not plain ASCII first needs them (memesh.core.lazy_pattern): an ASCII character is unseen
+# only if it is a control or whitespace, and the only printable ASCII whitespace is the space.
+_EDGES = LazyPattern(f"^[{_UNSEEN}]+|[{_UNSEEN}]+$")
+_INSIDE = LazyPattern(f"[{_UNSEEN}]")
 _EXAMPLES: Final = {
     "project": "a project ID such as demo~0123456789abcdef0123456789abcdef",
     "recipient": "a logical id such as reviewer",
@@ -49,6 +52,8 @@ def scope_text(value: str) -> str:
     """`value` in the one form every read and write of a scope compares: NFC, with what cannot be seen at either
     end taken away (whitespace, a BOM or a zero-width character pasted or read from a file with it)."""
     text = unicodedata.normalize("NFC", value)
+    if plain_ascii(text) and not text.startswith(" ") and not text.endswith(" "):
+        return text  # nothing unseen at either end (and NFC leaves ASCII as it is)
     while (trimmed := unicodedata.normalize("NFC", _EDGES.sub("", text))) != text:
         text = trimmed
     return text
@@ -56,7 +61,7 @@ def scope_text(value: str) -> str:
 
 def seen(text: str) -> str:
     """`text` with every character that cannot be seen taken out, wherever it is (what a path check must read)."""
-    return _INSIDE.sub("", text)
+    return text if plain_ascii(text) and " " not in text else _INSIDE.sub("", text)
 
 
 def is_absolute_path(text: str) -> bool:

@@ -8,10 +8,9 @@ namespace, trust and provenance, the replaced version kept in history — and wh
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from returns.result import Failure, Result, Success
 
@@ -21,7 +20,6 @@ from memesh.core.importance import signal_score
 from memesh.core.keys import key_problem
 from memesh.core.notes import NOTE_TYPE, DerivedNote, derive_note
 from memesh.errors import ErrorCode, MemeshError
-from memesh.generated.tools.remember_input import RememberInput
 from memesh.model import (
     ACTIVE,
     ARCHIVED,
@@ -34,6 +32,9 @@ from memesh.model import (
     sqlite_time,
 )
 from memesh.records import dataclass
+
+if TYPE_CHECKING:  # annotations only: a TypedDict module costs ~4 M instructions to import
+    from memesh.generated.tools.remember_input import RememberInput
 
 MAX_OBSERVATIONS = 100
 CONFIDENCE_STEP = 0.05
@@ -179,6 +180,8 @@ def clean_relations(relations: list[Any]) -> list[tuple[str, str]]:
 
 def observation_hash(text: str) -> str:
     """The key observation-level forget records (SHA-256 of the exact text)."""
+    import hashlib  # here: hashlib loads OpenSSL (~10 M instructions), and only a forget or a capture needs it
+
     return hashlib.sha256(text.encode()).hexdigest()
 
 

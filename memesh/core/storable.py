@@ -5,21 +5,22 @@ Apart from `clean` (whose secret patterns take a while to compile) because every
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from memesh.core.lazy_pattern import LazyPattern
 from memesh.errors import MemeshError
 
 if TYPE_CHECKING:
     from returns.result import Result
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# Compiled when text that is not ASCII first needs it (memesh.core.lazy_pattern): no surrogate is ASCII.
+_SURROGATE = LazyPattern("[\ud800-\udfff]")
 
 
 def to_storable(text: str) -> str:
     """Lone UTF-16 surrogates (which JSON can carry and SQLite cannot store) become U+FFFD."""
-    return _SURROGATE.sub("\ufffd", text)
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
 
 
 def map_strings(value: Any, change: Callable[[str], str]) -> Any:

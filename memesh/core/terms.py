@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from memesh.core.lazy_pattern import LazyPattern
+
 # Han (with extensions and compatibility ideographs), kana (with half-width forms) and Hangul.
 _CJK_CLASS = (
     "\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b"
@@ -18,7 +20,9 @@ _CJK_CLASS = (
     "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff"
     "\U00020000-\U0003134f"
 )
-_CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+# Compiled when first needed (~1 ms: the class spans ranges past U+FFFF), never for ASCII text, which has no CJK run:
+# most recalls, and every English memory, never need it (memesh.core.lazy_pattern).
+_CJK_RUN = LazyPattern(f"[{_CJK_CLASS}]+")
 # A word is a run of letters and digits; `_` and every other punctuation mark splits, as in unicode61.
 _WORD = re.compile(r"[^\W_]+")
 
@@ -31,7 +35,7 @@ def _bigrams(run: str) -> list[str]:
 
 def segment(text: str) -> str:
     """`text` with every CJK run replaced by its space-separated bigrams; everything else unchanged."""
-    if not _CJK_RUN.search(text):
+    if text.isascii() or not _CJK_RUN.search(text):
         return text
     return _CJK_RUN.sub(lambda m: " " + " ".join(_bigrams(m.group())) + " ", text)
 
@@ -48,7 +52,7 @@ def query_terms(query: str) -> list[str]:
     """The distinct searchable terms of a query, folded, in the order they first appear: one pass over the query,
     whose terms every later step of a recall reads (the frequencies, the plan)."""
     seen: dict[str, None] = {}
-    cjk = _CJK_RUN.search(query) is not None  # else no word needs its runs rewritten as bigrams
+    cjk = not query.isascii() and _CJK_RUN.search(query) is not None  # else no word needs its runs rewritten
     for word in _WORD.findall(query):
         for piece in segment(word).split() if cjk else (word,):
             seen.setdefault(fold(piece), None)
@@ -57,4 +61,4 @@ def query_terms(query: str) -> list[str]:
 
 def is_cjk_char(ch: str) -> bool:
     """True for one character of a script written without spaces between words."""
-    return bool(_CJK_RUN.fullmatch(ch))
+    return not ch.isascii() and _CJK_RUN.fullmatch(ch) is not None

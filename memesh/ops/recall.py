@@ -15,9 +15,6 @@ from memesh.core import query as fts
 from memesh.core.history import summarize
 from memesh.core.terms import query_terms
 from memesh.errors import ErrorCode, MemeshError
-from memesh.generated.tools.recall_input import RecallInput
-from memesh.generated.tools.recall_output import Entity as RecallEntity
-from memesh.generated.tools.recall_output import RecallOutput
 from memesh.model import Entity, Filters, iso_time
 from memesh.ops.seen import seen_relations
 from memesh.schema import facts
@@ -50,7 +47,9 @@ if TYPE_CHECKING:
 
     from memesh.core.recall_modes import Source
     from memesh.core.time_expressions import Expression
-    from memesh.generated.tools.recall_output import TimeWindow
+    from memesh.generated.tools.recall_input import RecallInput
+    from memesh.generated.tools.recall_output import Entity as RecallEntity
+    from memesh.generated.tools.recall_output import RecallOutput, TimeWindow
     from memesh.ops.recall_search import SemanticSignal
 
 

@@ -12,12 +12,12 @@ from returns.result import Failure, Result, Success
 from memesh.context import CallContext
 from memesh.core import access, remembering
 from memesh.errors import MemeshError
-from memesh.generated.tools.remember_input import RememberInput
-from memesh.generated.tools.remember_output import RememberOutput
 from memesh.model import Entity, EntityWrite, Filters
 
 if TYPE_CHECKING:
     from memesh.generated.cli.remember_typed_input import RememberTypedInput
+    from memesh.generated.tools.remember_input import RememberInput
+    from memesh.generated.tools.remember_output import RememberOutput
 
 
 class RememberStore(Protocol):
@@ -157,7 +157,7 @@ def remember_typed(
     problem = _over_the_tools_limits(typed.request)
     if problem is not None:
         return Failure(problem)
-    return remember(store, cast(RememberInput, typed.request), ctx=ctx, title_derived=typed.title_derived)
+    return remember(store, cast("RememberInput", typed.request), ctx=ctx, title_derived=typed.title_derived)
 
 
 def _over_the_tools_limits(request: dict[str, object]) -> MemeshError | None:

@@ -7,6 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memesh.adapters.project_git import project_for
 from memesh.core.identity import (
@@ -91,3 +93,11 @@ def test_a_folder_outside_git_is_named_after_its_real_path(tmp_path: Path) -> No
     folder = tmp_path / "plain"
     folder.mkdir()
     assert project_for(str(folder)) == identity_from_path(str(folder.resolve()))
+
+
+@given(st.binary(max_size=200))
+def test_the_project_hash_is_hashlibs_sha256(data: bytes) -> None:
+    """identity hashes with the interpreter's own SHA-256 (no OpenSSL load): the same digest."""
+    from memesh.core.identity import _sha256_hex
+
+    assert _sha256_hex(data) == hashlib.sha256(data).hexdigest()

@@ -247,3 +247,13 @@ def test_a_refused_match_does_not_hide_an_assignment_inside_it() -> None:
     # assignment); the `PASS=` assignment inside that span is still found (hypothesis found this one).
     text = "keyboard DB_PASS=XBVhwvV71aXJhLaBB0fiUhg3 keyboard"
     assert redact(text) == f"keyboard DB_PASS={REDACTED} keyboard"
+
+
+def test_the_token_alphabet_is_string_modules_letters_and_digits() -> None:
+    """secret_rules spells them out so that cleaning text does not import `string` (ADR 0008)."""
+    import string
+
+    from memesh.core import secret_rules
+
+    assert string.ascii_letters == secret_rules._ASCII_LETTERS
+    assert string.digits == secret_rules._DIGITS

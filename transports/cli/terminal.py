@@ -15,10 +15,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+from memesh.core.lazy_pattern import LazyPattern, plain_ascii
+
+# Compiled when text that is not plain ASCII first needs them (memesh.core.lazy_pattern): most output never does.
+_UNSAFE = LazyPattern("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # Inside one line of a listing, a newline or a tab is as unsafe: a name holding one (a transcript file named
 # "a\n#9  [pending] ...") would print a line that looks like another record.
-_UNSAFE_IN_A_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_IN_A_LINE = LazyPattern("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -28,6 +31,8 @@ def _escaped(match: re.Match[str]) -> str:
 def safe(text: str) -> str:
     """`text` as the terminal is given it. A carriage return that starts the text is kept: the CLI's own progress
     bar redraws its line with it (nothing from the database is ever written first on a line that way)."""
+    if plain_ascii(text, tab_newline=True):  # nothing _UNSAFE matches
+        return text
     if text.startswith("\r"):
         return "\r" + _UNSAFE.sub(_escaped, text[1:])
     return _UNSAFE.sub(_escaped, text)
@@ -36,7 +41,8 @@ def safe(text: str) -> str:
 def one_line(value: object) -> str:
     """`value` as text for one line of a listing: every control character, newline and tab included, as `\\uXXXX`
     (a name or id from the database cannot start a line of its own)."""
-    return _UNSAFE_IN_A_LINE.sub(_escaped, str(value))
+    text = str(value)
+    return text if plain_ascii(text) else _UNSAFE_IN_A_LINE.sub(_escaped, text)
 
 
 # Text held before it is filtered and written: one regex pass and one write per this much, not one per print.
