@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +29,7 @@ __all__ = ["backend", "pg_url", "pgbouncer", "pytest_generate_tests"]
 
 # The real home's .memesh as the session found it: kept by the session's first process, which checks it at the end.
 REAL_MEMESH_BEFORE = pytest.StashKey[dict[Path, isolation.Listing]]()
+SESSION_STARTED = pytest.StashKey[float]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -36,6 +40,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "browser: drives Chromium, which make test installs with apt-get")
     if isolation.SESSION_ROOT not in os.environ:
         config.stash[REAL_MEMESH_BEFORE] = isolation.listings()
+        config.stash[SESSION_STARTED] = time.time()
     isolation.isolate(os.environ.get("PYTEST_XDIST_WORKER", "main"))
 
 
@@ -46,6 +51,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     # What fails the run is a write the suite's own processes recorded (tests/isolation.py); a difference in the
     # listing alone may be the user's own MeMesh working beside the run, and is only reported.
     writes = isolation.suite_writes()
+    # Resident servers a test left running (the suite runs with MEMESH_DAEMON=0; a test that turns it on stops
+    # what it starts): stopped here, and reported, so a run never leaves servers behind.
+    strays = isolation.stray_residents(session.config.stash[SESSION_STARTED])
+    for pid in strays:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
     isolation.remove_session_root()
     after = isolation.listings()
     notes: list[str] = []
@@ -54,8 +65,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         if changed:
             notes += [f"note: {folder} changed during the run, by no Python process of the suite:", *changed[:20]]
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None and (notes or writes):
+    if reporter is not None and (notes or writes or strays):
         reporter.ensure_newline()
+        if strays:
+            reporter.write_line(f"resident servers left running by tests, stopped: {strays}", yellow=True)
         if writes:
             wrote = ["the test session wrote to the real .memesh:", *writes[:20]]
             reporter.write_line("\n".join(wrote), red=True, bold=True)

@@ -86,6 +86,10 @@ def isolate(worker: str) -> Path:
     os.environ.update(paths_under(home))
     # No test reaches the package index: servers started by tests (and their children) skip the update check.
     os.environ["MEMESH_UPDATE_CHECK"] = "0"
+    # No resident server (issue 36): a cold CLI command or hook would otherwise start one per test's database and
+    # leave hundreds behind. The resident server's own tests (tests/transports/resident/) turn it on, and stop
+    # every server they start.
+    os.environ["MEMESH_DAEMON"] = "0"
     # One local author for every process the suite starts (issue 32): otherwise it would be git's user.email of
     # whichever HOME a test gives its child, and two servers compared answer for answer would differ by it.
     os.environ["MEMESH_AUTHOR"] = TEST_AUTHOR
@@ -147,3 +151,35 @@ def changes(before: Listing, after: Listing) -> list[str]:
 
 def remove_session_root() -> None:
     shutil.rmtree(os.environ[SESSION_ROOT], ignore_errors=True)
+
+
+RESIDENT_MODULE = b"memesh.transports.resident"
+
+
+def stray_residents(started_after: float) -> list[int]:
+    """Resident servers (issue 36) of this interpreter started since `started_after` (a time.time()) for a MeMesh
+    folder under the temporary folder: what a test started and did not stop, since the suite turns them off by
+    default (MEMESH_DAEMON=0) and the resident server's tests stop each one they start."""
+    import sys
+
+    found = []
+    ticks = os.sysconf("SC_CLK_TCK")
+    with open("/proc/stat", encoding="ascii") as stat:
+        booted = next(float(line.split()[1]) for line in stat if line.startswith("btime"))
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            if RESIDENT_MODULE not in command or os.fsdecode(command[0]) != sys.executable:
+                continue
+            started = booted + int((entry / "stat").read_text().rsplit(")", 1)[1].split()[19]) / ticks
+            environ = dict(
+                item.split(b"=", 1) for item in (entry / "environ").read_bytes().split(b"\0") if b"=" in item
+            )
+        except (OSError, ValueError, IndexError):
+            continue
+        where = os.fsdecode(environ.get(b"MEMESH_DIR") or environ.get(b"HOME") or b"")
+        if started >= started_after - 1 and where.startswith(tempfile.gettempdir()):
+            found.append(int(entry.name))
+    return found

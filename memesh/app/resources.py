@@ -348,6 +348,12 @@ class Resources:
 
         return MODEL
 
+    def resident_state(self) -> str:
+        """What the resident server of this database is doing: running, off or not started (memesh.resident)."""
+        from memesh import resident
+
+        return resident.state(os.environ)
+
     def close(self) -> None:
         """Close what was opened here (a later use opens it again)."""
         if self._pool is not None:
