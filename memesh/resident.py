@@ -7,7 +7,7 @@ turned off, and which install it belongs to. Shared by its client (`memesh`, `me
 
 from __future__ import annotations
 
-# ruff: noqa: PTH110, PTH111, PTH116, PTH118, PTH119, PTH120, PTH123  (os.path, not pathlib: pathlib costs the client several ms of imports)
+# ruff: noqa: PTH111, PTH116, PTH118, PTH123  (os.path, not pathlib: pathlib costs the client several ms of imports)
 import os
 
 TYPE_CHECKING = False  # not typing's: the client's whole start-up is this module, _socket and the wire

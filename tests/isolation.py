@@ -164,8 +164,8 @@ def stray_residents(started_after: float) -> list[int]:
 
     found = []
     ticks = os.sysconf("SC_CLK_TCK")
-    with open("/proc/stat", encoding="ascii") as stat:
-        booted = next(float(line.split()[1]) for line in stat if line.startswith("btime"))
+    stat = Path("/proc/stat").read_text(encoding="ascii").splitlines()
+    booted = next(float(line.split()[1]) for line in stat if line.startswith("btime"))
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue

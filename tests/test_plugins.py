@@ -65,7 +65,12 @@ async def test_the_claude_plugin_mcp_entry_starts_this_server(tmp_path: Path) ->
     params = StdioServerParameters(
         command=command,
         args=entry["args"],
-        env={"MEMESH_DAEMON": "0", "CLAUDE_PLUGIN_ROOT": str(REPO), "MEMESH_DB_PATH": str(tmp_path / "db"), "PATH": os.environ["PATH"]},
+        env={
+            "MEMESH_DAEMON": "0",
+            "CLAUDE_PLUGIN_ROOT": str(REPO),
+            "MEMESH_DB_PATH": str(tmp_path / "db"),
+            "PATH": os.environ["PATH"],
+        },
         cwd=str(tmp_path),
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:

@@ -4,6 +4,7 @@ short process would have started afresh cleared before each one."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 
 # The modules a warm command or hook reaches on first use: imported once, before the socket is bound.
@@ -30,10 +31,10 @@ def prepare() -> None:
     from memesh.app.resources import Resources
 
     resources = Resources()
-    try:
-        resources.semantic()  # loads the model once (memesh.adapters.embedding.load is cached) in hybrid mode
-    except Exception:  # noqa: BLE001 (a model that will not load is the first hybrid request's to report, as cold)
-        pass
+    # The model is loaded once (memesh.adapters.embedding.load is cached) in hybrid mode; one that will not load is
+    # the first hybrid request's to report, as in its own process.
+    with contextlib.suppress(Exception):
+        resources.semantic()
 
 
 def fresh_request() -> None:

@@ -16,7 +16,7 @@ no `returns`, no schemas, no store. What `ask` gives back is one of
 
 from __future__ import annotations
 
-# ruff: noqa: PTH109, PTH112, PTH116  (os, not pathlib: pathlib costs the client several ms of imports)
+# ruff: noqa: PTH103, PTH109, PTH116, PTH120, SIM105  (os, not pathlib: pathlib costs the client several ms of imports)
 import _socket
 import os
 import sys
@@ -165,10 +165,13 @@ def start(*, replacing: bool = False) -> None:
         return
     folder, db = resident.served(os.environ)
     try:
+        # The MeMesh folder holds the socket; on PostgreSQL nothing else may have made it yet (0700, as every
+        # MeMesh writer makes it).
+        os.makedirs(folder, 0o700, exist_ok=True)
         if os.stat(folder).st_uid != os.getuid():
             return
     except OSError:
-        return  # no MeMesh folder: nothing was stored yet, and nothing to serve
+        return
     if not resident.setting_allows(folder):
         return
     import fcntl

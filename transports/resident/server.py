@@ -21,6 +21,7 @@ Guarantees:
 
 from __future__ import annotations
 
+# ruff: noqa: PTH101, PTH108, PTH109, PTH112, PTH116, PTH120  (the wire's paths are str, compared and bound as str)
 import contextlib
 import fcntl
 import io
@@ -149,7 +150,7 @@ def runnable(request: Request) -> bool:
 
     try:
         return front.read(request.argv) is not None
-    except Exception:  # noqa: BLE001 (a line the front cannot read runs in the client, with its own error)
+    except Exception:  # a line the front cannot read runs in the client, with its own error
         return False
 
 
@@ -422,7 +423,7 @@ def main() -> None:
 
         try:
             app_resident.prepare()
-        except Exception:  # noqa: BLE001 (a server that cannot load MeMesh serves nothing: every call runs cold)
+        except Exception:  # a server that cannot load MeMesh serves nothing: every call runs cold
             return
         if server.bind():
             server.serve()

@@ -3,6 +3,7 @@ on (the suite turns it off: tests/isolation.py); every server a test starts is s
 
 from __future__ import annotations
 
+# ruff: noqa: PTH110  (socket paths as the product names them: str)
 import json
 import os
 import re
@@ -91,7 +92,9 @@ class Home:
     def socket(self) -> str:
         return resident.socket_path(*resident.served(self.env))
 
-    def run(self, *args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+    def run(
+        self, *args: str, env: dict[str, str] | None = None, timeout: float = 120
+    ) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(
             [str(MEMESH), *args],
             env={**self.env, **(env or {})},
@@ -113,7 +116,9 @@ class Home:
         assert any("memesh.transports.cli.launch" in line for line in imports), done.stderr[-2000:]
         warm = not any(line.endswith("memesh.transports.cli.app") for line in imports)
         rest = "\n".join(line for line in lines if not line.startswith("import time:"))
-        plain = subprocess.CompletedProcess(done.args, done.returncode, done.stdout, (rest + "\n").encode() if rest else b"")
+        plain = subprocess.CompletedProcess(
+            done.args, done.returncode, done.stdout, (rest + "\n").encode() if rest else b""
+        )
         return plain, warm
 
     def pid(self) -> int | None:

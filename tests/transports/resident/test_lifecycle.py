@@ -4,6 +4,7 @@ cold and followed by the new install's server, and a server killed mid-request n
 
 from __future__ import annotations
 
+# ruff: noqa: PTH110, PTH116  (socket paths as the product names them: str)
 import os
 import shutil
 import signal
@@ -117,7 +118,9 @@ def test_an_upgrade_while_it_runs_is_answered_cold_and_the_new_install_serves_ne
     tmp_path: Path, backend: Backend
 ) -> None:
     install = _copy_of_the_install(tmp_path / "site")
-    upgraded = Home(tmp_path / "h", backend, PYTHONPATH=os.pathsep.join([str(install), os.environ.get("PYTHONPATH", "")]))
+    upgraded = Home(
+        tmp_path / "h", backend, PYTHONPATH=os.pathsep.join([str(install), os.environ.get("PYTHONPATH", "")])
+    )
     upgraded.cold("remember", "auth tokens rotate weekly")
     try:
         old = upgraded.start()
