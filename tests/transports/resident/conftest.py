@@ -72,6 +72,7 @@ class Home:
         self.cwd = cwd or root / "proj"
         self.cwd.mkdir(parents=True, exist_ok=True)
         self.db = self.home / ".memesh" / "knowledge-graph.db"
+        self.imported: list[str] = []  # the modules the last `traced` call imported
         inherited = {k: v for k, v in os.environ.items() if k not in ("MEMESH_DATABASE_URL", "PYTHONPROFILEIMPORTTIME")}
         self.env = {
             **inherited,
@@ -114,7 +115,8 @@ class Home:
         lines = done.stderr.decode(errors="replace").splitlines()
         imports = [line for line in lines if line.startswith("import time:")]
         assert any("memesh.transports.cli.launch" in line for line in imports), done.stderr[-2000:]
-        warm = not any(line.endswith("memesh.transports.cli.app") for line in imports)
+        self.imported = [line.rsplit("|", 1)[1].strip() for line in imports]
+        warm = "memesh.transports.cli.app" not in self.imported
         rest = "\n".join(line for line in lines if not line.startswith("import time:"))
         plain = subprocess.CompletedProcess(
             done.args, done.returncode, done.stdout, (rest + "\n").encode() if rest else b""

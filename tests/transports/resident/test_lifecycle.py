@@ -58,6 +58,14 @@ def test_eight_cold_calls_at_once_start_one_server_and_all_answer_alike(home: Ho
     assert oct(os.stat(home.socket).st_mode & 0o777) == "0o600"
 
 
+def test_a_warm_call_imports_only_the_client(home: Home) -> None:
+    home.start()
+    done, warm = home.traced("recall", "auth", "--json")
+    assert warm and done.returncode == 0
+    heavy = ("returns", "json", "re", "typing", "pathlib", "memesh.store", "memesh.schema", "memesh.generated")
+    assert [name for name in home.imported if name.split(".")[0] in heavy or name.startswith(heavy)] == []
+
+
 def test_an_idle_server_exits_and_removes_its_socket(tmp_path: Path, backend: Backend) -> None:
     quick = Home(tmp_path, backend, MEMESH_DAEMON_IDLE_S="1")
     quick.cold("remember", "a note")
