@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,7 +28,6 @@ __all__ = ["backend", "pg_url", "pgbouncer", "pytest_generate_tests"]
 
 # The real home's .memesh as the session found it: kept by the session's first process, which checks it at the end.
 REAL_MEMESH_BEFORE = pytest.StashKey[dict[Path, isolation.Listing]]()
-SESSION_STARTED = pytest.StashKey[float]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -40,7 +38,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "browser: drives Chromium, which make test installs with apt-get")
     if isolation.SESSION_ROOT not in os.environ:
         config.stash[REAL_MEMESH_BEFORE] = isolation.listings()
-        config.stash[SESSION_STARTED] = time.time()
     isolation.isolate(os.environ.get("PYTEST_XDIST_WORKER", "main"))
 
 
@@ -53,7 +50,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     writes = isolation.suite_writes()
     # Resident servers a test left running (the suite runs with MEMESH_DAEMON=0; a test that turns it on stops
     # what it starts): stopped here, and reported, so a run never leaves servers behind.
-    strays = isolation.stray_residents(session.config.stash[SESSION_STARTED])
+    roots = [os.environ.get(isolation.SESSION_ROOT, "") or "/nonexistent"]
+    with contextlib.suppress(AttributeError, OSError):
+        factory = getattr(session.config, "_tmp_path_factory", None)  # pytest's tmp_path root, when it made one
+        if factory is not None:
+            roots.append(str(factory.getbasetemp()))
+    strays = isolation.stray_residents(roots)
     for pid in strays:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGTERM)

@@ -156,16 +156,15 @@ def remove_session_root() -> None:
 RESIDENT_MODULE = b"memesh.transports.resident"
 
 
-def stray_residents(started_after: float) -> list[int]:
-    """Resident servers (issue 36) of this interpreter started since `started_after` (a time.time()) for a MeMesh
-    folder under the temporary folder: what a test started and did not stop, since the suite turns them off by
-    default (MEMESH_DAEMON=0) and the resident server's tests stop each one they start."""
+def stray_residents(roots: list[str]) -> list[int]:
+    """Resident servers (issue 36) of this interpreter whose MeMesh folder or home lies under one of `roots` (the
+    session's own folder and pytest's temporary folder), or that inherited this session's environment: what a test
+    started and did not stop. The suite turns the server off (MEMESH_DAEMON=0) and the resident server's tests stop
+    each one they start, so any found is a test's leak."""
     import sys
 
+    session = os.environ.get(SESSION_ROOT, "").encode()
     found = []
-    ticks = os.sysconf("SC_CLK_TCK")
-    stat = Path("/proc/stat").read_text(encoding="ascii").splitlines()
-    booted = next(float(line.split()[1]) for line in stat if line.startswith("btime"))
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -173,13 +172,13 @@ def stray_residents(started_after: float) -> list[int]:
             command = (entry / "cmdline").read_bytes().split(b"\0")
             if RESIDENT_MODULE not in command or os.fsdecode(command[0]) != sys.executable:
                 continue
-            started = booted + int((entry / "stat").read_text().rsplit(")", 1)[1].split()[19]) / ticks
             environ = dict(
                 item.split(b"=", 1) for item in (entry / "environ").read_bytes().split(b"\0") if b"=" in item
             )
-        except (OSError, ValueError, IndexError):
+        except (OSError, ValueError):
             continue
-        where = os.fsdecode(environ.get(b"MEMESH_DIR") or environ.get(b"HOME") or b"")
-        if started >= started_after - 1 and where.startswith(tempfile.gettempdir()):
+        places = [os.fsdecode(environ.get(name, b"")) for name in (b"MEMESH_DIR", b"HOME", b"MEMESH_DB_PATH")]
+        inherited = bool(session) and environ.get(SESSION_ROOT.encode()) == session
+        if inherited or any(place and place.startswith(tuple(roots)) for place in places):
             found.append(int(entry.name))
     return found

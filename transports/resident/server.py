@@ -33,7 +33,6 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from typing import TextIO
 
 from memesh import resident
 from memesh.transports.hooks import wire as frames
@@ -400,13 +399,6 @@ class Resident:
             self._lock_fd = None
 
 
-def _quiet_logging(stream: TextIO) -> None:
-    """Log records go nowhere visible (stdio is /dev/null); warnings are not turned into output either."""
-    import logging
-
-    logging.basicConfig(stream=stream, level=logging.CRITICAL)
-
-
 def main() -> None:
     """Serve this environment's database until the server should exit (module docstring)."""
     folder, db = resident.served(os.environ)
@@ -418,7 +410,6 @@ def main() -> None:
     if resident.switched_off(os.environ) or not server.claim():
         return
     try:
-        _quiet_logging(sys.stderr)
         from memesh.app import resident as app_resident
 
         try:
