@@ -205,7 +205,7 @@ def start(*, replacing: bool = False) -> None:
             ],
             setsid=True,
         )
-    except OSError:
+    except (OSError, NotImplementedError):  # a system without setsid for posix_spawn starts none
         pass
 
 
