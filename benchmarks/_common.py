@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 import sqlite3
 import statistics
@@ -22,6 +23,10 @@ from memesh.store.open import Store
 from memesh.store.sqlite import SqliteStore, open_store
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# Every benchmark measures processes as they run with no resident MeMesh server (issue 36) unless it asks for one
+# (side_by_side.py --warm): a cold command would otherwise start one, and the next would be answered by it.
+os.environ.setdefault("MEMESH_DAEMON", "0")
 
 
 def call(

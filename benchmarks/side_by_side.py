@@ -72,6 +72,8 @@ class Side:
     hook: list[str] | None
     env: dict[str, str]
     samples: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # figure → (wall, cpu) per run
+    warm: bool = False  # `--warm`: the figures through the resident server too (ours only)
+    server: int | None = None  # the resident server's process id, while it runs
 
 
 def home_env(folder: Path) -> dict[str, str]:
@@ -83,9 +85,56 @@ def home_env(folder: Path) -> dict[str, str]:
         "MEMESH_DIR": str(home / ".memesh"),
         "MEMESH_DB_PATH": str(home / ".memesh" / "knowledge-graph.db"),
         "CLAUDECODE": "1",
+        # The cold figures are cold: no resident server answers them or is started by them (`--warm` adds the
+        # figures through one).
+        "MEMESH_DAEMON": "0",
     }
     env.pop("MEMESH_DATABASE_URL", None)
     return env
+
+
+# The figures `--warm` adds (ours only): the same commands answered by the resident server (MEMESH_DAEMON), and a
+# hybrid-mode recall both ways. Each maps to (cold figure it repeats, environment added).
+WARM = {"MEMESH_DAEMON": "1", "MEMESH_DAEMON_IDLE_S": "3600"}
+HYBRID = {"MEMESH_RECALL_MODE": "hybrid"}
+WARM_CASES = {
+    "cli_recall_warm": ("cli_recall", WARM),
+    "cli_remember_warm": ("cli_remember", WARM),
+    "briefing_warm": ("briefing", WARM),
+    "hook_pre_edit_warm": ("hook_pre_edit_cold", WARM),
+    "cli_recall_hybrid": ("cli_recall", HYBRID),
+    "cli_recall_hybrid_warm": ("cli_recall", {**WARM, **HYBRID}),
+}
+
+
+def resident_pid(env: dict[str, str]) -> int | None:
+    from memesh import resident
+
+    return resident.running_pid(*resident.served(env))
+
+
+def start_resident(env: dict[str, str], cwd: Path) -> int:
+    """The resident server of `env`'s database, started by a cold call and waited for; its process id."""
+    from memesh import resident
+    from memesh.transports.resident import server
+
+    warm = {**env, **WARM}
+    subprocess.run([str(BIN / "memesh"), "stats"], env=warm, cwd=cwd, capture_output=True, check=True)
+    path = resident.socket_path(*resident.served(warm))
+    deadline = time.monotonic() + 120
+    while not (resident_pid(warm) and Path(path).exists() and server._answers(path)):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the resident server did not start")
+        time.sleep(0.1)
+    pid = resident_pid(warm)
+    assert pid is not None
+    return pid
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) process `pid` has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def seed(env: dict[str, str], project: str, n: int) -> None:
@@ -172,8 +221,8 @@ def count_round(sides: Sequence[Side], project_dir: Path, bundle: Path) -> dict[
         for figure, case in cases(side, project_dir, bundle).items():
             if case is None or figure in ("export_stdout", "plain_json_dump"):
                 continue  # export's goal is a ratio of times to json.dump's, not to the floor
-            command, stdin = case
-            count = instructions(command, side.env, project_dir, stdin)
+            command, stdin, env = case
+            count = instructions(command, env, project_dir, stdin)
             base = floor["system_python3_pass"] if figure == "hook_pre_edit_cold" else floor["python_pass"]
             row = figures.setdefault(figure, {})
             row[side.label] = {"instructions": count, "x_floor": round(count / base, 2)}
@@ -265,18 +314,24 @@ def plain_dump_command(bundle: Path) -> list[str]:
     return [sys.executable, "-c", code, str(bundle)]
 
 
-def cases(side: Side, project_dir: Path, bundle: Path) -> dict[str, tuple[list[str], bytes] | None]:
+def cases(side: Side, project_dir: Path, bundle: Path) -> dict[str, tuple[list[str], bytes, dict[str, str]] | None]:
     """Each figure's command and stdin; None where the side has no such command (the plain json.dump is one
     figure, timed on our side only)."""
     hook = [*side.hook, "pre-tool-use"] if side.hook else None
-    return {
-        "cli_recall": ([*side.cli, "recall", "auth", "--json"], b""),
-        "cli_remember": ([*side.cli, "remember", "side by side: a note the benchmark stores", "--json"], b""),
-        "briefing": ([*side.cli, "briefing"], b""),
-        "export_stdout": ([*side.cli, "export"], b""),
-        "plain_json_dump": (plain_dump_command(bundle), b"") if side.label == "ours" else None,
-        "hook_pre_edit_cold": (hook, pre_edit_payload(project_dir)) if hook else None,
+    env = side.env
+    found: dict[str, tuple[list[str], bytes, dict[str, str]] | None] = {
+        "cli_recall": ([*side.cli, "recall", "auth", "--json"], b"", env),
+        "cli_remember": ([*side.cli, "remember", "side by side: a note the benchmark stores", "--json"], b"", env),
+        "briefing": ([*side.cli, "briefing"], b"", env),
+        "export_stdout": ([*side.cli, "export"], b"", env),
+        "plain_json_dump": (plain_dump_command(bundle), b"", env) if side.label == "ours" else None,
+        "hook_pre_edit_cold": (hook, pre_edit_payload(project_dir), env) if hook else None,
     }
+    if side.warm:
+        for figure, (cold, added) in WARM_CASES.items():
+            case = found[cold]
+            found[figure] = None if case is None else (case[0], case[1], {**env, **added})
+    return found
 
 
 def run_round(sides: Sequence[Side], project_dir: Path, bundle: Path, floor: dict[str, list[float]]) -> None:
@@ -287,9 +342,12 @@ def run_round(sides: Sequence[Side], project_dir: Path, bundle: Path, floor: dic
         for figure, case in cases(side, project_dir, bundle).items():
             if case is None:
                 continue
-            command, stdin = case
-            wall, cpu, _ = timed(command, side.env, project_dir, stdin)
+            command, stdin, env = case
+            before = process_cpu(side.server) if side.server and figure.endswith("_warm") else None
+            wall, cpu, _ = timed(command, env, project_dir, stdin)
             side.samples.setdefault(figure, []).append((wall, cpu))
+            if before is not None and side.server is not None:  # what the server spent answering it
+                side.samples.setdefault(figure + "_server", []).append((0.0, process_cpu(side.server) - before))
         if side.mcp:
             first_call, whole = mcp_session(side.mcp, side.env, project_dir)
             side.samples.setdefault("mcp_first_tool_call", []).append((first_call, 0.0))
@@ -305,7 +363,7 @@ def summary(sides: Sequence[Side], floor: dict[str, float]) -> dict[str, Any]:
             row = figures.setdefault(figure, {})
             row[side.label] = {
                 "median_ms": ms(wall),
-                "cpu_median_ms": ms(median([cpu for _, cpu in samples])) if samples[0][1] else None,
+                "cpu_median_ms": ms(median([cpu for _, cpu in samples])) if any(cpu for _, cpu in samples) else None,
                 "x_floor": round(wall / base, 2),
             }
     for figure, row in figures.items():
@@ -325,14 +383,21 @@ def print_table(figures: dict[str, Any], floor: dict[str, float]) -> None:
         f"floor: python -c pass {ms(floor['python_pass'])} ms, system python3 -c pass "
         f"{ms(floor['system_python3_pass'])} ms"
     )
-    print(f"{'figure':22} {'ours ms':>9} {'×floor':>7} {'theirs ms':>10} {'×floor':>7} {'ours÷theirs':>12}  goal")
+    print(
+        f"{'figure':29} {'ours ms':>9} {'×floor':>7} {'ours CPU':>9} {'theirs ms':>10} {'×floor':>7} "
+        f"{'ours÷theirs':>12}  goal"
+    )
     for figure, row in figures.items():
         ours, theirs = row.get("ours"), row.get("theirs")
         goal = f"≤ {row['goal_x_floor']}× floor" if "goal_x_floor" in row else ""
         if "ours_over_plain_json_dump" in row:
             goal = f"{row['ours_over_plain_json_dump']}× plain json.dump (goal ≤ 1.5×)"
+        if figure.endswith("_server"):
+            goal = "CPU the resident server spent on the request"
+        cpu = ours.get("cpu_median_ms") if ours else None
         print(
-            f"{figure:22} {ours['median_ms'] if ours else '-':>9} {ours['x_floor'] if ours else '-':>7} "
+            f"{figure:29} {ours['median_ms'] if ours else '-':>9} {ours['x_floor'] if ours else '-':>7} "
+            f"{cpu if cpu is not None else '-':>9} "
             f"{theirs['median_ms'] if theirs else '-':>10} {theirs['x_floor'] if theirs else '-':>7} "
             f"{row.get('ours_over_theirs', '-'):>12}  {goal}"
         )
@@ -355,6 +420,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--instructions", action="store_true", help="count instructions under callgrind (load-independent) instead"
     )
+    parser.add_argument(
+        "--warm", action="store_true", help="add our figures through the resident server, and hybrid-mode recall"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="memesh-side-") as scratch:
         folder = Path(scratch)
@@ -370,32 +438,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         bundle = folder / "bundle.json"
         export = [str(BIN / "memesh"), "export", "--limit", str(max(args.n, 1000)), "-o", str(bundle)]
         subprocess.run(export, env=ours_env, cwd=project_dir, check=True)  # all of them: --vs imports this bundle
-        sides = [Side("ours", [str(BIN / "memesh")], [str(BIN / "memesh-mcp")], our_hook(), ours_env)]
-        if args.vs:
-            theirs_env = home_env(folder / "theirs")
-            cli = shlex.split(args.vs)
-            subprocess.run([*cli, "import", str(bundle)], env=theirs_env, cwd=project_dir, check=True)
-            mcp = shlex.split(args.vs_mcp) if args.vs_mcp else None
-            hook = shlex.split(args.vs_hook) if args.vs_hook else None
-            sides.append(Side("theirs", cli, mcp, hook, theirs_env))
-        # One unmeasured round first: the page cache, bytecode and each side's own caches.
-        run_round(sides, project_dir, bundle, {})
-        if args.instructions:
-            counted = count_round(sides, project_dir, bundle)
-            if args.json:
-                emit_json({"machine": machine(), "n": args.n, **counted})
-            else:
-                print(machine_line())
-                print(f"n = {args.n:,}, instructions counted by callgrind (the same under any load)")
-                print_counts(counted)
-            return 0
-        for side in sides:
-            side.samples.clear()
-        floor_samples: dict[str, list[float]] = {}
-        for _ in range(args.runs):
-            run_round(sides, project_dir, bundle, floor_samples)
-        floor = {name: median(samples) for name, samples in floor_samples.items()}
-        figures = summary(sides, floor)
+        sides = [Side("ours", [str(BIN / "memesh")], [str(BIN / "memesh-mcp")], our_hook(), ours_env, warm=args.warm)]
+        if args.warm:
+            sides[0].server = start_resident(ours_env, project_dir)
+        try:
+            return measured(args, sides, folder, project_dir, bundle)
+        finally:
+            if sides[0].server is not None:
+                os.kill(sides[0].server, 15)
+
+
+def measured(args: argparse.Namespace, sides: list[Side], folder: Path, project_dir: Path, bundle: Path) -> int:
+    """The figures of `sides` (timed, or counted with --instructions), printed."""
+    if args.vs:
+        theirs_env = home_env(folder / "theirs")
+        cli = shlex.split(args.vs)
+        subprocess.run([*cli, "import", str(bundle)], env=theirs_env, cwd=project_dir, check=True)
+        mcp = shlex.split(args.vs_mcp) if args.vs_mcp else None
+        hook = shlex.split(args.vs_hook) if args.vs_hook else None
+        sides.append(Side("theirs", cli, mcp, hook, theirs_env))
+    # One unmeasured round first: the page cache, bytecode and each side's own caches.
+    run_round(sides, project_dir, bundle, {})
+    if args.instructions:
+        counted = count_round(sides, project_dir, bundle)
+        if args.json:
+            emit_json({"machine": machine(), "n": args.n, **counted})
+        else:
+            print(machine_line())
+            print(f"n = {args.n:,}, instructions counted by callgrind (the same under any load)")
+            print_counts(counted)
+        return 0
+    for side in sides:
+        side.samples.clear()
+    floor_samples: dict[str, list[float]] = {}
+    for _ in range(args.runs):
+        run_round(sides, project_dir, bundle, floor_samples)
+    floor = {name: median(samples) for name, samples in floor_samples.items()}
+    figures = summary(sides, floor)
     load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
     if args.json:
         emit_json({"machine": machine(), "load": load, "n": args.n, "floor_ms": floor, "figures": figures})

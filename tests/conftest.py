@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,6 +48,17 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     # What fails the run is a write the suite's own processes recorded (tests/isolation.py); a difference in the
     # listing alone may be the user's own MeMesh working beside the run, and is only reported.
     writes = isolation.suite_writes()
+    # Resident servers a test left running (the suite runs with MEMESH_DAEMON=0; a test that turns it on stops
+    # what it starts): stopped here, and reported, so a run never leaves servers behind.
+    roots = [os.environ.get(isolation.SESSION_ROOT, "") or "/nonexistent"]
+    with contextlib.suppress(AttributeError, OSError):
+        factory = getattr(session.config, "_tmp_path_factory", None)  # pytest's tmp_path root, when it made one
+        if factory is not None:
+            roots.append(str(factory.getbasetemp()))
+    strays = isolation.stray_residents(roots)
+    for pid in strays:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
     isolation.remove_session_root()
     after = isolation.listings()
     notes: list[str] = []
@@ -54,8 +67,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         if changed:
             notes += [f"note: {folder} changed during the run, by no Python process of the suite:", *changed[:20]]
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None and (notes or writes):
+    if reporter is not None and (notes or writes or strays):
         reporter.ensure_newline()
+        if strays:
+            reporter.write_line(f"resident servers left running by tests, stopped: {strays}", yellow=True)
         if writes:
             wrote = ["the test session wrote to the real .memesh:", *writes[:20]]
             reporter.write_line("\n".join(wrote), red=True, bold=True)

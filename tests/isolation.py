@@ -86,6 +86,10 @@ def isolate(worker: str) -> Path:
     os.environ.update(paths_under(home))
     # No test reaches the package index: servers started by tests (and their children) skip the update check.
     os.environ["MEMESH_UPDATE_CHECK"] = "0"
+    # No resident server (issue 36): a cold CLI command or hook would otherwise start one per test's database and
+    # leave hundreds behind. The resident server's own tests (tests/transports/resident/) turn it on, and stop
+    # every server they start.
+    os.environ["MEMESH_DAEMON"] = "0"
     # One local author for every process the suite starts (issue 32): otherwise it would be git's user.email of
     # whichever HOME a test gives its child, and two servers compared answer for answer would differ by it.
     os.environ["MEMESH_AUTHOR"] = TEST_AUTHOR
@@ -147,3 +151,34 @@ def changes(before: Listing, after: Listing) -> list[str]:
 
 def remove_session_root() -> None:
     shutil.rmtree(os.environ[SESSION_ROOT], ignore_errors=True)
+
+
+RESIDENT_MODULE = b"memesh.transports.resident"
+
+
+def stray_residents(roots: list[str]) -> list[int]:
+    """Resident servers (issue 36) of this interpreter whose MeMesh folder or home lies under one of `roots` (the
+    session's own folder and pytest's temporary folder), or that inherited this session's environment: what a test
+    started and did not stop. The suite turns the server off (MEMESH_DAEMON=0) and the resident server's tests stop
+    each one they start, so any found is a test's leak."""
+    import sys
+
+    session = os.environ.get(SESSION_ROOT, "").encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            if RESIDENT_MODULE not in command or os.fsdecode(command[0]) != sys.executable:
+                continue
+            environ = dict(
+                item.split(b"=", 1) for item in (entry / "environ").read_bytes().split(b"\0") if b"=" in item
+            )
+        except (OSError, ValueError):
+            continue
+        places = [os.fsdecode(environ.get(name, b"")) for name in (b"MEMESH_DIR", b"HOME", b"MEMESH_DB_PATH")]
+        inherited = bool(session) and environ.get(SESSION_ROOT.encode()) == session
+        if inherited or any(place and place.startswith(tuple(roots)) for place in places):
+            found.append(int(entry.name))
+    return found

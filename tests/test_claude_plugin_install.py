@@ -105,6 +105,7 @@ def test_claude_code_installs_the_payload_alone_and_a_session_right_after_has_th
 def session(api: StandIn, home: Path, cwd: Path) -> None:
     """One `claude -p` session against the stand-in, with the plugin's recall tool allowed."""
     env = {
+        "MEMESH_DAEMON": "0",
         "PATH": "/usr/bin:/bin",
         "HOME": str(home),
         "CLAUDE_CONFIG_DIR": str(home / ".claude"),

@@ -25,7 +25,7 @@ CLI_WRITES = 10
 
 
 def _env(db: Path, backend: Backend) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MEMESH_")}
+    env = {key: value for key, value in os.environ.items() if (not key.startswith("MEMESH_") or key == "MEMESH_DAEMON")}
     env["MEMESH_DB_PATH"] = str(db)
     if backend.postgres:
         env["MEMESH_DATABASE_URL"] = str(backend.target(db))
@@ -162,5 +162,5 @@ def test_an_import_killed_midway_leaves_a_sound_database_holding_none_of_it(tmp_
 
 @pytest.fixture(autouse=True)
 def _no_memesh_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in [key for key in os.environ if key.startswith("MEMESH_")]:
+    for key in [key for key in os.environ if key.startswith("MEMESH_") and key != "MEMESH_DAEMON"]:
         monkeypatch.delenv(key)

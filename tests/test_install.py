@@ -51,7 +51,7 @@ def tool_names(bin_dir: Path, tmp_path: Path) -> list[str]:
     """The tools `memesh-mcp` from `bin_dir` lists to the mcp SDK's client over stdio."""
     params = StdioServerParameters(
         command=str(bin_dir / "memesh-mcp"),
-        env={"MEMESH_DB_PATH": str(tmp_path / "knowledge-graph.db")},
+        env={"MEMESH_DAEMON": "0", "MEMESH_DB_PATH": str(tmp_path / "knowledge-graph.db")},
         cwd=str(tmp_path),
     )
 

@@ -71,7 +71,12 @@ def assert_the_three_commands_work(bin_dir: Path, tmp_path: Path) -> None:
     for command in COMMANDS:
         assert (bin_dir / command).is_file(), command
     assert tool_names(bin_dir, tmp_path) == [tool.name for tool in TOOLS]
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home"), "MEMESH_DIR": str(tmp_path / "home" / ".memesh")}
+    env = {
+        "MEMESH_DAEMON": "0",
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path / "home"),
+        "MEMESH_DIR": str(tmp_path / "home" / ".memesh"),
+    }
     version = subprocess.run(
         [str(bin_dir / "memesh"), "--version"], env=env, capture_output=True, text=True, check=False
     )

@@ -65,7 +65,12 @@ async def test_the_claude_plugin_mcp_entry_starts_this_server(tmp_path: Path) ->
     params = StdioServerParameters(
         command=command,
         args=entry["args"],
-        env={"CLAUDE_PLUGIN_ROOT": str(REPO), "MEMESH_DB_PATH": str(tmp_path / "db"), "PATH": os.environ["PATH"]},
+        env={
+            "MEMESH_DAEMON": "0",
+            "CLAUDE_PLUGIN_ROOT": str(REPO),
+            "MEMESH_DB_PATH": str(tmp_path / "db"),
+            "PATH": os.environ["PATH"],
+        },
         cwd=str(tmp_path),
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -82,7 +87,7 @@ def test_the_hook_launcher_never_blocks_when_nothing_is_installed(tmp_path: Path
     done = subprocess.run(
         [str(bare / "bin" / "memesh-hook"), "session-start"],
         input=b'{"session_id": "s"}',
-        env={"CLAUDE_PLUGIN_ROOT": str(bare), "PATH": "/usr/bin:/bin"},
+        env={"MEMESH_DAEMON": "0", "CLAUDE_PLUGIN_ROOT": str(bare), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         check=False,
     )

@@ -42,7 +42,7 @@ class Outcome:
 
 def _environment(tmp_path: Path, url: str) -> dict[str, str]:
     home = tmp_path / "home"
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MEMESH_")}
+    env = {key: value for key, value in os.environ.items() if (not key.startswith("MEMESH_") or key == "MEMESH_DAEMON")}
     env.update(
         HOME=str(home),
         MEMESH_DIR=str(home / ".memesh"),

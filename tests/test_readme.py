@@ -167,7 +167,7 @@ def reader(tmp_path: Path) -> Iterator[Reader]:
     notes = home / ".claude" / "projects" / SLUG / "memory"
     notes.mkdir(parents=True)
     (notes / "deploy.md").write_text(NOTE, encoding="utf-8")
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MEMESH_")}
+    env = {key: value for key, value in os.environ.items() if (not key.startswith("MEMESH_") or key == "MEMESH_DAEMON")}
     env.update(HOME=str(home), PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}", PYTHONIOENCODING="utf-8")
     machine = Reader(folder, home, env, substitutions={"<slug>": SLUG})
     try:

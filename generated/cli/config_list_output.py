@@ -31,6 +31,10 @@ class Stored(TypedDict, closed=True):
     """
     setupCompleted as stored.
     """
+    daemon: NotRequired[Any]
+    """
+    daemon as stored.
+    """
     recallMode: NotRequired[Any]
     """
     recallMode as stored.

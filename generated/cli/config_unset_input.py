@@ -11,7 +11,7 @@ class ConfigUnsetInput(TypedDict, closed=True):
     `memesh config unset <key>`: remove one stored setting (its default, or an environment variable, applies again).
     """
 
-    key: Literal["autoCapture", "autoUpdate", "briefing", "sessionLimit", "setupCompleted"]
+    key: Literal["autoCapture", "autoUpdate", "briefing", "daemon", "sessionLimit", "setupCompleted"]
     """
     The setting to remove.
     """

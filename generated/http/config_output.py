@@ -38,6 +38,7 @@ class Stored(TypedDict, closed=True):
     autoUpdate: NotRequired[Literal["off", "patch", "minor", "major"]]
     sessionLimit: NotRequired[float]
     setupCompleted: NotRequired[bool]
+    daemon: NotRequired[bool]
     briefing: NotRequired[Any]
     """
     Whatever JSON value is stored: only writes are checked against the three levels.

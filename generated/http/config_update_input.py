@@ -28,6 +28,10 @@ class ConfigUpdate(TypedDict, closed=True):
     """
     How much the session-start briefing assembles.
     """
+    daemon: NotRequired[bool]
+    """
+    Whether `memesh` and `memesh-hook` use (and start) the resident MeMesh server that keeps MeMesh loaded between short processes (on unless false; MEMESH_DAEMON=0 turns it off too). Additive: absent from the reference.
+    """
     recallMode: NotRequired[Literal["fts", "broad", "hybrid"]]
     """
     How recall finds memories: `fts` the keyword rules of the reference (default), `broad` any of the question's content words, `hybrid` broad fused with a local semantic signal (needs memesh[semantic]). MEMESH_RECALL_MODE wins over it.

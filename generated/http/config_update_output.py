@@ -15,6 +15,7 @@ class StoredConfig(TypedDict, closed=True):
     autoUpdate: NotRequired[Literal["off", "patch", "minor", "major"]]
     sessionLimit: NotRequired[float]
     setupCompleted: NotRequired[bool]
+    daemon: NotRequired[bool]
     briefing: NotRequired[Any]
     """
     Whatever JSON value is stored: only writes are checked against the three levels.

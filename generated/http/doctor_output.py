@@ -9,7 +9,7 @@ from typing_extensions import TypedDict
 class Check(TypedDict, closed=True):
     id: str
     """
-    install, plugin-cache-<host>, mcp-connection-claude-code (only while Claude Code skips MeMesh's server after a failed connection), database, adoption (a database adopted from the TypeScript MeMesh only), vectors (recall mode hybrid only), config, hooks or capture-liveness.
+    install, plugin-cache-<host>, mcp-connection-claude-code (only while Claude Code skips MeMesh's server after a failed connection), database, adoption (a database adopted from the TypeScript MeMesh only), vectors (recall mode hybrid only), config, daemon (the resident server: running, off or not started), hooks or capture-liveness.
     """
     title: str
     status: Literal["pass", "warn", "fail"]

@@ -52,6 +52,12 @@ class InstallFactory(ResourceCore):
 
         return install_id()
 
+    def resident_state(self) -> str:
+        """What the resident server of this database is doing: running, off or not started (memesh.resident)."""
+        from memesh import resident
+
+        return resident.state(self.settings.environment)
+
     def hook_records(self) -> list[dict[str, Any]]:
         """The newest hook-outcome records beside the database, oldest first."""
         from memesh.adapters.hook_outcomes import FILENAME, read_records

@@ -30,6 +30,8 @@ CALL_TIME_MODULES = (
     "memesh.adapters.project_git",
     "memesh.core.type_hints",
     "memesh.adapters.hook_outcomes",
+    "memesh.resident",  # doctor's `daemon` row (and fcntl, which it imports when it reads the lock)
+    "fcntl",
 )
 
 

@@ -39,7 +39,7 @@ def readable(stored: Mapping[str, Any]) -> dict[str, Any]:
         if key not in stored:
             continue
         value = stored[key]
-        if key in ("autoCapture", "setupCompleted") and not isinstance(value, bool):
+        if key in ("autoCapture", "setupCompleted", "daemon") and not isinstance(value, bool):
             continue
         if key == "autoUpdate" and value not in AUTO_UPDATE:
             continue

@@ -63,6 +63,7 @@ class DoctorResources(Protocol):
     def mcp_failures(self) -> list[plugin_cache.CachedFailure]: ...
     def forget_mcp_failures(self) -> str | None: ...
     def vector_model(self) -> str | None: ...
+    def resident_state(self) -> str: ...
 
 
 def _check(check_id: str, title: str, status: str, detail: str, **extra: Any) -> dict[str, Any]:
@@ -336,6 +337,7 @@ def _suite(uses: DoctorResources, now: datetime) -> dict[str, Any]:
         *adoption,
         *vectors,
         _config(uses.config_file),
+        _check("daemon", "Resident server", "pass", uses.resident_state()),
         _hooks(uses.claude_settings, records, now, uses.plugin_caches()),
         _host(uses, host_setup.COPILOT),
         _host(uses, host_setup.CURSOR),

@@ -328,7 +328,23 @@ class PgConnection:
     def close(self) -> None:
         with suppress(Exception):  # a write sent last: its answer read, so the server is not left mid-reply
             self.settle()
+        if self.kept_in is not None:  # the resident server's: handed back, connected, for its next request
+            with suppress(Exception):
+                if not self._raw.closed and self._raw.info.transaction_status != _idle():
+                    self._raw.rollback()  # a call that failed inside a transaction leaves nothing half-done
+            self.kept_in.append(self)
+            return
         self._raw.close()
+
+    # Set by `postgres_open.keep_connections` (the resident server): `close` hands the connection back to this list
+    # instead of closing it; `release` closes it for good.
+    kept_in: list[PgConnection] | None = None
+
+    def release(self) -> None:
+        """Close the connection, kept or not."""
+        self.kept_in = None
+        with suppress(Exception):
+            self._raw.close()
 
 
 def _idle() -> Any:

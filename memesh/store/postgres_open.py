@@ -73,10 +73,43 @@ FROM (SELECT CASE %(mode)s WHEN 'transaction' THEN true WHEN 'session' THEN fals
 """
 
 
+# The resident server's connections kept between its requests (`keep_connections`): by store kind, URL and budget,
+# those connected and not in use. None in every other process, whose stores close their connections.
+_KEPT: dict[tuple[type[Any], str, Budget], list[PgConnection]] | None = None
+
+
+def keep_connections() -> None:
+    """From now on a store's connection, once closed, stays connected for the next store of the same kind, URL and
+    budget (the resident server: its PostgreSQL connections outlive each request; a connection that broke meanwhile
+    is replaced on its next use, `PgConnection`'s reconnect)."""
+    global _KEPT  # noqa: PLW0603 (one switch for the process, set once by the resident server)
+    if _KEPT is None:
+        _KEPT = {}
+
+
+def close_kept() -> None:
+    """Close every kept connection (the resident server, as it exits)."""
+    kept = _KEPT or {}
+    for idle in kept.values():
+        while idle:
+            idle.pop().release()
+
+
 def open_as(kind: type[S], url: str, budget: Budget = SERVER) -> S:
     """Connect to the database at `url`, migrate it and give it as a `kind` (the whole PostgresStore, or the hooks'
     lean one), which reconnects by itself when its connection breaks; StoreError (naming no host or password) when
-    it will not."""
+    it will not. In the resident server, a kept connection of the same kind, URL and budget is used again (it was
+    migrated when it was opened)."""
+    idle = None if _KEPT is None else _KEPT.setdefault((kind, url, budget), [])
+    if idle:
+        return kind(idle.pop())
+    store = _opened(kind, url, budget)
+    if idle is not None:
+        store.conn.kept_in = idle
+    return store
+
+
+def _opened(kind: type[S], url: str, budget: Budget) -> S:
     from memesh.store.errors import translate_postgres
 
     try:

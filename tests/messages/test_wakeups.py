@@ -35,7 +35,11 @@ PROMPT_S = 1.0  # a woken poll answers well inside the safety tick (SAFETY_S), w
 
 def _env(tmp_path: Path, url: str) -> dict[str, str]:
     home = tmp_path / "home"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMESH_") or k == "MEMESH_UPDATE_CHECK"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if (not k.startswith("MEMESH_") or k == "MEMESH_DAEMON") or k == "MEMESH_UPDATE_CHECK"
+    }
     env.update(HOME=str(home), MEMESH_DIR=str(home / ".memesh"), MEMESH_DATABASE_URL=url)
     return env
 

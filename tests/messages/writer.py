@@ -33,7 +33,8 @@ def over_mcp(db: str, keys: list[str]) -> list[tuple[str, str, str]]:
 
     shared = {key: os.environ[key] for key in ("MEMESH_DATABASE_URL",) if key in os.environ}  # PostgreSQL's
     server = StdioServerParameters(
-        command=str(Path(sys.executable).with_name("memesh-mcp")), env={"MEMESH_DB_PATH": db, **shared}
+        command=str(Path(sys.executable).with_name("memesh-mcp")),
+        env={"MEMESH_DAEMON": "0", "MEMESH_DB_PATH": db, **shared},
     )
 
     async def go() -> list[tuple[str, str, str]]:

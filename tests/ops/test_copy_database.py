@@ -198,7 +198,7 @@ def test_the_cli_copies_and_says_what_it_copied(tmp_path: Path, pg_url: str, ctx
     store = open_store(source)
     _fill(store, ctx)
     store.close()
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MEMESH_")}
+    env = {key: value for key, value in os.environ.items() if (not key.startswith("MEMESH_") or key == "MEMESH_DAEMON")}
     env.update({"MEMESH_DIR": str(tmp_path / "home"), "MEMESH_UPDATE_CHECK": "0"})
     secret_url = pg_url.replace("memesh@", "memesh:hunter2@")
     done = subprocess.run(

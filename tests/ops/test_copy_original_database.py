@@ -120,7 +120,11 @@ def test_the_cli_copies_the_originals_file_as_a_user_types_it(tmp_path: Path) ->
     original = tmp_path / "original" / "knowledge-graph.db"
     original.parent.mkdir()
     shutil.copyfile(FIXTURES / "knowledge-graph.db", original)
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MEMESH_") and key != "HOME"}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if (not key.startswith("MEMESH_") or key == "MEMESH_DAEMON") and key != "HOME"
+    }
     env.update({"HOME": str(tmp_path), "MEMESH_UPDATE_CHECK": "0"})
     target = tmp_path / ".memesh" / "knowledge-graph.db"
     done = subprocess.run(

@@ -109,6 +109,7 @@ def _cli_send(env: dict[str, str], project: str, key: str, payload: str, *extra:
 
 def test_principal_messages_reach_only_the_eligible_live_session(folder: Path, backend: Backend) -> None:
     env = {
+        "MEMESH_DAEMON": "0",
         **os.environ,
         "MEMESH_DIR": str(folder),
         "MEMESH_DB_PATH": str(folder / "k.db"),

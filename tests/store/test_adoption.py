@@ -227,7 +227,11 @@ def test_a_file_whose_entities_table_another_program_made_is_refused_and_left_as
 
 
 def _environment(home: Path, **extra: str) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MEMESH_") and key != "HOME"}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if (not key.startswith("MEMESH_") or key == "MEMESH_DAEMON") and key != "HOME"
+    }
     env.update({"HOME": str(home), "MEMESH_UPDATE_CHECK": "0", "PYTHONIOENCODING": "utf-8", **extra})
     return env
 

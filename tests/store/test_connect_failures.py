@@ -120,7 +120,9 @@ def test_doctor_names_each_connect_failure_by_its_reason_and_never_the_user(serv
 
 def _doctor_database_row(url: str, tmp_path: Path) -> dict[str, Any]:
     """doctor --json as a person runs it, with MEMESH_DATABASE_URL set; its Database row."""
-    environ = {name: value for name, value in os.environ.items() if not name.startswith("MEMESH_")}
+    environ = {
+        name: value for name, value in os.environ.items() if (not name.startswith("MEMESH_") or name == "MEMESH_DAEMON")
+    }
     environ.update(MEMESH_DATABASE_URL=url, MEMESH_DIR=str(tmp_path / "memesh"), HOME=str(tmp_path))
     done = subprocess.run(
         [str(Path(sys.executable).parent / "memesh"), "doctor", "--json"],

@@ -52,7 +52,11 @@ class Team:
 
     def memesh(self, role: str, *argv: str, home: Path) -> subprocess.CompletedProcess[str]:
         """The installed `memesh` as that member types it, with MEMESH_DATABASE_URL naming the team's database."""
-        environ = {name: value for name, value in os.environ.items() if not name.startswith("MEMESH_")}
+        environ = {
+            name: value
+            for name, value in os.environ.items()
+            if (not name.startswith("MEMESH_") or name == "MEMESH_DAEMON")
+        }
         environ.update(MEMESH_DATABASE_URL=self.url(role), MEMESH_DIR=str(home / role), HOME=str(home))
         return subprocess.run(
             [str(Path(sys.executable).parent / "memesh"), *argv],

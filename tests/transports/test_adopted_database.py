@@ -27,7 +27,11 @@ pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="the upstream 4.6.
 
 
 def _environment(home: Path) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MEMESH_") and key != "HOME"}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if (not key.startswith("MEMESH_") or key == "MEMESH_DAEMON") and key != "HOME"
+    }
     env.update({"HOME": str(home), "MEMESH_UPDATE_CHECK": "0", "PYTHONIOENCODING": "utf-8"})
     return env
 

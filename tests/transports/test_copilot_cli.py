@@ -67,6 +67,7 @@ def test_copilot_cli_loads_the_repositorys_hooks_and_a_guard_stops_the_push(tmp_
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
     (home / ".copilot" / "config.json").write_text(json.dumps({"trusted_folders": [str(repo)]}))
     env = {
+        "MEMESH_DAEMON": "0",
         "PATH": f"{BIN}{os.pathsep}/usr/bin:/bin",
         "HOME": str(home),
         "MEMESH_DIR": str(home / ".memesh"),

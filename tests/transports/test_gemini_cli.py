@@ -74,6 +74,7 @@ class Gemini:
         subprocess.run(["git", "init", "-q", "-b", "main"], cwd=self.repo, check=True)
         self.project = project_for(str(self.repo))
         self.env = {
+            "MEMESH_DAEMON": "0",
             "PATH": f"{BIN}{os.pathsep}/usr/bin:/bin",
             "HOME": str(self.home),
             "MEMESH_UPDATE_CHECK": "0",

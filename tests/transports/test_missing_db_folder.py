@@ -21,7 +21,9 @@ BIN = Path(sys.executable).parent
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     """A clean environment whose HOME is in the test's folder, and a mistyped MEMESH_DB_PATH."""
-    clean = {key: value for key, value in os.environ.items() if not key.startswith("MEMESH_")}
+    clean = {
+        key: value for key, value in os.environ.items() if (not key.startswith("MEMESH_") or key == "MEMESH_DAEMON")
+    }
     clean["HOME"] = str(tmp_path / "home")
     clean["MEMESH_DB_PATH"] = str(tmp_path / "tpyo" / "knowledge-graph.db")
     return clean

@@ -82,7 +82,12 @@ async def _http(home: Path, method: str, path: str) -> httpx.Response:
 
 
 async def _recall(home: Path, query: str) -> dict[str, Any]:
-    env = {"MEMESH_DB_PATH": str(_db(home)), "HOME": str(home), **ENGINES[home].environ(_db(home))}
+    env = {
+        "MEMESH_DAEMON": "0",
+        "MEMESH_DB_PATH": str(_db(home)),
+        "HOME": str(home),
+        **ENGINES[home].environ(_db(home)),
+    }
     params = StdioServerParameters(command=str(BIN / "memesh-mcp"), env=env)
     with (home / "mcp.log").open("a") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:

@@ -9,7 +9,13 @@ each event imports only what it needs. Whatever happens, the hook exits 0 withou
 event's heartbeat first and records one outcome per capture in hook-outcomes.jsonl.
 """
 
+from __future__ import annotations  # free: memesh/__init__.py imported it already
+
 import sys
+
+TYPE_CHECKING = False  # not typing's: a hook's warm path imports nothing it does not need
+if TYPE_CHECKING:
+    from typing import IO
 
 
 def main() -> None:
@@ -31,18 +37,41 @@ def main() -> None:
     except OSError:
         data = b""
     answered = client.delegate(event, data)
+    start = 0
+    if answered is None and event in wire.ANSWER_TIMEOUT_S:  # no memesh-mcp took it: the resident server, if any
+        from memesh.transports.resident import client as resident
+
+        found = resident.ask(b"hook", [event], data, wire.ANSWER_TIMEOUT_S[event])
+        if isinstance(found, tuple):
+            status, output, errors = found
+            _write(sys.stderr, errors)
+            answered = status, output
+        elif isinstance(found, str):
+            answered = found
+        else:
+            start = found
     if isinstance(answered, tuple):
         status, output = answered
-        if output:
-            try:
-                sys.stdout.buffer.write(output)
-                sys.stdout.flush()
-            except OSError:
-                pass
+        _write(sys.stdout, output)
         quick_exit.leave(status)
     from memesh.transports.hooks import runner
 
     if answered is not None:  # the server took the hook and failed: running it again here could write twice
         runner.record_failure(event, answered)
         quick_exit.leave(0)
-    quick_exit.leave(runner.run(event, data, sys.stdout, runner.HookCall.here()))
+    status = runner.run(event, data, sys.stdout, runner.HookCall.here())
+    if start:  # no server answered: one starts for the next hook (unless turned off), once this answer is out
+        _write(sys.stdout, b"")
+        from memesh.transports.resident import client as resident
+
+        resident.start(replacing=start == resident.REPLACE)
+    quick_exit.leave(status)
+
+
+def _write(stream: IO[str], data: bytes) -> None:
+    try:
+        if data:
+            stream.buffer.write(data)  # type: ignore[attr-defined]
+        stream.flush()
+    except (OSError, ValueError):
+        pass

@@ -83,5 +83,10 @@ class Hooks:
 def hooks(memesh_env: Path, tmp_path: Path, backend: Backend) -> Iterator[Hooks]:
     folder = tmp_path / "proj"
     folder.mkdir()
-    env = {"MEMESH_DIR": str(memesh_env.parent), "MEMESH_DB_PATH": str(memesh_env), "CLAUDECODE": "1"}
+    env = {
+        "MEMESH_DAEMON": "0",
+        "MEMESH_DIR": str(memesh_env.parent),
+        "MEMESH_DB_PATH": str(memesh_env),
+        "CLAUDECODE": "1",
+    }
     yield Hooks(memesh_env, folder, env, backend=backend)

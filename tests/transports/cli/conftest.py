@@ -104,7 +104,11 @@ def memesh_process(tmp_path: Path, backend: Backend) -> Process:
     MEMESH_DATABASE_URL beside MEMESH_DB_PATH, whose folder keeps the local files)."""
     home = tmp_path / "home"
     db = home / ".memesh" / "knowledge-graph.db"
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MEMESH_") and key not in ("HOME",)}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if (not key.startswith("MEMESH_") or key == "MEMESH_DAEMON") and key not in ("HOME",)
+    }
     env.update(
         {
             "HOME": str(home),

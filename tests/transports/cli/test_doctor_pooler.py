@@ -21,7 +21,7 @@ BIN = Path(sys.executable).parent
 
 def _database_row(tmp_path: Path, url: str) -> dict[str, Any]:
     home = tmp_path / "home"
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MEMESH_")}
+    env = {key: value for key, value in os.environ.items() if (not key.startswith("MEMESH_") or key == "MEMESH_DAEMON")}
     env.update(
         HOME=str(home),
         MEMESH_DIR=str(home / ".memesh"),

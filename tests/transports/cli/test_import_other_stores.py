@@ -31,7 +31,12 @@ async def _written_by_the_official_server(file: Path) -> None:
         pytest.fail(f"the MCP memory server is not installed at {MEMORY_SERVER}: run `make mcp-memory-server`")
     params = StdioServerParameters(
         command=str(MEMORY_SERVER),
-        env={"PATH": os.environ.get("PATH", ""), "HOME": str(file.parent), "MEMORY_FILE_PATH": str(file)},
+        env={
+            "MEMESH_DAEMON": "0",
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(file.parent),
+            "MEMORY_FILE_PATH": str(file),
+        },
         cwd=str(file.parent),
     )
     with (file.parent / "memory-server.log").open("w", encoding="utf-8") as errlog:

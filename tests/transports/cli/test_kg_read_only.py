@@ -34,7 +34,11 @@ def _unprivileged(argv: list[str]) -> list[str]:
 
 
 def _run(folder: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    env = {"HOME": str(folder.parent / "home"), "MEMESH_DB_PATH": str(folder / "knowledge-graph.db")}
+    env = {
+        "MEMESH_DAEMON": "0",
+        "HOME": str(folder.parent / "home"),
+        "MEMESH_DB_PATH": str(folder / "knowledge-graph.db"),
+    }
     return subprocess.run(
         _unprivileged([str(MEMESH_BIN), "kg", "rename-project", *argv]),
         env={**env, "PATH": str(Path(sys.executable).parent)},

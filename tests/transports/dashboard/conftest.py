@@ -66,7 +66,7 @@ class Server:
 @pytest.fixture
 def server(tmp_path: Path, backend: Backend) -> Iterator[Server]:
     home = tmp_path / "home"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMESH_")}
+    env = {k: v for k, v in os.environ.items() if (not k.startswith("MEMESH_") or k == "MEMESH_DAEMON")}
     db = home / ".memesh" / "knowledge-graph.db"
     env.update(HOME=str(home), MEMESH_DIR=str(home / ".memesh"), MEMESH_DB_PATH=str(db), MEMESH_UPDATE_CHECK="0")
     env.update(backend.environ(db))

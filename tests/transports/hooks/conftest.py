@@ -100,6 +100,7 @@ def hook_env(tmp_path: Path, backend: Backend) -> HookEnv:
     project_dir = tmp_path / "proj"
     project_dir.mkdir(parents=True)
     env = {
+        "MEMESH_DAEMON": "0",
         "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
         "HOME": str(home),
         "MEMESH_DIR": str(home / ".memesh"),

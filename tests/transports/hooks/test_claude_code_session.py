@@ -61,6 +61,7 @@ class Session:
         settings = claude_settings.install("", str(BIN / "memesh-hook")).text
         (self.home / ".claude" / "settings.json").write_text(settings)
         self.env = {
+            "MEMESH_DAEMON": "0",
             "PATH": f"{BIN}{os.pathsep}/usr/bin:/bin",
             "HOME": str(self.home),
             "MEMESH_DB_PATH": str(self.db),
@@ -90,6 +91,7 @@ class Session:
         if not CLAUDE.exists():
             pytest.fail(f"Claude Code's CLI is not installed at {CLAUDE}: run `make claude-code`")
         env = {
+            "MEMESH_DAEMON": "0",
             **self.env,
             "CLAUDE_CONFIG_DIR": str(self.home / ".claude"),
             "ANTHROPIC_BASE_URL": stand_in.url,

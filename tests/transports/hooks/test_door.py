@@ -126,7 +126,12 @@ def test_the_host_is_told_by_what_it_sets_for_its_hooks(host_env: dict[str, str]
 
 
 def test_a_hook_run_by_gemini_cli_is_recorded_as_gemini_clis(memesh_env: Path, tmp_path: Path) -> None:
-    env = {"MEMESH_DIR": str(memesh_env.parent), "MEMESH_DB_PATH": str(memesh_env), **GEMINI_HOOK_ENV}
+    env = {
+        "MEMESH_DAEMON": "0",
+        "MEMESH_DIR": str(memesh_env.parent),
+        "MEMESH_DB_PATH": str(memesh_env),
+        **GEMINI_HOOK_ENV,
+    }
     payload = {"hook_event_name": "BeforeTool", "tool_name": "glob", "tool_input": {"pattern": "*"}}
     _, records = _run("pre-tool-use", payload, env, tmp_path)
     assert [(r["hook"], r["host"], r["reason"]) for r in records] == [("pre-edit", "gemini-cli", "not a file edit")]

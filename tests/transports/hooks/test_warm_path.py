@@ -96,6 +96,7 @@ def twins(tmp_path: Path, backend: Backend) -> tuple[HookEnv, HookEnv]:
         home = tmp_path / name
         db = home / ".memesh" / "knowledge-graph.db"
         env = {
+            "MEMESH_DAEMON": "0",
             "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
             "HOME": str(home),
             "MEMESH_DIR": str(home / ".memesh"),

@@ -22,7 +22,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_doctor_reports_every_check_and_the_capture_evidence(api: Any, home: Path) -> None:
     data = api.ok("GET", "/v1/doctor")
     assert [check["id"] for check in data["checks"]] == [
-        "install", "database", "config", "hooks", "host-copilot-cli", "host-cursor", "capture-liveness",
+        "install", "database", "config", "daemon", "hooks", "host-copilot-cli", "host-cursor", "capture-liveness",
     ]  # fmt: skip
     assert data["status"] in ("PASS", "PASS_WITH_CONCERNS")
     assert set(data["capture"]) == {"status", "hooks", "types", "neverRan", "heartbeats"}

@@ -50,6 +50,7 @@ class ClaudeCode:
         browser.write_text(f'#!/bin/sh\necho "$1" >> {self.opened}\n')
         browser.chmod(0o755)
         self.env = {
+            "MEMESH_DAEMON": "0",
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin:/bin",
             "HOME": str(self.home),
             "CLAUDE_CONFIG_DIR": str(self.home / ".claude"),

@@ -42,7 +42,7 @@ def serve(tmp_path: Path) -> Iterator[Callable[[str], httpx.Client]]:
 
     def launch(database: str) -> httpx.Client:
         home = tmp_path / "home"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MEMESH_")}
+        env = {k: v for k, v in os.environ.items() if (not k.startswith("MEMESH_") or k == "MEMESH_DAEMON")}
         env.update(HOME=str(home), MEMESH_DIR=str(home / ".memesh"), MEMESH_UPDATE_CHECK="0")
         proc = subprocess.Popen(
             [str(MEMESH), "serve", "--port", "0", "--database", database],

@@ -57,7 +57,7 @@ print(json.dumps({"imported": sorted(set(sys.modules) - before), "statuses": sta
 
 def _drive(tmp_path: Path, mode: str) -> dict[str, list[object]]:
     home = tmp_path / "home"
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MEMESH_")}
+    env = {key: value for key, value in os.environ.items() if (not key.startswith("MEMESH_") or key == "MEMESH_DAEMON")}
     env.update(
         HOME=str(home),
         MEMESH_DIR=str(home / ".memesh"),

@@ -159,7 +159,12 @@ class McpHarness:
             command=self.command[0],
             args=self.command[1:],
             # No update check: the server would otherwise ask the package index and write its cache under HOME.
-            env={"MEMESH_DB_PATH": str(self.db), "MEMESH_UPDATE_CHECK": "0", **self.backend.environ(self.db)},
+            env={
+                "MEMESH_DAEMON": "0",
+                "MEMESH_DB_PATH": str(self.db),
+                "MEMESH_UPDATE_CHECK": "0",
+                **self.backend.environ(self.db),
+            },
             cwd=str(self.folder),
         )
 

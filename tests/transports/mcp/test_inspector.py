@@ -34,7 +34,7 @@ def _run(command: list[str], folder: Path, env: dict[str, str]) -> subprocess.Co
     if not INSPECTOR.exists():
         pytest.fail(f"the MCP Inspector is not installed at {INSPECTOR}: run `make inspector`")
     # The Inspector writes its catalog file under HOME.
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(folder), **env}
+    env = {"MEMESH_DAEMON": "0", "PATH": os.environ.get("PATH", ""), "HOME": str(folder), **env}
     return subprocess.run(
         [str(INSPECTOR), "--cli", *command],
         capture_output=True,
