@@ -12,8 +12,9 @@
 - `hybrid` takes the same keyword candidates and fuses their BM25 score and passage score with a semantic
   similarity computed from stored embeddings (memesh.adapters.embedding): each rescaled to 0..1 over the
   candidates, then mixed 0.55 keyword / 0.15 passage / 0.3 semantic. The fused score is what the five-factor
-  ranking then reads as relevance, as a share of the best one exactly like a BM25 score, so a memory's access
-  counts weigh against it as they weigh against BM25.
+  ranking then reads as relevance, as a share of the best one exactly like a BM25 score; that ranking weighs
+  access frequency 0.03 in hybrid, not 0.18 (memesh.core.scoring.HYBRID_FREQUENCY_WEIGHT), so what earlier recalls
+  returned does not outrank what fits the query better.
 
 What each rule is worth on the dev data, and the rules that lost, is in docs/adr/0006-recall-modes.md.
 """

@@ -13,6 +13,11 @@ RECENCY_SCALE_DAYS = 30.0
 NEUTRAL = 0.5
 # A memory recalled this many times counts as fully frequent; below it, frequency grows with the log of the count.
 FREQUENT_RECALLS = 100
+# Frequency's weight when `hybrid` ranks a query's matches (issue 38); fts, broad and every listing keep 0.18. Each
+# recall counts an access for every memory it returned, so a memory that earlier queries returned gains on one that
+# fits this query better; against hybrid's fused relevance, the full weight let that popularity push better-fitting
+# memories out of the top 5 (docs/adr/0006-recall-modes.md, "Sixth round").
+HYBRID_FREQUENCY_WEIGHT = 0.03
 
 
 @dataclass(frozen=True)
@@ -74,18 +79,25 @@ def relevance(matches: Sequence[tuple[int, float]]) -> dict[int, float]:
     return {entity_id: score / best if best > 0 else 1.0 for entity_id, score in matches}
 
 
-def score(signal: Signals, relevance: float, now: datetime) -> float:
+def score(signal: Signals, relevance: float, now: datetime, frequency_weight: float = WEIGHTS["frequency"]) -> float:
     return (
         WEIGHTS["relevance"] * relevance
         + WEIGHTS["recency"] * recency(signal.last_accessed_at, now)
-        + WEIGHTS["frequency"] * frequency(signal.access_count)
+        + frequency_weight * frequency(signal.access_count)
         + WEIGHTS["confidence"] * signal.confidence
         + WEIGHTS["impact"] * impact(signal.recall_hits, signal.recall_misses)
     )
 
 
-def rank(signals: Sequence[Signals], relevance: Mapping[int, float], now: datetime) -> list[int]:
-    """Candidate ids by descending score; equal scores keep the order they came in (BM25, then recency)."""
-    scored = [(score(s, relevance.get(s.id, NEUTRAL), now), i, s.id) for i, s in enumerate(signals)]
+def rank(
+    signals: Sequence[Signals],
+    relevance: Mapping[int, float],
+    now: datetime,
+    *,
+    frequency_weight: float = WEIGHTS["frequency"],
+) -> list[int]:
+    """Candidate ids by descending score; equal scores keep the order they came in (BM25, then recency).
+    `frequency_weight` replaces frequency's 0.18 (hybrid's matches: HYBRID_FREQUENCY_WEIGHT)."""
+    scored = [(score(s, relevance.get(s.id, NEUTRAL), now, frequency_weight), i, s.id) for i, s in enumerate(signals)]
     scored.sort(key=lambda item: (-item[0], item[1]))
     return [entity_id for _, _, entity_id in scored]

@@ -258,7 +258,9 @@ def recall(uses: RecallUses, request: RecallInput, *, ctx: CallContext) -> Resul
         for e in candidates
     ]
     by_id = {e.id: e for e in candidates}
-    ranked = [by_id[entity_id] for entity_id in scoring.rank(signals, relevance, ctx.now)]
+    # hybrid's matches weigh access frequency less (issue 38); fts, broad and the listing keep the reference's weights
+    weight = scoring.HYBRID_FREQUENCY_WEIGHT if text and mode == "hybrid" else scoring.WEIGHTS["frequency"]
+    ranked = [by_id[entity_id] for entity_id in scoring.rank(signals, relevance, ctx.now, frequency_weight=weight)]
     if text:
         ranked = exact_matches_first(ranked, text)
     ranked = seen_relations(store, ranked[:limit], ctx.caller)  # a member reads no name it may not see

@@ -218,3 +218,30 @@ def test_broad_weighs_a_word_said_in_every_turn_less_than_one_said_once(
     )
     monkeypatch.setenv("MEMESH_RECALL_MODE", "broad")
     assert names(recall(fresh_db, ctx, "Did the kids like the painting?")) == ["weekend", "kids-day", "art"]
+
+
+@pytest.mark.parametrize(
+    "case", [("fts", "billing", 0.18), ("broad", "billing", 0.18), ("hybrid", "billing", 0.03), ("hybrid", "", 0.18)]
+)
+def test_only_hybrids_matches_weigh_access_frequency_less(
+    two_memories: SqliteStore, ctx: CallContext, monkeypatch: pytest.MonkeyPatch, case: tuple[str, str, float]
+) -> None:
+    """Issue 38: hybrid ranks a query's matches with frequency weighed 0.03; fts, broad and the recent listing keep
+    the reference's 0.18, so their answers are the reference's."""
+    from memesh.core import scoring
+
+    mode, query, weight = case
+    if mode == "hybrid" and embedding.missing_reason() is not None:
+        pytest.skip("the semantic extra is not installed")
+    monkeypatch.setenv("MEMESH_RECALL_MODE", mode)
+    seen: list[float] = []
+    real = scoring.rank
+
+    def rank(*args: Any, frequency_weight: float = scoring.WEIGHTS["frequency"]) -> list[int]:
+        seen.append(frequency_weight)
+        return real(*args, frequency_weight=frequency_weight)
+
+    monkeypatch.setattr(scoring, "rank", rank)
+    output: dict[str, Any] = call("recall", two_memories, {"query": query} if query else {}, ctx).unwrap()
+    assert output["entities"]
+    assert seen == [weight]
