@@ -12,6 +12,7 @@ from returns.result import Failure, Result, Success
 
 from memesh import hosts
 from memesh.core.clean import holds_secret, redact
+from memesh.core.lazy_re import LazyPattern
 from memesh.core.storable import map_strings
 from memesh.errors import ErrorCode, MemeshError
 
@@ -24,12 +25,12 @@ QUOTA_ENV: Final = "MEMESH_AGENT_MESSAGE_STORAGE_QUOTA_BYTES"
 NAMEABLE_HOSTS: Final = hosts.NAMEABLE_SESSIONS
 
 # /root, C:\work or C:/work, \\host\share: an absolute filesystem path, never a scope identifier.
-_ABSOLUTE_PATH = re.compile(r"^(?:/|[A-Za-z]:[\\/]|\\\\)")
+_ABSOLUTE_PATH = LazyPattern(r"^(?:/|[A-Za-z]:[\\/]|\\\\)")
 # What cannot be seen at either end of an identifier: whitespace, controls and bidi marks, and the characters that
 # draw nothing (zero-width space and joiners, BOM, soft hyphen, word joiner, …).
 _UNSEEN = "\\s\x00-\x1f\x7f-\x9f\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
-_EDGES = re.compile(f"^[{_UNSEEN}]+|[{_UNSEEN}]+$")
-_INSIDE = re.compile(f"[{_UNSEEN}]")
+_EDGES = LazyPattern(f"^[{_UNSEEN}]+|[{_UNSEEN}]+$")
+_INSIDE = LazyPattern(f"[{_UNSEEN}]")
 _EXAMPLES: Final = {
     "project": "a project ID such as demo~0123456789abcdef0123456789abcdef",
     "recipient": "a logical id such as reviewer",

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import re
-import string
 from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import cache, cached_property
@@ -243,7 +242,9 @@ _DISPATCH: dict[Group, tuple[re.Pattern[str], dict[str, tuple[Rule, ...]]]] = {}
 def _token_bytes() -> bytes:
     """A byte translation: ASCII letters, digits, `_` and `-` to `a`, every other byte to a space."""
     table = bytearray(b" " * 256)
-    for byte in (string.ascii_letters + string.digits + "_-").encode():
+    # Spelled out, not string.ascii_letters: importing `string` compiles Template's pattern (~1.7 M instructions),
+    # and every hook that redacts imports this module.
+    for byte in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-":
         table[byte] = ord("a")
     return bytes(table)
 

@@ -19,6 +19,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def to_storable(text: str) -> str:
     """Lone UTF-16 surrogates (which JSON can carry and SQLite cannot store) become U+FFFD."""
+    if text.isascii():  # no surrogate can be in it, and most text (every key, most values) is ASCII
+        return text
     return _SURROGATE.sub("\ufffd", text)
 
 

@@ -8,8 +8,9 @@ its overlapping character bigrams (`認証方式` → `認証 証方 方式`) be
 
 from __future__ import annotations
 
-import re
 import unicodedata
+
+from memesh.core.lazy_re import LazyPattern
 
 # Han (with extensions and compatibility ideographs), kana (with half-width forms) and Hangul.
 _CJK_CLASS = (
@@ -18,9 +19,9 @@ _CJK_CLASS = (
     "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff"
     "\U00020000-\U0003134f"
 )
-_CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+_CJK_RUN = LazyPattern(f"[{_CJK_CLASS}]+")
 # A word is a run of letters and digits; `_` and every other punctuation mark splits, as in unicode61.
-_WORD = re.compile(r"[^\W_]+")
+_WORD = LazyPattern(r"[^\W_]+")
 
 
 def _bigrams(run: str) -> list[str]:
