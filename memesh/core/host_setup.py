@@ -1,17 +1,17 @@
 """What `memesh setup --host copilot-cli|cursor` writes into those hosts' JSON files, and what doctor reads back. Pure.
 
-Hook entries are MeMesh's by their command (`…memesh-hook <event>`), the MCP server by its name `memesh`: installing
-twice changes nothing, a newer install replaces an older one's path, and every other key and entry stays. A file
-that is not a JSON object is refused (ConfigError) and left as it is.
+Hook entries are MeMesh's by their command (`…memesh-hook <event>`; merged in and out by memesh.core.hook_entries, as
+Claude Code's settings are), the MCP server by its name `memesh`: installing twice changes nothing, a newer install
+replaces an older one's path, and every other key and entry stays. A file that is not a JSON object is refused
+(ConfigError) and left as it is.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-from memesh.records import dataclass
+from memesh.core.hook_entries import Edit, command_of, is_ours, merged, quote
 
 COPILOT = "copilot-cli"
 CURSOR = "cursor"
@@ -31,40 +31,15 @@ HOOKS: dict[str, tuple[tuple[str, str, int | None], ...]] = {
     ),
 }
 SERVER = "memesh"
-_OURS = re.compile(
-    r"memesh-hook[\"']?\s+(session-start|user-prompt-submit|stop|stop-gate|pre-compact|post-tool-use|pre-tool-use)\s*$"
-)
 
 
 class ConfigError(ValueError):
     """The file is not a JSON object (or its `hooks` / `mcpServers` is not an object): refusing to rewrite it."""
 
 
-@dataclass(frozen=True)
-class Edit:
-    text: str
-    changed: bool
-
-
-def _quote(path: str) -> str:
-    return f'"{path}"' if re.search(r"[\s\"'$`\\]", path) else path
-
-
-def _command(entry: Any) -> str | None:
-    if not isinstance(entry, dict):
-        return None
-    found = entry.get("bash", entry.get("command"))
-    return found if isinstance(found, str) else None
-
-
-def is_ours(entry: Any) -> bool:
-    command = _command(entry)
-    return command is not None and bool(_OURS.search(command))
-
-
 def entry(host: str, hook_command: str, event: str, timeout: int | None) -> dict[str, Any]:
     """One hook entry as the host reads it."""
-    command = f"{_quote(hook_command)} {event}"
+    command = f"{quote(hook_command)} {event}"
     if host == COPILOT:
         return {"type": "command", "bash": command, "env": {"MEMESH_HOST": COPILOT}, "timeoutSec": timeout}
     return {"command": command}
@@ -101,33 +76,15 @@ def _dump(doc: dict[str, Any]) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def _without_ours(hooks: dict[str, Any]) -> dict[str, Any]:
-    cleaned: dict[str, Any] = {}
-    for event, entries in hooks.items():
-        if not isinstance(entries, list):
-            cleaned[event] = entries
-            continue
-        kept = [each for each in entries if not is_ours(each)]
-        if kept or not entries:
-            cleaned[event] = kept
-    return cleaned
-
-
 def hooks_edit(text: str, name: str, host: str, hook_command: str, *, uninstall: bool = False) -> Edit:
     """The hooks file with MeMesh's entries for `host` (or without any, on uninstall); foreign entries kept."""
     doc = load(text, name)
     current = _object(doc, "hooks", name)
-    merged = _without_ours(current)
-    if not uninstall:
-        for native, event, timeout in HOOKS[host]:
-            existing = merged.get(native)
-            merged[native] = [
-                *(existing if isinstance(existing, list) else []),
-                entry(host, hook_command, event, timeout),
-            ]
-    if merged == current:
+    wanted = {} if uninstall else {native: [entry(host, hook_command, event, t)] for native, event, t in HOOKS[host]}
+    hooks = merged(current, wanted)
+    if hooks == current:
         return Edit(text, False)
-    return Edit(_dump({"version": doc.get("version", 1), **doc, "hooks": merged}), True)
+    return Edit(_dump({"version": doc.get("version", 1), **doc, "hooks": hooks}), True)
 
 
 def mcp_edit(text: str, name: str, host: str, mcp_command: str, *, uninstall: bool = False) -> Edit:
@@ -163,10 +120,10 @@ def hooks_state(text: str, host: str, hook_command: str) -> str:
     ours = [each for entries in hooks.values() if isinstance(entries, list) for each in entries if is_ours(each)]
     if not ours:
         return "absent"
-    wanted = {native: _command(entry(host, hook_command, event, timeout)) for native, event, timeout in HOOKS[host]}
+    wanted = {native: command_of(entry(host, hook_command, event, timeout)) for native, event, timeout in HOOKS[host]}
     for native, command in wanted.items():
         entries = hooks.get(native)
-        if not isinstance(entries, list) or command not in [_command(each) for each in entries if is_ours(each)]:
+        if not isinstance(entries, list) or command not in [command_of(each) for each in entries if is_ours(each)]:
             return "stale"
     return "stale" if len(ours) != len(wanted) else "ok"
 
