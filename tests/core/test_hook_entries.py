@@ -24,7 +24,7 @@ hooks = st.dictionaries(st.sampled_from(["Stop", "agentStop", "other"]), flat | 
 def test_merging_in_twice_is_merging_in_once_and_merging_nothing_gives_back_the_users_own(
     hooks: dict[str, Any],
 ) -> None:
-    wanted = {"Stop": [{"hooks": [OURS]}], "agentStop": [OURS]}
+    wanted: dict[str, list[Any]] = {"Stop": [{"hooks": [OURS]}], "agentStop": [OURS]}
     once = hook_entries.merged(hooks, wanted)
     assert hook_entries.merged(once, wanted) == once
     assert hook_entries.merged(once, {}) == hooks
