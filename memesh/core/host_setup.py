@@ -9,9 +9,30 @@ replaces an older one's path, and every other key and entry stays. A file that i
 from __future__ import annotations
 
 import json
+from pathlib import PurePath
 from typing import Any
 
 from memesh.core.hook_entries import Edit, command_of, is_ours, merged, quote
+
+__all__ = [  # Edit too: setup and the tests name host_setup.Edit
+    "COPILOT",
+    "CURSOR",
+    "HOOKS",
+    "SERVER",
+    "TRUSTED",
+    "ConfigError",
+    "Edit",
+    "entry",
+    "hooks_edit",
+    "hooks_state",
+    "installed_events",
+    "load",
+    "mcp_edit",
+    "mcp_state",
+    "server",
+    "trust_edit",
+    "trusts",
+]
 
 COPILOT = "copilot-cli"
 CURSOR = "cursor"
@@ -135,3 +156,48 @@ def mcp_state(text: str, mcp_command: str) -> str:
     if present is None:
         return "absent"
     return "ok" if isinstance(present, dict) and present.get("command") == mcp_command else "stale"
+
+
+# Copilot CLI's own config.json (in its config folder): the folders it trusts, where alone it loads a repository's
+# hooks. 1.0.102 names the list `trustedFolders` (it reads an older `trusted_folders` and rewrites it so), refuses it
+# in settings.json, manages the file itself and opens it with `//` comment lines; a trusted folder trusts every
+# folder inside it (each seen with the real CLI: tests/transports/test_copilot_cli.py).
+TRUSTED = "trustedFolders"
+_TRUSTED_KEYS = (TRUSTED, "trusted_folders")
+
+
+def _commented(text: str, name: str) -> tuple[list[str], dict[str, Any]]:
+    """The file's `//` comment lines (kept when it is rewritten) and its JSON object. A JSON string cannot span
+    lines, so a line that starts with `//` is a comment wherever it is."""
+    lines = text.splitlines()
+    comments = [line for line in lines if line.lstrip().startswith("//")]
+    body = "\n".join(line for line in lines if not line.lstrip().startswith("//"))
+    return comments, load(body, name)
+
+
+def _trusted_folders(doc: dict[str, Any]) -> list[str]:
+    return [
+        each for key in _TRUSTED_KEYS if isinstance(doc.get(key), list) for each in doc[key] if isinstance(each, str)
+    ]
+
+
+def trusts(text: str, folder: str) -> bool:
+    """Whether Copilot CLI's config.json trusts `folder` (it, or a folder it is in, is listed); ConfigError when the
+    file is not a JSON object."""
+    _, doc = _commented(text, "Copilot CLI's config.json")
+    wanted = PurePath(folder)
+    return any(PurePath(each) == wanted or PurePath(each) in wanted.parents for each in _trusted_folders(doc))
+
+
+def trust_edit(text: str, name: str, folder: str) -> Edit:
+    """Copilot CLI's config.json with `folder` among its trusted folders (unchanged when it, or a folder it is in, is
+    already); its comment lines and every other key kept."""
+    comments, doc = _commented(text, name)
+    if trusts(text, folder):
+        return Edit(text, False)
+    key = "trusted_folders" if TRUSTED not in doc and isinstance(doc.get("trusted_folders"), list) else TRUSTED
+    listed = doc.get(key)
+    if key in doc and not isinstance(listed, list):
+        raise ConfigError(f"{name} has a `{key}` value that is not a list")
+    updated = {**doc, key: [*(listed or []), folder]}
+    return Edit("".join(f"{line}\n" for line in comments) + _dump(updated), True)
