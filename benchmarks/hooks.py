@@ -14,7 +14,9 @@ Every case runs twice: cold (no memesh-mcp running: the hook runs in its own pro
 same database running, as Claude Code keeps it for a session: the hook process hands the event to it). The warm
 CPU figure is the hook process's; "+ server" is memesh-mcp's CPU per hook, from /proc.
 Targets: pre-edit median ≤ 45 ms, SessionStart ≤ 60 ms. `--importtime` also prints where a SessionStart and a
-pre-edit process spend their imports (python -X importtime, top entries).
+pre-edit process spend their imports (python -X importtime, top entries). `--instructions` counts each cold case once
+under valgrind's callgrind instead (instructions executed, the same under any load; with PYTHONDONTWRITEBYTECODE
+unset, since a module compiled on every run counts its compiler).
 """
 
 from __future__ import annotations
@@ -207,6 +209,21 @@ def import_profile(event: str, stdin: bytes, env: dict[str, str], cwd: Path) -> 
     return sorted(rows, key=lambda row: -row[1])[:12]
 
 
+def count_cases(cases: dict[str, tuple[list[str], bytes, dict[str, str]]], cwd: Path) -> int:
+    """Each cold case once under valgrind's callgrind (side_by_side.instructions: children followed, git run natively),
+    after one native run for the page cache and bytecode: the figures docs/adr/0014-hosts.md compares."""
+    from side_by_side import instructions
+
+    counts: dict[str, int] = {}
+    for label, (command, data, env) in cases.items():
+        quiet = {key: value for key, value in env.items() if key != "PYTHONDONTWRITEBYTECODE"}
+        subprocess.run(command, input=data, env=quiet, cwd=cwd, capture_output=True, check=False)
+        counts[label] = instructions(command, quiet, cwd, data)
+        print(f"{label:48} {counts[label] / 1e6:9.1f} M instructions", file=sys.stderr)
+    emit_json({"machine": machine(), "at": datetime.now(UTC).isoformat(), "instructions": counts})
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--n", type=int, default=10_000, help="memories in the database (default 10,000)")
@@ -214,6 +231,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--importtime", action="store_true", help="also print the top imports of two hooks")
     parser.add_argument(
         "--folder", type=Path, help="keep the built database in this folder and reuse it on the next run (same --n)"
+    )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count each cold case's instructions once under callgrind (load-independent) instead of timing",
     )
     args = parser.parse_args(argv)
     hook = str(BIN / "memesh-hook")
@@ -249,6 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "post-commit, not a commit (PostToolUse Bash)": ([hook, "post-tool-use"], bash.encode(), env),
             "stop": ([hook, "stop"], stop.encode(), env),
         }
+        if args.instructions:
+            return count_cases(cases, project_dir)
         results = {label: time_case(cmd, data, e, project_dir, args.runs) for label, (cmd, data, e) in cases.items()}
         warm: dict[str, dict[str, Any]] = {}
         with warm_server(env, project_dir) as server_cpu:

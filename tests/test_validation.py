@@ -13,9 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
+from referencing import Registry
+from referencing.jsonschema import DRAFT202012
 
 from memesh.context import CallContext
 from memesh.errors import ErrorCode
+from memesh.schema import files as schemas
 from memesh.schema import validation
 from memesh.schema.files import SCHEMA_DIR
 from memesh.store.sqlite import SqliteStore
@@ -151,20 +154,33 @@ def _objects(schema: dict[str, Any], root: dict[str, Any], fault: int, depth: in
     return build()
 
 
+# Every schema file under its file URI: the reference resolves a `$ref` into another file (the hook inputs'
+# `common.json#/$defs/host`) itself, while memesh reads the schema as schemas.load inlines it.
+REGISTRY: Registry[Any] = Registry().with_resources(
+    (path.as_uri(), DRAFT202012.create_resource(_load(path))) for path in SCHEMA_FILES
+)
+
+
+def _reference(name: str, schema: dict[str, Any]) -> Draft202012Validator:
+    return Draft202012Validator({"$id": (SCHEMA_DIR / f"{name}.json").as_uri(), **schema}, registry=REGISTRY)
+
+
 @cache
 def _schema(name: str) -> tuple[dict[str, Any], st.SearchStrategy[Json], Draft202012Validator]:
-    """The schema, its near-valid instance strategy and the reference validator, built once per file."""
-    schema = _load(SCHEMA_DIR / f"{name}.json")
-    Draft202012Validator.check_schema(schema)
+    """The schema as memesh reads it, its near-valid instance strategy and the reference validator (over the file
+    as written), built once per file."""
+    written = _load(SCHEMA_DIR / f"{name}.json")
+    Draft202012Validator.check_schema(written)
+    schema = schemas.load(name)
     # Mostly valid instances (every boundary kept) and mostly faulty ones, so both verdicts are well exercised.
     instances = st.one_of(near_valid(schema, schema, fault=1), near_valid(schema, schema, fault=15))
     refine = schema.get("$defs", {}).get("refine")
     if refine is None:
-        return schema, instances, Draft202012Validator(schema)
+        return schema, instances, _reference(name, written)
     # An action-discriminated tool: instances near each action's rules too, and the reference holds the input to
     # the top level and its `$defs/refine` together, as memesh.validation does.
     instances = st.one_of(instances, near_valid(refine, schema, fault=1), near_valid(refine, schema, fault=15))
-    return schema, instances, Draft202012Validator({**schema, "allOf": [{"$ref": "#/$defs/refine"}]})
+    return schema, instances, _reference(name, {**written, "allOf": [{"$ref": "#/$defs/refine"}]})
 
 
 @pytest.mark.parametrize("schema_name", SCHEMA_NAMES)
@@ -191,6 +207,32 @@ def test_every_schema_file_is_covered() -> None:
     assert len(SCHEMA_NAMES) == len(list(SCHEMA_DIR.rglob("*.json")))
     for path in SCHEMA_FILES:
         assert validation.unsupported_keywords(_load(path)) == [], path.name
+
+
+def _refs(node: Json) -> list[str]:
+    if isinstance(node, dict):
+        return [
+            *([node["$ref"]] if isinstance(node.get("$ref"), str) else []),
+            *(r for v in node.values() for r in _refs(v)),
+        ]
+    if isinstance(node, list):
+        return [ref for item in node for ref in _refs(item)]
+    return []
+
+
+def test_a_reference_into_another_file_names_a_definition_of_its_folder_that_refers_to_nothing_itself() -> None:
+    # schemas.load copies what such a reference names into the schema: a reference inside the copy would name the
+    # wrong document. Every schema memesh loads is then free of references into other files.
+    across = [(path, ref) for path in SCHEMA_FILES for ref in _refs(_load(path)) if not ref.startswith("#")]
+    assert across, "the hook inputs share their definitions through hooks/common.json"
+    for path, ref in across:
+        file, _, pointer = ref.partition("#")
+        target: Any = _load(path.parent / file)
+        for part in pointer.strip("/").split("/"):
+            target = target[part]
+        assert isinstance(target, dict) and _refs(target) == [], (path.name, ref)
+    for name in SCHEMA_NAMES:
+        assert all(ref.startswith("#") for ref in _refs(schemas.load(name))), name
 
 
 HAND_PICKED: list[tuple[str, Json]] = [

@@ -21,9 +21,13 @@ class SetupInput(TypedDict, closed=True):
     """
     host: NotRequired[Literal["claude-code", "copilot-cli", "cursor"]]
     """
-    The agent to wire: claude-code (~/.claude/settings.json), copilot-cli (the repository's .github/hooks/memesh.json and ~/.copilot/mcp-config.json) or cursor (.cursor/hooks.json and .cursor/mcp.json).
+    The agent to wire: claude-code (~/.claude/settings.json), copilot-cli (the repository's .github/hooks/memesh.json and mcp-config.json in Copilot CLI's config folder: COPILOT_HOME, else ~/.copilot) or cursor (.cursor/hooks.json and .cursor/mcp.json).
     """
     user: NotRequired[bool]
     """
     Cursor only: write ~/.cursor/hooks.json and ~/.cursor/mcp.json (every project) instead of the repository's .cursor/ files.
+    """
+    trust: NotRequired[bool]
+    """
+    copilot-cli only, on install: also add the repository to Copilot CLI's trusted folders (`trustedFolders` in config.json in its config folder), where alone it loads a repository's hooks. Trusting a folder lets Copilot CLI read and run files in it, so it is asked for, never assumed.
     """

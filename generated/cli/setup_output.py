@@ -51,5 +51,9 @@ class SetupOutput(TypedDict, closed=True):
     """
     files: NotRequired[list[File]]
     """
-    For copilot-cli and cursor: each file setup looks after, and whether it had to change.
+    For copilot-cli and cursor: each file setup looks after (with `trust`, Copilot CLI's config.json too), and whether it had to change.
+    """
+    trusted: NotRequired[bool]
+    """
+    copilot-cli: whether Copilot CLI trusts the repository (it, or a folder it is in, is in its trusted folders), as its config.json stands after the call (or would, when the change is only planned): it loads the repository's hooks only then.
     """

@@ -2,43 +2,9 @@
 # Regenerate with `python tools/codegen.py` after changing the schema.
 
 from __future__ import annotations
-from typing_extensions import TypedDict
 from typing import NotRequired
-
-
-class Host(TypedDict, closed=True):
-    """
-    What the host that ran the hook can do with the answer (memesh.hosts: each host module's CAPABILITIES).
-    """
-
-    context_at_start: bool
-    """
-    It reads context for the agent from the session-start hook.
-    """
-    context_before_tool: bool
-    """
-    It reads context for the agent from a hook before a tool runs.
-    """
-    context_after_tool: bool
-    """
-    It reads context for the agent from a hook after a tool ran, with the tool's result.
-    """
-    can_deny: bool
-    """
-    It refuses a tool call a hook before it denies, giving the model the reason.
-    """
-    holds_turn: bool
-    """
-    It keeps the agent going when a hook at the turn's end blocks.
-    """
-    channel: bool
-    """
-    The memesh-channel's owner-private host file names this host's recipient.
-    """
-    work_packages: bool
-    """
-    Its session transcripts are the JSON lines a work package is prepared from.
-    """
+from typing_extensions import TypedDict
+from . import common
 
 
 class StopHookInput(TypedDict, closed=True):
@@ -46,14 +12,8 @@ class StopHookInput(TypedDict, closed=True):
     The canonical input of the hooks at a turn's end (stop, stop-gate) and before compaction (pre-compact): what a host module (memesh.hosts) reads from its host's hook JSON.
     """
 
-    session_id: str
-    """
-    The host's session (or conversation) id.
-    """
-    cwd: NotRequired[str]
-    """
-    The folder the session runs in.
-    """
+    session_id: common.SessionId
+    cwd: NotRequired[common.Cwd]
     transcript_path: NotRequired[str]
     """
     The session transcript the host named, when it names one.
@@ -62,4 +22,4 @@ class StopHookInput(TypedDict, closed=True):
     """
     The agent's last reply of the turn, when the host hands it over.
     """
-    host: Host
+    host: common.Host

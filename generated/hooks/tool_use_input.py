@@ -4,6 +4,7 @@
 from __future__ import annotations
 from typing import Literal, NotRequired
 from typing_extensions import TypedDict
+from . import common
 
 
 class Tool(TypedDict, closed=True):
@@ -33,54 +34,13 @@ class Tool(TypedDict, closed=True):
     """
 
 
-class Host(TypedDict, closed=True):
-    """
-    What the host that ran the hook can do with the answer (memesh.hosts: each host module's CAPABILITIES).
-    """
-
-    context_at_start: bool
-    """
-    It reads context for the agent from the session-start hook.
-    """
-    context_before_tool: bool
-    """
-    It reads context for the agent from a hook before a tool runs.
-    """
-    context_after_tool: bool
-    """
-    It reads context for the agent from a hook after a tool ran, with the tool's result.
-    """
-    can_deny: bool
-    """
-    It refuses a tool call a hook before it denies, giving the model the reason.
-    """
-    holds_turn: bool
-    """
-    It keeps the agent going when a hook at the turn's end blocks.
-    """
-    channel: bool
-    """
-    The memesh-channel's owner-private host file names this host's recipient.
-    """
-    work_packages: bool
-    """
-    Its session transcripts are the JSON lines a work package is prepared from.
-    """
-
-
 class ToolUseHookInput(TypedDict, closed=True):
     """
     The canonical input of the tool hooks (pre-tool-use, post-tool-use): what a host module (memesh.hosts) reads from its host's hook JSON.
     """
 
-    session_id: NotRequired[str]
-    """
-    The host's session (or conversation) id.
-    """
-    cwd: NotRequired[str]
-    """
-    The folder the session runs in.
-    """
+    session_id: NotRequired[common.SessionId]
+    cwd: NotRequired[common.Cwd]
     moment: Literal["before", "after"]
     """
     Whether the hook runs before the tool call or after it.
@@ -89,4 +49,4 @@ class ToolUseHookInput(TypedDict, closed=True):
     """
     The tool call, as MeMesh reads it whichever host names it.
     """
-    host: Host
+    host: common.Host

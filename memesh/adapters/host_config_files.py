@@ -3,15 +3,23 @@ replaced atomically (memesh.adapters.claude_settings_file's one-rename write).""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from memesh.adapters.claude_settings_file import read_text, write_text
 
-__all__ = ["home", "read_text", "repository", "write_text"]
+__all__ = ["copilot_home", "home", "read_text", "repository", "write_text"]
 
 
 def home() -> Path:
     return Path.home()
+
+
+def copilot_home() -> Path:
+    """Copilot CLI's config folder (config.json, mcp-config.json): COPILOT_HOME when set, as the CLI reads it (that
+    folder itself, not a `.copilot` inside it), else ~/.copilot."""
+    given = os.environ.get("COPILOT_HOME", "")
+    return Path(given).expanduser() if given.strip() else home() / ".copilot"
 
 
 def repository() -> Path:

@@ -12,7 +12,7 @@ import re
 from json.decoder import scanstring  # type: ignore[attr-defined]  # public since 2.x, absent from the stubs
 from typing import Any
 
-from memesh.records import dataclass
+from memesh.core.hook_entries import Edit, is_ours, merged, ours, quote
 
 # Claude Code event → (the memesh-hook event, the tool matcher or None, timeout in seconds)
 EVENTS: tuple[tuple[str, str, str | None, int], ...] = (
@@ -24,27 +24,10 @@ EVENTS: tuple[tuple[str, str, str | None, int], ...] = (
     ("PostToolUse", "post-tool-use", "Bash", 15),
     ("PreToolUse", "pre-tool-use", "Read|Edit|Write|MultiEdit|NotebookEdit|Bash", 10),
 )
-_OURS = re.compile(
-    r"memesh-hook[\"']?\s+(session-start|user-prompt-submit|stop|stop-gate|pre-compact|post-tool-use|pre-tool-use)\s*$"
-)
 
 
 class SettingsError(ValueError):
     """settings.json is not a JSON object (or its hooks are not an object): refusing to rewrite it."""
-
-
-@dataclass(frozen=True)
-class Edit:
-    text: str
-    changed: bool
-
-
-def _quote(path: str) -> str:
-    return f'"{path}"' if re.search(r"[\s\"'$`\\]", path) else path
-
-
-def is_ours(entry: Any) -> bool:
-    return isinstance(entry, dict) and isinstance(entry.get("command"), str) and bool(_OURS.search(entry["command"]))
 
 
 def _top_level(text: str) -> tuple[dict[str, tuple[int, int, int]], int]:
@@ -93,26 +76,6 @@ def _hooks_of(text: str) -> dict[str, Any]:
     return value
 
 
-def _without_ours(hooks: dict[str, Any]) -> dict[str, Any]:
-    cleaned: dict[str, Any] = {}
-    for event, groups in hooks.items():
-        if not isinstance(groups, list):
-            cleaned[event] = groups
-            continue
-        kept = []
-        for group in groups:
-            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                inner = [entry for entry in group["hooks"] if not is_ours(entry)]
-                if not inner and group["hooks"]:
-                    continue  # the group held only MeMesh's hooks
-                kept.append({**group, "hooks": inner})
-            else:
-                kept.append(group)
-        if kept:
-            cleaned[event] = kept
-    return cleaned
-
-
 def wanted(hook_command: str) -> dict[str, list[dict[str, Any]]]:
     """MeMesh's hook groups, each running `hook_command <event>`."""
     out: dict[str, list[dict[str, Any]]] = {}
@@ -120,7 +83,7 @@ def wanted(hook_command: str) -> dict[str, list[dict[str, Any]]]:
         group: dict[str, Any] = {}
         if matcher is not None:
             group["matcher"] = matcher
-        group["hooks"] = [{"type": "command", "command": f"{_quote(hook_command)} {name}", "timeout": timeout}]
+        group["hooks"] = [{"type": "command", "command": f"{quote(hook_command)} {name}", "timeout": timeout}]
         out.setdefault(event, []).append(group)
     return out
 
@@ -151,13 +114,10 @@ def install(text: str, hook_command: str) -> Edit:
     """settings.json with MeMesh's hooks installed (replacing any older MeMesh entries)."""
     source = text if text.strip() else "{}\n"
     current = _hooks_of(source)
-    merged = _without_ours(current)
-    for event, groups in wanted(hook_command).items():
-        existing = merged.get(event)
-        merged[event] = [*(existing if isinstance(existing, list) else []), *groups]
-    if merged == current:
+    hooks = merged(current, wanted(hook_command))
+    if hooks == current:
         return Edit(text, False)
-    return Edit(_replace_hooks(source, merged), True)
+    return Edit(_replace_hooks(source, hooks), True)
 
 
 def uninstall(text: str) -> Edit:
@@ -165,7 +125,7 @@ def uninstall(text: str) -> Edit:
     if not text.strip():
         return Edit(text, False)
     current = _hooks_of(text)
-    cleaned = _without_ours(current)
+    cleaned = merged(current, {})
     if cleaned == current:
         return Edit(text, False)
     return Edit(_replace_hooks(text, cleaned), True)
@@ -198,9 +158,9 @@ def installed_hooks(text: str) -> set[str]:
         for group in groups if isinstance(groups, list) else []:
             entries = group.get("hooks") if isinstance(group, dict) else None
             for entry in entries if isinstance(entries, list) else []:
-                match = _OURS.search(entry["command"]) if is_ours(entry) else None
-                if match and expected.get(match.group(1)) == event:
-                    found.add(match.group(1))
+                name = ours(entry)
+                if name is not None and expected.get(name) == event:
+                    found.add(name)
     return found
 
 
@@ -213,9 +173,9 @@ def duplicated_hooks(text: str) -> list[str]:
         for group in groups if isinstance(groups, list) else []:
             entries = group.get("hooks") if isinstance(group, dict) else None
             for entry in entries if isinstance(entries, list) else []:
-                match = _OURS.search(entry["command"]) if is_ours(entry) else None
-                if match:
-                    counts[match.group(1)] = counts.get(match.group(1), 0) + 1
+                name = ours(entry)
+                if name is not None:
+                    counts[name] = counts.get(name, 0) + 1
     return sorted(name for name, count in counts.items() if count > 1)
 
 

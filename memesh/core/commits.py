@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 
 from memesh.core.clean import clean_text
+from memesh.core.lazy_pattern import LazyPattern
 from memesh.records import dataclass
 
 COMMIT_TYPE = "commit"
@@ -15,7 +16,7 @@ IMPLEMENTS = "implements"  # the relation from a commit to a memory its message 
 MAX_FILE_TAGS = 30
 MAX_LISTED_FILES = 50
 # `[main 1a2b3c4] subject`, `[main (root-commit) 1a2b3c4] subject`, `[detached HEAD 1a2b3c4] subject`.
-_COMMIT_LINE = re.compile(
+_COMMIT_LINE = LazyPattern(
     r"^\[(?P<branch>[^\]\n]+?) (?:\(root-commit\) )?(?P<hash>[0-9a-f]{7,40})\] (?P<subject>.*)$", re.M
 )
 
@@ -47,7 +48,7 @@ def file_tag(path: str) -> str:
 
 # `[mem:<name>]` or `[mem:<id>]` (the handle the briefing's memory index shows) in a commit's subject or body names
 # the memory (a decision, a plan …) the commit implements.
-_IMPLEMENTS = re.compile(r"\[mem:\s*([^\]\s][^\]\n]{0,199}?)\s*\]")
+_IMPLEMENTS = LazyPattern(r"\[mem:\s*([^\]\s][^\]\n]{0,199}?)\s*\]")
 MAX_IMPLEMENTS = 10
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from memesh.core.briefing_text import safe_line
 from memesh.core.identity import project_label
+from memesh.core.lazy_pattern import LazyPattern
 from memesh.records import dataclass
 
 MAX_PATTERN = 500
@@ -31,7 +32,7 @@ SPEC_EXAMPLES_MIN = 2
 BENIGN_COMMANDS = ("ls", "git status", "git diff", "npm test", "echo ok", "cd ..")
 # A repeated group that itself repeats, like (a+)+ or (x*y*)*: the shape whose matching time can explode on a long
 # command (Python's re has no time limit), and the hook runs before every Bash command.
-_NESTED_REPEAT = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,\d*\})")
+_NESTED_REPEAT = LazyPattern(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,\d*\})")
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,15 @@ from __future__ import annotations
 import re
 
 from memesh.core.clean import clean_text
+from memesh.core.lazy_pattern import LazyPattern
 from memesh.core.notes import OBSERVATION_MAX, shorten
 from memesh.records import dataclass
 
 HANDOFF_TYPE = "session-handoff"
 MIN_CHARS = 80
 # ``` or ~~~ fences, closed or running to the end of the reply (a reply cut off mid-block).
-_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
-_BLANK_LINES = re.compile(r"\n{3,}")
+_FENCED = LazyPattern(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
+_BLANK_LINES = LazyPattern(r"\n{3,}")
 
 
 def entity_name(project: str) -> str:

@@ -12,14 +12,16 @@ import posixpath
 import re
 import unicodedata
 
+from memesh.core.lazy_pattern import LazyPattern
+
 LABEL_MAX = 167
 HASH_HEX = 32
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-_SCP = re.compile(r"^(?:([^@]+)@)?(\[[^\]]+\]|[^:/]+):(.+)$")
-_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+_URL = LazyPattern(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_SCP = LazyPattern(r"^(?:([^@]+)@)?(\[[^\]]+\]|[^:/]+):(.+)$")
+_WINDOWS_DRIVE = LazyPattern(r"^[A-Za-z]:[\\/]")
 _DEFAULT_PORTS = {"http": "80", "https": "443", "ssh": "22", "git+ssh": "22"}
 _SSH = ("ssh", "git+ssh")
-_ID_SUFFIX = re.compile(r"~[0-9a-f]{32}$")
+_ID_SUFFIX = LazyPattern(r"~[0-9a-f]{32}$")
 # Characters the WHATWG URL path serializer leaves as they are.
 _PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 

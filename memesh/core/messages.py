@@ -25,7 +25,7 @@ QUOTA_ENV: Final = "MEMESH_AGENT_MESSAGE_STORAGE_QUOTA_BYTES"
 NAMEABLE_HOSTS: Final = hosts.NAMEABLE_SESSIONS
 
 # /root, C:\work or C:/work, \\host\share: an absolute filesystem path, never a scope identifier.
-_ABSOLUTE_PATH = re.compile(r"^(?:/|[A-Za-z]:[\\/]|\\\\)")
+_ABSOLUTE_PATH = LazyPattern(r"^(?:/|[A-Za-z]:[\\/]|\\\\)")
 # What cannot be seen at either end of an identifier: whitespace, controls and bidi marks, and the characters that
 # draw nothing (zero-width space and joiners, BOM, soft hyphen, word joiner, …).
 _UNSEEN = "\\s\x00-\x1f\x7f-\x9f\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"

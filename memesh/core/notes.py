@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 from memesh.core.clean import redact, strip_controls
+from memesh.core.lazy_pattern import LazyPattern
 from memesh.core.storable import to_storable
 from memesh.records import dataclass
 
@@ -14,12 +13,12 @@ SLUG_MAX = 60
 NOTE_TYPE = "note"
 ELLIPSIS = "…"
 
-_MARKER = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+)")
-_LIST_ITEM = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+)")
-_BLANK_LINE = re.compile(r"\n\s*\n")
-_SPACES = re.compile(r"\s+")
-_FIRST_SENTENCE = re.compile(r"^(.+?[.!?。！？])(?=\s|$)")
-_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+_MARKER = LazyPattern(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+)")
+_LIST_ITEM = LazyPattern(r"^(?:[-*+]\s+|\d+[.)]\s+)")
+_BLANK_LINE = LazyPattern(r"\n\s*\n")
+_SPACES = LazyPattern(r"\s+")
+_FIRST_SENTENCE = LazyPattern(r"^(.+?[.!?。！？])(?=\s|$)")
+_NOT_SLUG = LazyPattern(r"[^a-z0-9]+")
 
 
 @dataclass(frozen=True)

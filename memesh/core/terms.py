@@ -8,7 +8,6 @@ its overlapping character bigrams (`認証方式` → `認証 証方 方式`) be
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 from memesh.core.lazy_pattern import LazyPattern
@@ -24,7 +23,7 @@ _CJK_CLASS = (
 # most recalls, and every English memory, never need it (memesh.core.lazy_pattern).
 _CJK_RUN = LazyPattern(f"[{_CJK_CLASS}]+")
 # A word is a run of letters and digits; `_` and every other punctuation mark splits, as in unicode61.
-_WORD = re.compile(r"[^\W_]+")
+_WORD = LazyPattern(r"[^\W_]+")
 
 
 def _bigrams(run: str) -> list[str]:

@@ -21,36 +21,10 @@ from __future__ import annotations
 TYPE_CHECKING = False  # not typing's: this module is on the path of every hook
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any, Protocol
+    from typing import Any
 
-    from memesh.generated.hooks.answer_output import Output
-
-    class Host(Protocol):
-        """A host module, as the registry (memesh.hosts) and the runner see it (read-only: a module's constants)."""
-
-        @property
-        def ID(self) -> str: ...
-        @property
-        def NAME(self) -> str: ...
-        @property
-        def ENV_MARKS(self) -> tuple[tuple[int, tuple[str, ...]], ...]: ...
-        @property
-        def PAYLOAD_MARKS(self) -> tuple[str, ...]: ...
-        @property
-        def SESSION_ENV(self) -> tuple[str, ...]: ...
-        @property
-        def EVENTS(self) -> Mapping[str, str]: ...
-        @property
-        def TOOLS(self) -> Mapping[str, str]: ...
-        @property
-        def CAPABILITIES(self) -> Mapping[str, bool]: ...
-        @property
-        def HOOKS_CONFIG(self) -> tuple[str, ...]: ...
-        @property
-        def MCP_CONFIG(self) -> tuple[str, ...]: ...
-
-        def normalize(self, event: str, payload: Mapping[str, Any]) -> tuple[dict[str, Any], str]: ...
-        def render(self, native_event: str, output: Output) -> dict[str, Any] | None: ...
+    # In a module of its own: its class would be unmarshalled on every hook here, though never run.
+    from memesh.hosts.protocol import Host as Host
 
 
 # What a tool call is to MeMesh's hooks, whichever host names it.

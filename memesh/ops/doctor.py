@@ -23,7 +23,7 @@ from memesh.generated.http.doctor_input import DoctorInput
 from memesh.generated.http.doctor_output import DoctorOutput
 from memesh.model import sqlite_time
 from memesh.ops.settings import ConfigFile
-from memesh.ops.setup import ClaudeSettingsFile, HostConfigFiles, active_plugin, host_paths
+from memesh.ops.setup import ClaudeSettingsFile, HostConfigFiles, active_plugin, copilot_config, host_paths
 
 # Top-level config.json keys older versions wrote and nothing reads any more (the model/provider settings).
 RETIRED_CONFIG_KEYS = ("llm", "llmProvider", "llmModel", "provider", "model", "apiKey", "embeddings", "autoConsolidate")
@@ -82,9 +82,10 @@ _HOST_NAMES = {host_setup.COPILOT: "GitHub Copilot CLI", host_setup.CURSOR: "Cur
 
 
 def _host(uses: DoctorResources, host: str) -> dict[str, Any]:
-    """`host-<id>`: Copilot CLI's or Cursor's files as `memesh setup --host` writes them. Not configured is no
-    failure (pass); a file that is not JSON, hooks or a server running another path, or half of the wiring, warn
-    with the command that fixes it."""
+    """`host-<id>`: Copilot CLI's or Cursor's files as `memesh setup --host` writes them (Copilot CLI's in its config
+    folder, COPILOT_HOME or ~/.copilot). Not configured is no failure (pass); a file that is not JSON, hooks or a
+    server running another path, half of the wiring, or Copilot CLI's hooks in a repository it does not trust (it
+    loads none of them), warn with the command that fixes it."""
     files, title = uses.host_files, _HOST_NAMES[host]
     hook, mcp = uses.entry_point("memesh-hook") or "", uses.entry_point("memesh-mcp") or ""
     scopes = [host_paths(files, host, user=False)]
@@ -114,6 +115,20 @@ def _host(uses: DoctorResources, host: str) -> dict[str, Any]:
             half = "MCP server" if server == "absent" else "hooks"
             return _check(
                 f"host-{host}", title, "warn", f"hooks or MCP server set up without the {half} — fix: {fix}{flag}"
+            )
+    if host == host_setup.COPILOT and found[0][1] == "ok":
+        config, repository = copilot_config(files), str(files.repository())
+        try:
+            trusted = host_setup.trusts(files.read_text(config), repository)
+        except (OSError, host_setup.ConfigError):
+            return _check(f"host-{host}", title, "warn", f"{config} is not valid JSON — repair it, then run {fix}")
+        if not trusted:
+            return _check(
+                f"host-{host}",
+                title,
+                "warn",
+                f"{repository} is not among {title}'s trusted folders ({config}), so it loads none of the hooks — "
+                f"fix: {fix} --trust, or answer its folder prompt with 'remember'",
             )
     where = ", ".join(each[3] for each in configured)
     return _check(f"host-{host}", title, "pass", f"configured, running this memesh ({where})")

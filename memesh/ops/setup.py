@@ -28,6 +28,7 @@ class HostConfigFiles(Protocol):
     """Copilot CLI's and Cursor's config files (memesh.adapters.host_config_files)."""
 
     def home(self) -> Path: ...
+    def copilot_home(self) -> Path: ...
     def repository(self) -> Path: ...
     def read_text(self, path: Path) -> str: ...
     def write_text(self, path: Path, text: str) -> None: ...
@@ -101,46 +102,65 @@ def setup(uses: SetupResources, request: SetupInput, /, *, ctx: CallContext) -> 
 def host_paths(files: HostConfigFiles, host: str, *, user: bool) -> tuple[Path, Path]:
     """(the hooks file, the MCP config) setup writes for Copilot CLI or Cursor."""
     if host == host_setup.COPILOT:
-        return files.repository() / ".github" / "hooks" / "memesh.json", files.home() / ".copilot" / "mcp-config.json"
+        return files.repository() / ".github" / "hooks" / "memesh.json", files.copilot_home() / "mcp-config.json"
     base = files.home() if user else files.repository()
     return base / ".cursor" / "hooks.json", base / ".cursor" / "mcp.json"
 
 
+def copilot_config(files: HostConfigFiles) -> Path:
+    """Copilot CLI's own config.json, where the folders it trusts are listed."""
+    return files.copilot_home() / "config.json"
+
+
 def _setup_host(uses: SetupResources, request: SetupInput) -> Result[SetupOutput, MemeshError]:
     """Copilot CLI's or Cursor's hooks file and MCP config, both computed before either is written (a file that is
-    not a JSON object refuses the whole call, and nothing is written)."""
-    host, uninstall = request.get("host", "claude-code"), request.get("uninstall", False)
+    not a JSON object refuses the whole call, and nothing is written). For Copilot CLI, `trust` also adds the
+    repository to its trusted folders (uninstalling leaves them as they are), and the answer says whether it
+    trusts the repository, since it loads no repository hooks elsewhere."""
+    host, uninstall, trust = request.get("host", "claude-code"), request.get("uninstall", False), request.get("trust")
+    if trust and (host != host_setup.COPILOT or uninstall):
+        return Failure(MemeshError.failed("--trust adds the repository to Copilot CLI's trusted folders on install: "
+                                          "use it with --host copilot-cli, without --uninstall."))  # fmt: skip
     files = uses.host_files
     hooks_path, mcp_path = host_paths(files, host, user=request.get("user", False))
     hook, mcp = uses.entry_point("memesh-hook"), uses.entry_point("memesh-mcp")
     if not uninstall and (hook is None or mcp is None):
         return Failure(MemeshError.failed("memesh-hook or memesh-mcp is not installed beside this memesh; reinstall."))
+    edits: list[tuple[Path, host_setup.Edit]] = []
+    trusted: bool | None = None
     try:
         hooks_edit = host_setup.hooks_edit(
             files.read_text(hooks_path), str(hooks_path), host, hook or "", uninstall=uninstall
         )
         mcp_edit = host_setup.mcp_edit(files.read_text(mcp_path), str(mcp_path), host, mcp or "", uninstall=uninstall)
+        edits = [(hooks_path, hooks_edit), (mcp_path, mcp_edit)]
+        if host == host_setup.COPILOT and not uninstall:
+            config, repository = copilot_config(files), str(files.repository())
+            text = files.read_text(config)
+            if trust:
+                edits.append((config, host_setup.trust_edit(text, str(config), repository)))
+                trusted = True
+            else:
+                trusted = host_setup.trusts(text, repository)
     except (OSError, host_setup.ConfigError) as exc:
         return Failure(MemeshError.failed(f"Refusing to modify it: {exc}"))
-    changed = hooks_edit.changed or mcp_edit.changed
+    changed = any(edit.changed for _, edit in edits)
     planned = changed and not request.get("write", False)
     if not planned:
-        for path, edit in ((hooks_path, hooks_edit), (mcp_path, mcp_edit)):
+        for path, edit in edits:
             if edit.changed:
                 files.write_text(path, edit.text)
-    return Success(
-        {
-            "settings": str(hooks_path),
-            "changed": changed,
-            "events": host_setup.installed_events(hooks_edit.text, host),
-            "uninstalled": uninstall,
-            "written": changed and not planned,
-            "mcpServer": mcp or "memesh-mcp",
-            "dataFolder": str(uses.data_folder()),
-            "host": host,
-            "files": [
-                {"path": str(hooks_path), "changed": hooks_edit.changed},
-                {"path": str(mcp_path), "changed": mcp_edit.changed},
-            ],
-        }
-    )
+    answer: SetupOutput = {
+        "settings": str(hooks_path),
+        "changed": changed,
+        "events": host_setup.installed_events(hooks_edit.text, host),
+        "uninstalled": uninstall,
+        "written": changed and not planned,
+        "mcpServer": mcp or "memesh-mcp",
+        "dataFolder": str(uses.data_folder()),
+        "host": host,
+        "files": [{"path": str(path), "changed": edit.changed} for path, edit in edits],
+    }
+    if trusted is not None:
+        answer["trusted"] = trusted
+    return Success(answer)

@@ -37,10 +37,34 @@ SCHEMA_DIR = _schema_dir()
 
 @cache
 def load(name: str) -> dict[str, Any]:
-    """The schema `schemas/<name>.json` (e.g. `tools/remember.input`), exactly as written."""
+    """The schema `schemas/<name>.json` (e.g. `tools/remember.input`) as written, except that a `$ref` into another
+    file of its folder (`common.json#/$defs/host`: the hook inputs share their definitions) is replaced by what it
+    names, so every reader (the gate's validator, jsonschema in tests, the CLI's schema export) gets one
+    self-contained document."""
     with (SCHEMA_DIR / f"{name}.json").open(encoding="utf-8") as handle:
-        schema: dict[str, Any] = json.load(handle)
-    return schema
+        text = handle.read()
+    if ".json#" not in text:  # most schemas refer to no other file: no hook on the parse
+        schema: dict[str, Any] = json.loads(text)
+        return schema
+    folder = name.rpartition("/")[0]
+    inlined: dict[str, Any] = json.loads(text, object_hook=lambda node: _inlined(node, folder))
+    return inlined
+
+
+def _inlined(node: dict[str, Any], folder: str) -> dict[str, Any]:
+    """`node`, or what its `$ref` names in another file of `folder` (annotations beside the `$ref` kept)."""
+    ref = node.get("$ref")
+    if not isinstance(ref, str) or ref.startswith("#"):
+        return node
+    file, _, pointer = ref.partition("#")
+    shared = load(f"{folder}/{file.removesuffix('.json')}" if folder else file.removesuffix(".json"))
+    target: Any = shared
+    for part in pointer.strip("/").split("/") if pointer.strip("/") else ():
+        target = target[part.replace("~1", "/").replace("~0", "~")]
+    # A shared definition refers to nothing itself (tests/test_validation.py): a local `$ref` in it would name the
+    # wrong document once copied here.
+    beside = {key: value for key, value in node.items() if key != "$ref"}
+    return {**target, **beside} if beside else target
 
 
 def description(name: str) -> str:

@@ -125,17 +125,22 @@ class _Validator:
             self.fail(path, f"Invalid option: expected one of {options}")
         if isinstance(value, str):
             self._string(schema, value, path)
-        elif json_type(value) in ("integer", "number"):
-            self._number(schema, value, path)
-        elif isinstance(value, list):
-            self._array(schema, value, path)
         elif isinstance(value, dict):
             self._object(schema, value, path)
+        elif isinstance(value, list):
+            self._array(schema, value, path)
+        elif isinstance(value, int | float) and not isinstance(value, bool):  # json_type's integer and number
+            self._number(schema, value, path)
 
     def _type(self, expected: str | list[str], value: Any, path: tuple[str | int, ...]) -> bool:
-        options = [expected] if isinstance(expected, str) else list(expected)
-        if any(_matches_type(value, option) for option in options):
-            return True
+        if isinstance(expected, str):  # most schemas name one type: no list, no generator
+            if _matches_type(value, expected):
+                return True
+            options = [expected]
+        else:
+            options = list(expected)
+            if any(_matches_type(value, option) for option in options):
+                return True
         names = " | ".join(_TYPE_NAMES[option] for option in options)
         received = "number" if json_type(value) == "integer" else json_type(value)
         self.fail(path, f"Invalid input: expected {names}, received {received}")

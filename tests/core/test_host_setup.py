@@ -83,3 +83,31 @@ def test_an_empty_file_is_written_fresh_and_reads_as_absent() -> None:
         "postToolUse",
         "agentStop",
     ]
+
+
+MANAGED = "// User settings belong in settings.json.\n// This file is managed automatically.\n"
+
+
+def test_a_repository_is_trusted_when_it_or_a_folder_it_is_in_is_listed_under_either_name() -> None:
+    assert host_setup.trusts(MANAGED + '{"trustedFolders": ["/work"]}', "/work/repo")
+    assert host_setup.trusts('{"trusted_folders": ["/work/repo"]}', "/work/repo")
+    assert not host_setup.trusts('{"trustedFolders": ["/work/repo-other", 3]}', "/work/repo")
+    assert not host_setup.trusts("", "/work/repo")
+
+
+def test_trusting_adds_the_repository_once_keeping_the_comment_lines_and_other_keys() -> None:
+    text = MANAGED + json.dumps({"trustedFolders": ["/a"], "firstLaunchAt": "x"})
+    first = host_setup.trust_edit(text, "c", "/work/repo")
+    assert first.changed and first.text.startswith(MANAGED)
+    assert json.loads(first.text.removeprefix(MANAGED)) == {
+        "trustedFolders": ["/a", "/work/repo"],
+        "firstLaunchAt": "x",
+    }
+    assert host_setup.trust_edit(first.text, "c", "/work/repo") == host_setup.Edit(first.text, False)
+    assert json.loads(host_setup.trust_edit("", "c", "/r").text) == {"trustedFolders": ["/r"]}
+    # Only the older name present: the repository joins that list, which the CLI reads and renames itself.
+    assert json.loads(host_setup.trust_edit('{"trusted_folders": []}', "c", "/r").text) == {"trusted_folders": ["/r"]}
+    with pytest.raises(host_setup.ConfigError):
+        host_setup.trust_edit('{"trustedFolders": "/r"}', "c", "/x")
+    with pytest.raises(host_setup.ConfigError):
+        host_setup.trust_edit("// only a comment\n[1]", "c", "/x")

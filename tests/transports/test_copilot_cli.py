@@ -2,10 +2,12 @@
 by `make copilot-cli`; skipped where it is not installed) loads MeMesh's hooks from the repository's
 `.github/hooks/memesh.json` — the block the README gives — and runs them in a session against a scripted model
 stand-in on 127.0.0.1 (its bring-your-own-provider variables: COPILOT_OFFLINE, COPILOT_PROVIDER_TYPE=anthropic,
-COPILOT_PROVIDER_BASE_URL), with HOME in the test's folder and the repository in its trusted folders.
+COPILOT_PROVIDER_BASE_URL), with HOME and COPILOT_HOME in the test's folder.
 
-What 1.0.102 was seen to do: without the folder in `trusted_folders` (~/.copilot/config.json) it loads no repository
-hooks; with it, sessionStart, preToolUse, postToolUse and agentStop run with camelCase payloads (`sessionId`,
+What 1.0.102 was seen to do: its config folder is COPILOT_HOME when set (else ~/.copilot); without the repository
+(or a folder it is in) in `trustedFolders` of that folder's config.json (an older `trusted_folders` is read and
+renamed; the list is refused in settings.json) it loads no repository hooks; `memesh setup --host copilot-cli --trust`
+adds it, and then sessionStart, preToolUse, postToolUse and agentStop run with camelCase payloads (`sessionId`,
 `toolName: "bash"`, `toolArgs` as an object, `toolResult.textResultForLlm`, agentStop's `transcriptPath` and
 `stop_hook_active`; tests/fixtures/hosts/copilot_cli/ holds them), and a preToolUse `permissionDecision: deny`
 keeps the command from running and hands the model its reason.
@@ -61,13 +63,13 @@ def readme_hooks_file() -> dict[str, Any]:
 def test_copilot_cli_loads_the_repositorys_hooks_and_a_guard_stops_the_push(tmp_path: Path) -> None:
     if not COPILOT.exists():
         pytest.skip(f"Copilot CLI is not installed at {COPILOT}: `make copilot-cli` installs the pinned one")
-    home, repo = tmp_path / "home", tmp_path / "repo"
+    home, repo, copilot_home = tmp_path / "home", tmp_path / "repo", tmp_path / "copilot-home"
     (repo / ".github" / "hooks").mkdir(parents=True)
-    (home / ".copilot").mkdir(parents=True)
+    home.mkdir()
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
-    (home / ".copilot" / "config.json").write_text(json.dumps({"trusted_folders": [str(repo)]}))
     env = {
         "MEMESH_DAEMON": "0",
+        "COPILOT_HOME": str(copilot_home),  # its config folder, for the CLI and for memesh setup alike
         "PATH": f"{BIN}{os.pathsep}/usr/bin:/bin",
         "HOME": str(home),
         "MEMESH_DIR": str(home / ".memesh"),
@@ -88,7 +90,21 @@ def test_copilot_cli_loads_the_repositorys_hooks_and_a_guard_stops_the_push(tmp_
     )  # fmt: skip
     assert wired.returncode == 0, wired.stderr.decode()
     assert json.loads((repo / ".github" / "hooks" / "memesh.json").read_text()) == readme_hooks_file()
-    assert json.loads((home / ".copilot" / "config.json").read_text()) == {"trusted_folders": [str(repo)]}
+    assert "memesh" in json.loads((copilot_home / "mcp-config.json").read_text())["mcpServers"]
+    # Not trusted yet: a session runs none of the repository's hooks.
+    with serving(CopilotStandIn([Reply([text("Nothing to do.")])])) as api:
+        untrusted = subprocess.run(
+            [str(COPILOT), "-p", "hello", "--allow-all-tools"],
+            cwd=repo, env={**env, "COPILOT_PROVIDER_BASE_URL": api.url}, capture_output=True, timeout=180, check=False,
+        )  # fmt: skip
+    assert untrusted.returncode == 0, untrusted.stderr.decode()[-2000:]
+    assert not (home / ".memesh" / "hook-outcomes.jsonl").exists()
+    trusted = subprocess.run(
+        [str(BIN / "memesh"), "setup", "--host", "copilot-cli", "--trust", "--yes", "--json"],
+        cwd=repo, env=env, capture_output=True, check=False,
+    )  # fmt: skip
+    assert trusted.returncode == 0 and json.loads(trusted.stdout)["trusted"] is True, trusted.stderr.decode()
+    assert not (home / ".copilot").exists()  # COPILOT_HOME is the folder: nothing under ~/.copilot
     project = project_for(str(repo))
     guard = {"pattern": r"git\s+push\s+.*--force", "message": LESSON}
     subprocess.run(

@@ -111,11 +111,18 @@ def _decode(data: bytes) -> dict[str, Any] | str:
     return value if isinstance(value, dict) else MALFORMED
 
 
+# The events whose trigger the runner can tell before the door (_not_triggered).
+PREFILTERED = frozenset({"post-tool-use", "stop-gate", "user-prompt-submit"})
+
+
 def _not_triggered(event: str, canonical: dict[str, Any], call: HookCall) -> list[tuple[str, str]] | None:
     """The skips to record — none, for a hook that stays quiet — when the event's trigger plainly does not apply,
     told from the canonical input before the door is imported (ADR 0002); None when the event goes through the door.
     Most shell commands are not commits, and most sessions name no recipient, and these hooks run after every shell
-    command, prompt and stop."""
+    command, prompt and stop. The other events always go through the door: they never read the triggers (nor
+    compile their regex)."""
+    if event not in PREFILTERED:
+        return None
     from memesh.core import triggers
 
     host = canonical["host"]

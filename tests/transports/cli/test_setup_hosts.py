@@ -61,8 +61,49 @@ def test_copilot_cli_setup_writes_the_readme_files_once(memesh_process: Process)
     assert again.code == 0 and json.loads(again.out)["changed"] is False
     assert "nothing changed" in memesh_process("setup", "--host", "copilot-cli", "--yes").out
     assert (hooks_file.read_text(), mcp_file.read_text()) == (hooks_text, mcp_text)
+    # Copilot CLI loads no repository hooks from a folder it does not trust: setup says so, and doctor warns.
+    assert json.loads(again.out)["trusted"] is False
+    assert "--trust" in first.out and not (home / ".copilot" / "config.json").exists()
+    row = _doctor_row(memesh_process, "copilot-cli")
+    assert row["status"] == "warn" and "trusted folders" in row["detail"] and "--trust" in row["detail"]
+    trusted = memesh_process("setup", "--host", "copilot-cli", "--trust", "--yes", "--json")
+    assert trusted.code == 0, trusted.err
+    assert json.loads(trusted.out)["trusted"] is True and json.loads(trusted.out)["changed"] is True
+    assert json.loads((home / ".copilot" / "config.json").read_text()) == {"trustedFolders": [str(repo)]}
+    assert (
+        json.loads(memesh_process("setup", "--host", "copilot-cli", "--trust", "--yes", "--json").out)["changed"]
+        is False
+    )
     row = _doctor_row(memesh_process, "copilot-cli")
     assert (row["status"], row["detail"].startswith("configured")) == ("pass", True)
+
+
+def test_copilot_cli_files_live_in_copilot_home_and_its_config_keeps_its_comments_and_keys(
+    memesh_process: Process, tmp_path: Path
+) -> None:
+    repo, home = _repo(memesh_process), _home(memesh_process)
+    copilot_home = tmp_path / "copilot-home"
+    copilot_home.mkdir()
+    memesh_process.env["COPILOT_HOME"] = str(copilot_home)
+    # As Copilot CLI 1.0.102 leaves its config.json: comment lines first, the list under its camelCase name.
+    managed = "// User settings belong in settings.json.\n// This file is managed automatically.\n"
+    (copilot_home / "config.json").write_text(managed + json.dumps({"trustedFolders": ["/elsewhere"], "x": 1}))
+    done = memesh_process("setup", "--host", "copilot-cli", "--trust", "--yes", "--json")
+    assert done.code == 0, done.err
+    paths = [each["path"] for each in json.loads(done.out)["files"]]
+    assert paths[1:] == [str(copilot_home / "mcp-config.json"), str(copilot_home / "config.json")]
+    assert "memesh" in json.loads((copilot_home / "mcp-config.json").read_text())["mcpServers"]
+    written = (copilot_home / "config.json").read_text()
+    assert written.startswith(managed)
+    body = json.loads("".join(line for line in written.splitlines(keepends=True) if not line.startswith("//")))
+    assert body == {"trustedFolders": ["/elsewhere", str(repo)], "x": 1}
+    assert not (home / ".copilot").exists()
+    row = _doctor_row(memesh_process, "copilot-cli")
+    assert (row["status"], row["detail"].startswith("configured")) == ("pass", True)
+    # Uninstalling takes MeMesh's entries out and leaves the trusted folders as the person has them.
+    assert memesh_process("setup", "--host", "copilot-cli", "--uninstall", "--yes").code == 0
+    assert (copilot_home / "config.json").read_text() == written
+    assert memesh_process("setup", "--host", "cursor", "--trust", "--yes").code == 1
 
 
 def test_cursor_setup_keeps_foreign_entries_and_replaces_a_stale_path(memesh_process: Process) -> None:

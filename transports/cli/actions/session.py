@@ -42,7 +42,7 @@ def _confirm(question: str) -> bool | None:
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
-def setup(*, host: str, user: bool, uninstall: bool, yes: bool, as_json: bool) -> int:
+def setup(*, host: str, user: bool, trust: bool, uninstall: bool, yes: bool, as_json: bool) -> int:
     """`memesh setup`: install (or remove) the hooks in Claude Code's settings.json (or another host's files), asking
     first unless --yes; exit 1 when refused or not agreed to."""
     import sys
@@ -50,6 +50,8 @@ def setup(*, host: str, user: bool, uninstall: bool, yes: bool, as_json: bool) -
     asked: dict[str, Any] = {"uninstall": uninstall, "write": yes}
     if host != "claude-code" or user:
         asked.update(host=host, user=user)
+    if trust:
+        asked["trust"] = True
     result = run_op(setting_entries.SETUP, asked)
     match result:
         case Success(planned) if planned["changed"] and not planned["written"]:
@@ -109,8 +111,14 @@ def _host_done(done: Any) -> int:
         print(f"{name}: MeMesh {verb} {each['path']}." if each["changed"] else f"{name}: {each['path']} unchanged.")
     if not done["changed"]:
         print(f"{name}: already {'without MeMesh' if done['uninstalled'] else 'set up'}; nothing changed.")
-    elif done["host"] == "copilot-cli" and not done["uninstalled"]:
-        print("Copilot CLI loads the repository's hooks once the folder is trusted (its trust prompt).")
+    if done.get("trusted") is True:
+        print(f"{name} trusts this repository: its hooks run from the next session.")
+    elif done.get("trusted") is False:
+        print(
+            f"{name} loads this repository's hooks only once it trusts the folder: answer its folder prompt with "
+            "'remember', or run memesh setup --host copilot-cli --trust (it may then read and run files here "
+            "without asking)."
+        )
     return OK
 
 

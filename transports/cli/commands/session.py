@@ -37,6 +37,7 @@ def setup(
     *,
     host: str = "claude-code",
     user: params.Switch = False,
+    trust: params.Switch = False,
     uninstall: params.Switch = False,
     yes: params.Switch = False,
     json_: params.Switch = False,
@@ -49,10 +50,14 @@ def setup(
     Parameters
     ----------
     host
-        claude-code (default), copilot-cli (this repository's .github/hooks/memesh.json and
-        ~/.copilot/mcp-config.json) or cursor (this repository's .cursor/hooks.json and .cursor/mcp.json).
+        claude-code (default), copilot-cli (this repository's .github/hooks/memesh.json and mcp-config.json in
+        Copilot CLI's config folder, $COPILOT_HOME or ~/.copilot) or cursor (this repository's .cursor/hooks.json and
+        .cursor/mcp.json).
     user
         With --host cursor: write ~/.cursor/hooks.json and ~/.cursor/mcp.json (every project) instead.
+    trust
+        With --host copilot-cli: also add this repository to Copilot CLI's trusted folders (its config.json), where
+        alone it loads the repository's hooks; it may then read and run files here without asking.
     uninstall
         Remove MeMesh's hooks instead (other hooks stay).
     yes
@@ -62,7 +67,7 @@ def setup(
     """
     from memesh.transports.cli.actions import session
 
-    return session.setup(host=host, user=user, uninstall=uninstall, yes=yes, as_json=json_)
+    return session.setup(host=host, user=user, trust=trust, uninstall=uninstall, yes=yes, as_json=json_)
 
 
 def why(
