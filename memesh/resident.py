@@ -21,6 +21,8 @@ SETTING = "daemon"
 # Seconds without a request after which the server exits (10 minutes unless set).
 IDLE_ENV = "MEMESH_DAEMON_IDLE_S"
 DEFAULT_IDLE_S = 600.0
+# A server no request has reached since it started (the command that started it ran alone) waits this long at most.
+FIRST_IDLE_S = 120.0
 DB_FILENAME = "knowledge-graph.db"  # memesh.paths.DB_FILENAME (a test holds them equal)
 DATABASE_URL_ENV = "MEMESH_DATABASE_URL"  # memesh.paths.DATABASE_URL_ENV (a test holds them equal)
 _OFF = ("0", "off", "false", "no")
@@ -94,6 +96,12 @@ def idle_seconds(env: Mapping[str, str]) -> float:
     except ValueError:
         return DEFAULT_IDLE_S
     return value if value > 0 else DEFAULT_IDLE_S
+
+
+def idle_limit(idle_s: float, answered: bool) -> float:
+    """How long a server waits for its next request: `idle_s` once it has answered one, at most FIRST_IDLE_S before
+    (a command run alone, as a test suite or a script runs one in each new folder, leaves no process for long)."""
+    return idle_s if answered else min(idle_s, FIRST_IDLE_S)
 
 
 def running_pid(folder: str, db: str) -> int | None:

@@ -14,7 +14,8 @@ Guarantees:
   runner) under the client's environment, working directory, umask and stdio encodings, one request at a time, and
   returns the exit status and the stdout and stderr bytes. Only the commands of `wire.WARM` (and the hook events) are
   run; a request it cannot run exactly is refused before anything runs and the client answers it itself.
-- It exits after `MEMESH_DAEMON_IDLE_S` without a request (10 minutes), when its MeMesh folder or database folder
+- It exits after `MEMESH_DAEMON_IDLE_S` without a request (10 minutes; 2 minutes while no request has come since
+  it started, so a lone command leaves no process behind for long), when its MeMesh folder or database folder
   disappears, when its socket is removed or replaced, when a client of another install asks (an upgrade: the client
   starts the new one), when `daemon` is turned off, and on SIGTERM.
 """
@@ -209,6 +210,7 @@ class Resident:
         self._busy = 0
         self._busy_lock = threading.Lock()
         self._last = time.monotonic()
+        self._answered = False  # no request yet: the server waits resident.FIRST_IDLE_S at most
 
     def claim(self) -> bool:
         """Hold the database's lock (writing this process's id into it); False when another server holds it."""
@@ -263,7 +265,7 @@ class Resident:
 
     def _should_exit(self) -> bool:
         with self._busy_lock:
-            idle = self._busy == 0 and time.monotonic() - self._last > self.idle_s
+            idle = self._busy == 0 and time.monotonic() - self._last > resident.idle_limit(self.idle_s, self._answered)
         if idle or self._stop.is_set():
             return True
         if not os.path.isdir(self.folder):
@@ -312,6 +314,7 @@ class Resident:
             with self._busy_lock:
                 self._busy -= 1
                 self._last = time.monotonic()
+                self._answered = True
             self._slots.release()
 
     def _answer(self, conn: socket.socket) -> None:

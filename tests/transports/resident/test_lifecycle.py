@@ -78,6 +78,34 @@ def test_an_idle_server_exits_and_removes_its_socket(tmp_path: Path, backend: Ba
         quick.stop()
 
 
+def test_a_server_no_request_reached_waits_two_minutes_at_most() -> None:
+    assert resident.idle_limit(600.0, answered=False) == resident.FIRST_IDLE_S == 120.0
+    assert resident.idle_limit(600.0, answered=True) == 600.0
+    assert resident.idle_limit(1.0, answered=False) == 1.0
+
+
+def test_the_server_holds_no_descriptor_its_starter_handed_on(home: Home) -> None:
+    """A harness that waits for the end of a pipe it gave `memesh` (beyond stdio) is not kept waiting by the server
+    that call started."""
+    read_end, write_end = os.pipe()
+    try:
+        done = subprocess.run(
+            [str(MEMESH), "stats"], env=home.env, cwd=home.cwd, capture_output=True, pass_fds=(write_end,), check=False
+        )
+        assert done.returncode == 0
+        os.close(write_end)
+        write_end = -1
+        pid = home.wait_serving()
+        held = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+        assert not any(target.startswith("pipe:") for target in held), held
+        os.set_blocking(read_end, False)
+        assert os.read(read_end, 1) == b""  # every writer gone: the pipe's end is seen
+    finally:
+        os.close(read_end)
+        if write_end >= 0:
+            os.close(write_end)
+
+
 def test_a_server_exits_when_its_folder_is_removed(home: Home) -> None:
     pid = home.start()
     shutil.rmtree(home.home / ".memesh")
