@@ -96,7 +96,7 @@ def test_the_server_holds_no_descriptor_its_starter_handed_on(home: Home) -> Non
         os.close(write_end)
         write_end = -1
         pid = home.wait_serving()
-        held = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+        held = {str(fd.readlink()) for fd in Path(f"/proc/{pid}/fd").iterdir()}
         assert not any(target.startswith("pipe:") for target in held), held
         os.set_blocking(read_end, False)
         assert os.read(read_end, 1) == b""  # every writer gone: the pipe's end is seen
