@@ -35,7 +35,7 @@ from types import FunctionType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 _T = TypeVar("_T", bound=type)
-__all__ = ["dataclass", "made"]
+__all__ = ["dataclass", "load_tables", "made"]
 _ARGUMENTS = "__memesh_dataclass_arguments__"
 _LOCK = allocate_lock()  # two threads making the first instance of a class at once make it once
 # The standard decorator's own text-to-function step (absent from Pythons that build methods another way: there
@@ -92,6 +92,13 @@ def _make(cls: type, arguments: dict[str, Any]) -> None:
     delattr(cls, _ARGUMENTS)  # last: until here a thread that finds the stand-in waits for the lock
 
 
+def load_tables() -> None:
+    """Import the recorded method tables of every MeMesh module imported so far, so that a server's first request
+    that makes one of their classes imports nothing (memesh.app.preload)."""
+    for module in [name for name in sys.modules if name.startswith("memesh.") and not name.startswith(_TABLES)]:
+        _table(module)
+
+
 def _table(module: str) -> dict[str, Any]:
     """The recorded method texts of `module`'s classes and their code; empty when none were recorded for this
     Python (the table names the version whose `dataclasses` wrote the texts)."""
@@ -102,6 +109,8 @@ def _table(module: str) -> dict[str, Any]:
             recorded = __import__(f"{_TABLES}.{module.removeprefix('memesh.').replace('.', '__')}", fromlist=["CODE"])
         except ImportError:
             pass
+        except OSError:  # no descriptor to read it with (a server past its limit): the standard decorator, unaided
+            return _NO_TABLE
         else:
             if sys.version_info[:2] == recorded.PYTHON:
                 table = recorded.CODE

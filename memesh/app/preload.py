@@ -32,6 +32,7 @@ CALL_TIME_MODULES = (
     "memesh.adapters.hook_outcomes",
     "memesh.resident",  # doctor's `daemon` row (and fcntl, which it imports when it reads the lock)
     "fcntl",
+    "_sha256",  # project ids (memesh.core.identity)
 )
 
 
@@ -46,4 +47,7 @@ def preload(ops: Iterable[Op[Any, Any, Any]], modules: Iterable[str] = CALL_TIME
         count += 1
     for name in modules:
         importlib.import_module(name)
+    from memesh import records
+
+    records.load_tables()  # a class is made on its first instance, from its module's recorded table
     return count

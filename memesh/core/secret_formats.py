@@ -551,7 +551,13 @@ def _secret_assigned(match: re.Match[str], text: str) -> bool:
     """The value given a secret-named key is a secret, not code naming one (`token = getToken()`, `api_key = None`,
     `password = "<your-password>"`: `memesh.core.secret_values`). One whose value an earlier rule redacted is
     redacted whole, as it always was (`token=ghp_…` is stored as ***REDACTED***)."""
-    return match["value"].lstrip("\\\"'").startswith(REDACTED) or is_secret_value(match["value"])
+    value = match["value"]
+    if value.lstrip("\\\"'").startswith(REDACTED) or is_secret_value(value):
+        return True
+    # An unquoted value runs on through a bracket (`…Signature=<hex>(https://the.example.com/…`): the text glued after
+    # it must not make the secret before it read as a placeholder or code, so the part before the bracket is judged too.
+    head = value.split("(", 1)[0]
+    return head != value and len(head) >= 8 and is_secret_value(head)
 
 
 def _assigned_or_flag(match: re.Match[str], text: str) -> bool:

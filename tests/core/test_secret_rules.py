@@ -257,3 +257,12 @@ def test_the_token_alphabet_is_string_modules_letters_and_digits() -> None:
 
     assert string.ascii_letters == secret_rules._ASCII_LETTERS
     assert string.digits == secret_rules._DIGITS
+
+
+def test_a_signed_url_glued_to_a_bracket_and_an_example_url_is_still_redacted() -> None:
+    # Found by the property above: the unquoted value ran on through `(` into text naming "example", which made the
+    # whole value read as a placeholder.
+    shape = FORMATS["gcs-signed-url"]
+    around = "https://the.example.com/the.py?page=0"
+    assert shape.secret not in redact(f"{around}({shape.text}({around}")
+    assert redact("sig=computeSignature(payload)") == "sig=computeSignature(payload)"
