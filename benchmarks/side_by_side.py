@@ -116,7 +116,7 @@ def resident_pid(env: dict[str, str]) -> int | None:
 def start_resident(env: dict[str, str], cwd: Path) -> int:
     """The resident server of `env`'s database, started by a cold call and waited for; its process id."""
     from memesh import resident
-    from memesh.transports.resident import server
+    from memesh.transports.hooks import server
 
     warm = {**env, **WARM}
     subprocess.run([str(BIN / "memesh"), "stats"], env=warm, cwd=cwd, capture_output=True, check=True)

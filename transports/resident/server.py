@@ -29,7 +29,6 @@ import io
 import os
 import signal
 import socket
-import struct
 import sys
 import threading
 import time
@@ -37,6 +36,7 @@ from collections.abc import Iterator
 
 from memesh import resident
 from memesh.transports.hooks import wire as frames
+from memesh.transports.hooks.server import _answers, _peer_uid, _read  # the hook socket's own checks and reads
 from memesh.transports.resident import wire
 
 CLAIM_WAIT_S = 5.0  # how long a starter waits for the lock an exiting server still holds
@@ -154,42 +154,9 @@ def runnable(request: Request) -> bool:
         return False
 
 
-def _peer_uid(sock: socket.socket) -> int | None:
-    if not hasattr(socket, "SO_PEERCRED"):
-        return None
-    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return int(struct.unpack("3i", creds)[1])
-
-
-def _read(conn: socket.socket, size: int) -> bytes:
-    chunks, got = [], 0
-    while got < size:
-        chunk = conn.recv(min(size - got, 1 << 20))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        got += len(chunk)
-    return b"".join(chunks)
-
-
 def _refuse(conn: socket.socket, reason: bytes) -> None:
     with contextlib.suppress(OSError):
         conn.sendall(wire.REFUSE + frames.framed(reason))
-
-
-def _answers(path: str) -> bool:
-    """Whether a server listens at `path`."""
-    target, fd = frames.address(path)
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(1.0)
-        try:
-            probe.connect(target)
-        except OSError:
-            return False
-        finally:
-            if fd is not None:
-                os.close(fd)
-    return True
 
 
 class Resident:

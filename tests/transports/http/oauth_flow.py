@@ -178,16 +178,23 @@ def exchange(client: httpx.Client, app: Registered, code: str, verifier: str) ->
     return client.post("/token", data=form)
 
 
-def tokens_for(team: Team, member_token: str) -> tuple[Registered, dict[str, Any]]:
-    """A client registered, approved by the holder of `member_token`, and its first tokens."""
+def approved(team: Team, token: str) -> tuple[Registered, str, str]:
+    """A registered client, a code approved by the holder of `token`, and its PKCE verifier."""
     with team.http() as client:
         app = register(client)
-        verifier, challenge = pkce()
-        browser = Browser(team.base)
-        try:
-            code, _ = code_from(browser.approve(authorization_url(app, challenge), member_token))
-        finally:
-            browser.close()
+    verifier, challenge = pkce()
+    browser = Browser(team.base)
+    try:
+        code, _ = code_from(browser.approve(authorization_url(app, challenge), token))
+    finally:
+        browser.close()
+    return app, code, verifier
+
+
+def tokens_for(team: Team, member_token: str) -> tuple[Registered, dict[str, Any]]:
+    """A client registered, approved by the holder of `member_token`, and its first tokens."""
+    app, code, verifier = approved(team, member_token)
+    with team.http() as client:
         answer = exchange(client, app, code, verifier)
         assert answer.status_code == 200, answer.text
         return app, answer.json()

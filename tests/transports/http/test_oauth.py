@@ -15,6 +15,7 @@ from tests.transports.http.oauth_flow import (
     REDIRECT,
     Browser,
     Team,
+    approved,
     authorization_url,
     code_from,
     exchange,
@@ -260,33 +261,21 @@ def test_a_foreign_redirect_uri_or_an_unknown_client_is_refused_without_redirect
     assert team.rows("SELECT count(*) FROM oauth_requests") == [(0,)]
 
 
-def _approved_code(team: Team, token: str) -> tuple[object, str, str]:
-    with team.http() as client:
-        app = register(client)
-    verifier, challenge = pkce()
-    browser = Browser(team.base)
-    try:
-        code, _ = code_from(browser.approve(authorization_url(app, challenge), token))
-    finally:
-        browser.close()
-    return app, code, verifier
-
-
 def test_a_wrong_verifier_a_reused_code_and_an_expired_code_are_invalid_grant(team: Team) -> None:
     bea = team.add("bea", "writer")
-    app, code, verifier = _approved_code(team, bea)
+    app, code, verifier = approved(team, bea)
     with team.http() as client:
-        oauth_error(exchange(client, app, code, verifier + "x"), 400, "invalid_grant")  # type: ignore[arg-type]
-        first = exchange(client, app, code, verifier)  # type: ignore[arg-type]
+        oauth_error(exchange(client, app, code, verifier + "x"), 400, "invalid_grant")
+        first = exchange(client, app, code, verifier)
         assert first.status_code == 200, first.text
-        oauth_error(exchange(client, app, code, verifier), 400, "invalid_grant")  # type: ignore[arg-type]
+        oauth_error(exchange(client, app, code, verifier), 400, "invalid_grant")
         issued = first.json()["access_token"]
         with team.http(issued) as holder:  # a code used twice revokes what its first exchange issued
             assert holder.post("/mcp", json=INIT, headers=MCP_HEADERS).status_code == 401
 
-        app2, code2, verifier2 = _approved_code(team, bea)
+        app2, code2, verifier2 = approved(team, bea)
         team.execute("UPDATE oauth_requests SET expires_at = 1 WHERE code_hash IS NOT NULL AND used_at IS NULL")
-        oauth_error(exchange(client, app2, code2, verifier2), 400, "invalid_grant")  # type: ignore[arg-type]
+        oauth_error(exchange(client, app2, code2, verifier2), 400, "invalid_grant")
 
 
 def test_a_bad_client_is_invalid_client_at_the_token_endpoint(team: Team) -> None:

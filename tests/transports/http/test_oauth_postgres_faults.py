@@ -23,14 +23,9 @@ from tests.pg_faults import wait_for
 from tests.pooler import Pooled
 from tests.transports.http.oauth_flow import (
     OWNER,
-    Browser,
-    Registered,
     Team,
-    authorization_url,
-    code_from,
+    approved,
     exchange,
-    pkce,
-    register,
 )
 from tests.transports.mcp.conftest import Launcher
 
@@ -153,19 +148,6 @@ def clean(answer: httpx.Response, status: int, *secrets: str) -> None:
         assert leaked not in text, text
     if answer.status_code != 200 or answer.headers["content-type"].startswith("application/json"):
         answer.json()  # /mcp may answer a success as an event stream
-
-
-def approved(team: Team, token: str) -> tuple[Registered, str, str]:
-    """A registered client, a code approved by the holder of `token`, and its PKCE verifier."""
-    with team.http() as client:
-        app = register(client)
-    verifier, challenge = pkce()
-    browser = Browser(team.base)
-    try:
-        code, _ = code_from(browser.approve(authorization_url(app, challenge), token))
-    finally:
-        browser.close()
-    return app, code, verifier
 
 
 def grant_rows(team: Team, client_id: str) -> tuple[int, int]:

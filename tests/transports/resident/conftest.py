@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from memesh import resident
-from memesh.transports.resident import server
+from memesh.transports.hooks import server as hook_server
 from tests.backends import Backend
 
 BIN = Path(sys.executable).parent
@@ -127,7 +127,7 @@ class Home:
         return resident.running_pid(*resident.served(self.env))
 
     def serving(self) -> bool:
-        return self.pid() is not None and os.path.exists(self.socket) and server._answers(self.socket)
+        return self.pid() is not None and os.path.exists(self.socket) and hook_server._answers(self.socket)
 
     def wait_serving(self, within: float = 90.0) -> int:
         wait_until(self.serving, within, "the resident server to answer")
